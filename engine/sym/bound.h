@@ -1,0 +1,34 @@
+// bound_expr: interval evaluation of an expression given the ranges of its symbols
+// (PyTorch's bound_sympy), and the RangeEnv interface the simplifier consults.
+#pragma once
+
+#include <unordered_map>
+
+#include "engine/sym/expr.h"
+#include "engine/sym/interval.h"
+
+namespace sf::sym {
+
+// What the simplifier may assume about symbols.
+class RangeEnv {
+ public:
+  virtual ~RangeEnv() = default;
+  // Sound range of a symbol; the default is the unknown range of its type.
+  virtual ValueRange symbol_range(const ExprRef& sym) const;
+  // True when Mod(a, b) == 0 is known (lets FloorDiv(a, b) become CleanDiv(a, b)).
+  virtual bool known_divisible(const ExprRef& a, const ExprRef& b) const;
+};
+
+// The unknown range of an expression's type.
+ValueRange unknown_range_of(const ExprRef& e);
+
+// A RangeEnv backed by a map (symbols not in the map are unknown).
+class MapRangeEnv : public RangeEnv {
+ public:
+  std::unordered_map<ExprRef, ValueRange, ExprHash> ranges;
+  ValueRange symbol_range(const ExprRef& sym) const override;
+};
+
+ValueRange bound_expr(const ExprRef& e, const RangeEnv& env);
+
+}  // namespace sf::sym

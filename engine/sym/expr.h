@@ -1,0 +1,142 @@
+// Immutable, hash-consed symbolic expressions: pointer equality is structural equality.
+// Nodes are created only through the factories in make.h, which keep them in canonical form.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace sf::sym {
+
+enum class ExprKind : uint8_t {
+#define SYM_NODE(Name) k##Name,
+#include "engine/sym/nodes.def"
+};
+
+// The value type an expression denotes.
+enum class ExprType : uint8_t { kInt, kFloat, kBool };
+
+// Symbol kinds and their name prefixes (spec §1.1). Unbacked bools are kUnbackedInt symbols.
+enum class SymKind : uint8_t { kSize, kFloat, kUnbackedInt, kUnbackedFloat };
+const char* sym_kind_prefix(SymKind kind);
+
+class ExprRef;
+
+class Expr {
+ public:
+  ExprKind kind() const { return kind_; }
+  ExprType type() const { return type_; }
+  bool is_int() const { return type_ == ExprType::kInt; }
+  bool is_float() const { return type_ == ExprType::kFloat; }
+  bool is_bool() const { return type_ == ExprType::kBool; }
+  bool is(ExprKind k) const { return kind_ == k; }
+  bool is_number() const { return kind_ == ExprKind::kInteger || kind_ == ExprKind::kFloat; }
+  bool is_relation() const {
+    return kind_ == ExprKind::kEq || kind_ == ExprKind::kNe || kind_ == ExprKind::kLt ||
+           kind_ == ExprKind::kLe;
+  }
+
+  // Payloads. Integer: int_value(); BoolConst: bool_value(); Float: float_value();
+  // Symbol: sym_kind() + sym_index(); Pow: args()[0] ** pow_exponent().
+  int64_t int_value() const { return ival_; }
+  bool bool_value() const { return ival_ != 0; }
+  double float_value() const { return fval_; }
+  SymKind sym_kind() const { return static_cast<SymKind>(ival_ >> 56); }
+  int64_t sym_index() const { return ival_ & ((int64_t{1} << 56) - 1); }
+  int64_t pow_exponent() const { return ival_; }
+  bool is_unbacked_symbol() const {
+    return kind_ == ExprKind::kSymbol &&
+           (sym_kind() == SymKind::kUnbackedInt || sym_kind() == SymKind::kUnbackedFloat);
+  }
+  bool is_backed_symbol() const {
+    return kind_ == ExprKind::kSymbol &&
+           (sym_kind() == SymKind::kSize || sym_kind() == SymKind::kFloat);
+  }
+
+  const std::vector<ExprRef>& args() const { return args_; }
+  const ExprRef& arg(size_t i) const;
+  size_t num_args() const { return args_.size(); }
+
+  // Deterministic structural hash (independent of addresses and creation order).
+  uint64_t hash() const { return hash_; }
+  // Number of nodes in the tree (shared subtrees counted each time, saturating).
+  uint32_t size() const { return size_; }
+  // True when the tree contains no Symbol.
+  bool is_ground() const { return !has_symbols_; }
+
+  std::string str() const;
+
+ private:
+  friend class ExprRef;
+  friend class Context;
+  Expr() = default;
+
+  mutable uint32_t refcount_ = 0;
+  ExprKind kind_ = ExprKind::kInteger;
+  ExprType type_ = ExprType::kInt;
+  bool has_symbols_ = false;
+  uint32_t size_ = 1;
+  uint64_t hash_ = 0;
+  int64_t ival_ = 0;
+  double fval_ = 0.0;
+  std::vector<ExprRef> args_;
+};
+
+// Intrusive, refcounted handle. Null only when default-constructed.
+class ExprRef {
+ public:
+  ExprRef() = default;
+  ExprRef(const Expr* e) : e_(e) { retain(); }  // NOLINT: implicit by design
+  ExprRef(const ExprRef& o) : e_(o.e_) { retain(); }
+  ExprRef(ExprRef&& o) noexcept : e_(o.e_) { o.e_ = nullptr; }
+  ExprRef& operator=(const ExprRef& o) {
+    if (e_ != o.e_) {
+      o.retain();
+      release();
+      e_ = o.e_;
+    }
+    return *this;
+  }
+  ExprRef& operator=(ExprRef&& o) noexcept {
+    if (this != &o) {
+      release();
+      e_ = o.e_;
+      o.e_ = nullptr;
+    }
+    return *this;
+  }
+  ~ExprRef() { release(); }
+
+  const Expr* get() const { return e_; }
+  const Expr* operator->() const { return e_; }
+  const Expr& operator*() const { return *e_; }
+  explicit operator bool() const { return e_ != nullptr; }
+  bool operator==(const ExprRef& o) const { return e_ == o.e_; }
+  bool operator!=(const ExprRef& o) const { return e_ != o.e_; }
+
+ private:
+  void retain() const {
+    if (e_) ++e_->refcount_;
+  }
+  friend class Context;
+  void release();
+  const Expr* e_ = nullptr;
+};
+
+inline const ExprRef& Expr::arg(size_t i) const { return args_[i]; }
+
+// Total, deterministic structural order used to canonicalize commutative operands.
+// Returns <0, 0, >0. Numbers < symbols (by kind, then index) < compound nodes.
+int compare(const ExprRef& a, const ExprRef& b);
+struct ExprLess {
+  bool operator()(const ExprRef& a, const ExprRef& b) const { return compare(a, b) < 0; }
+};
+struct ExprHash {
+  size_t operator()(const ExprRef& e) const { return e ? e->hash() : 0; }
+};
+
+// Number of live hash-consed nodes (for leak tests and memory reports).
+size_t live_expr_count();
+
+}  // namespace sf::sym

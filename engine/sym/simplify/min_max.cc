@@ -1,0 +1,37 @@
+// Rules for Max and Min: drop arguments that ranges prove dominated.
+#include <vector>
+
+#include "engine/sym/make.h"
+#include "engine/sym/simplify/simplify_internal.h"
+
+namespace sf::sym::detail {
+
+ExprRef Simplifier::minmax(const ExprRef& e) {
+  bool is_max = e->is(ExprKind::kMax);
+  // x is dominated (for Max) by y when y - x >= 0 over all ranges.
+  auto dominates = [&](const ExprRef& y, const ExprRef& x) {
+    ValueRange d = bound(is_max ? sub(y, x) : sub(x, y));
+    return d.is_float() ? d.flo() >= 0.0 : d.lo() >= ExtInt(0);
+  };
+  std::vector<ExprRef> kept;
+  for (const ExprRef& x : e->args()) {
+    bool dominated = false;
+    for (const ExprRef& y : kept) {
+      if (dominates(y, x)) {
+        dominated = true;
+        break;
+      }
+    }
+    if (dominated) continue;
+    std::vector<ExprRef> next;
+    for (const ExprRef& y : kept) {
+      if (!dominates(x, y)) next.push_back(y);
+    }
+    next.push_back(x);
+    kept = std::move(next);
+  }
+  if (kept.size() == e->num_args()) return e;
+  return fired(is_max ? max(kept) : min(kept));
+}
+
+}  // namespace sf::sym::detail

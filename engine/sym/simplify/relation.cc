@@ -1,0 +1,48 @@
+// Rules for relations, connectives and Piecewise: decide by the range of the canonical
+// difference (rhs - lhs), which cancels shared terms that interval arithmetic cannot.
+#include "engine/sym/make.h"
+#include "engine/sym/simplify/simplify_internal.h"
+
+namespace sf::sym::detail {
+
+ExprRef Simplifier::relation(const ExprRef& e) {
+  ValueRange d = bound(relation_difference(e));
+  bool is_float = d.is_float();
+  double flo = d.flo(), fhi = d.fhi();
+  auto decided = [&](bool v) { return fired(boolean(v)); };
+  switch (e->kind()) {
+    case ExprKind::kLe:
+      if (flo >= 0) return decided(true);
+      if (fhi < 0) return decided(false);
+      break;
+    case ExprKind::kLt:
+      if (flo > 0) return decided(true);
+      if (fhi <= 0) return decided(false);
+      break;
+    case ExprKind::kEq:
+    case ExprKind::kNe: {
+      bool is_eq = e->is(ExprKind::kEq);
+      if (d.is_singleton() && flo == 0) return decided(is_eq);
+      if (is_float ? !d.contains_float(0.0) : !d.contains(0)) return decided(!is_eq);
+      break;
+    }
+    default:
+      break;
+  }
+  return e;
+}
+
+ExprRef Simplifier::connective(const ExprRef& e) {
+  ValueRange r = bound(e);
+  if (r.is_singleton()) return fired(boolean(r.can_be_true()));
+  return e;
+}
+
+ExprRef Simplifier::where(const ExprRef& e) {
+  ValueRange c = bound(e->arg(0));
+  if (!c.can_be_false()) return fired(e->arg(1));
+  if (!c.can_be_true()) return fired(e->arg(2));
+  return e;
+}
+
+}  // namespace sf::sym::detail

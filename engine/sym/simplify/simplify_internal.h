@@ -1,0 +1,45 @@
+// Internal to the simplifier: one Simplifier per call, with rules split by node family.
+#pragma once
+
+#include <optional>
+
+#include "engine/sym/bound.h"
+#include "engine/sym/expr.h"
+#include "engine/sym/poly.h"
+#include "engine/sym/simplify.h"
+
+namespace sf::sym::detail {
+
+SimplifyStats& mutable_stats();
+
+class Simplifier {
+ public:
+  explicit Simplifier(const RangeEnv& env) : env_(env) {}
+  // One bottom-up pass: children first, then the rule for the node's kind.
+  ExprRef pass(const ExprRef& e);
+
+  // Rules, each given a node whose children are already simplified (division.cc, min_max.cc,
+  // relation.cc). They return the node itself when nothing applies.
+  ExprRef floordiv(const ExprRef& e);
+  ExprRef mod(const ExprRef& e);
+  ExprRef minmax(const ExprRef& e);
+  ExprRef relation(const ExprRef& e);
+  ExprRef where(const ExprRef& e);
+  ExprRef trunc_to_int(const ExprRef& e);
+  ExprRef connective(const ExprRef& e);
+
+  ValueRange bound(const ExprRef& e) const { return bound_expr(e, env_); }
+  const RangeEnv& env() const { return env_; }
+  ExprRef fired(const ExprRef& result) {
+    ++mutable_stats().rules_fired;
+    return result;
+  }
+
+ private:
+  const RangeEnv& env_;
+};
+
+// a / b as polynomials when b is a single term dividing every term of a exactly.
+std::optional<Poly> exact_divide(const Poly& a, const ExprRef& b);
+
+}  // namespace sf::sym::detail

@@ -1,0 +1,34 @@
+// Traversals over expressions: free symbols, substitution and generic bottom-up rewriting.
+#pragma once
+
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/sym/expr.h"
+
+namespace sf::sym {
+
+using ExprMap = std::unordered_map<ExprRef, ExprRef, ExprHash>;
+
+// Free symbols in canonical order, without duplicates.
+std::vector<ExprRef> free_symbols(const ExprRef& e);
+bool has_symbol(const ExprRef& e, const ExprRef& sym);
+// Unbacked int/float symbols ("u…", "zuf…"), as PyTorch's free_unbacked_symbols.
+std::vector<ExprRef> free_unbacked_symbols(const ExprRef& e);
+bool has_free_unbacked_symbols(const ExprRef& e);
+bool has_free_symbols(const ExprRef& e);
+// True when e contains a node of the given kind.
+bool contains_kind(const ExprRef& e, ExprKind kind);
+
+// Replaces every subexpression that is a key of `map` (top-down, like sympy's xreplace) and
+// rebuilds through the factories.
+ExprRef xreplace(const ExprRef& e, const ExprMap& map);
+// Replaces symbols via a callback (nullptr result = keep the symbol).
+ExprRef substitute_symbols(const ExprRef& e, const std::function<ExprRef(const ExprRef&)>& fn);
+
+// Bottom-up rewriting: fn is called on each node after its children were rewritten (and the
+// node rebuilt when they changed). Memoized per call, so shared subtrees are visited once.
+ExprRef rewrite_bottom_up(const ExprRef& e, const std::function<ExprRef(const ExprRef&)>& fn);
+
+}  // namespace sf::sym

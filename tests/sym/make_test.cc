@@ -1,0 +1,91 @@
+// Factories: canonical forms, local folding and printing (PyTorch spellings).
+#include <gtest/gtest.h>
+
+#include "engine/base/errors.h"
+#include "engine/sym/make.h"
+
+namespace sf::sym {
+namespace {
+
+ExprRef u(int i) { return symbol(SymKind::kUnbackedInt, i); }
+ExprRef s(int i) { return symbol(SymKind::kSize, i); }
+ExprRef zuf(int i) { return symbol(SymKind::kUnbackedFloat, i); }
+ExprRef I(int64_t v) { return integer(v); }
+
+struct PrintCase {
+  ExprRef expr;
+  const char* expected;
+};
+
+TEST(MakeTest, PrintsInPyTorchSpelling) {
+  PrintCase cases[] = {
+      {u(0), "u0"},
+      {s(1), "s1"},
+      {zuf(0), "zuf0"},
+      {floordiv(u(0), I(4)), "FloorDiv(u0, 4)"},
+      {eq(u(0), I(1)), "Eq(u0, 1)"},
+      {mod(u(0), I(3)), "PythonMod(u0, 3)"},
+      {ge(u(0), I(0)), "u0 >= 0"},
+      {gt(u(0), I(4)), "u0 >= 5"},
+      {le(u(1), u(0)), "u1 <= u0"},
+      {le(u(0), I(5)), "u0 <= 5"},
+      {eq(u(0), mul(I(4), u(1))), "Eq(u0, 4*u1)"},
+      {eq(mul(I(4), u(1)), u(0)), "Eq(u0, 4*u1)"},
+      {add(u(0), I(1)), "u0 + 1"},
+      {sub(I(3), u(0)), "-u0 + 3"},
+      {mul(u(0), u(0)), "u0**2"},
+      {mul(add(u(0), I(1)), add(u(0), I(-1))), "u0**2 - 1"},
+      {bool_to_int(eq(u(0), I(1))), "Piecewise((1, Eq(u0, 1)), (0, True))"},
+      {max(I(1), u(0)), "Max(1, u0)"},
+      {and_(ge(u(0), I(0)), le(u(0), I(8))), "(u0 >= 0) & (u0 <= 8)"},
+      {eq(add(u(0), u(1)), I(10)), "Eq(u0 + u1, 10)"},
+      {le(mul(I(2), u(0)), I(7)), "u0 <= 3"},
+      {le(sub(u(0), u(1)), I(5)), "u0 <= u1 + 5"},
+      {lt(zuf(0), real(0.5)), "zuf0 < 0.5"},
+      {not_(le(u(0), I(3))), "u0 >= 4"},
+  };
+  for (const PrintCase& c : cases) EXPECT_EQ(c.expr->str(), c.expected);
+}
+
+TEST(MakeTest, HashConsingGivesPointerEquality) {
+  EXPECT_EQ(add(u(0), u(1)), add(u(1), u(0)));
+  EXPECT_EQ(mul(I(2), add(u(0), u(1))), add(mul(I(2), u(1)), mul(I(2), u(0))));
+  EXPECT_EQ(eq(u(0), I(3)), eq(I(3), u(0)));
+  EXPECT_NE(u(0), u(1));
+}
+
+TEST(MakeTest, FoldsConstantsWithPythonSemantics) {
+  EXPECT_EQ(floordiv(I(-7), I(2)), I(-4));
+  EXPECT_EQ(mod(I(-7), I(2)), I(1));
+  EXPECT_EQ(mod(I(7), I(-3)), I(-2));
+  EXPECT_EQ(sub(u(0), u(0)), I(0));
+  EXPECT_EQ(eq(u(0), u(0)), true_expr());
+  EXPECT_EQ(eq(mul(I(2), u(0)), I(3)), false_expr());  // gcd does not divide
+  EXPECT_EQ(and_(eq(u(0), I(1)), ne(u(0), I(1))), false_expr());
+}
+
+TEST(MakeTest, DivisionByConstantZeroIsAUserError) {
+  try {
+    floordiv(u(0), I(0));
+    FAIL() << "expected a ZeroDivision user error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.kind(), UserErrorKind::kZeroDivision);
+    EXPECT_NE(std::string(e.what()).find("u0"), std::string::npos);
+  }
+}
+
+TEST(MakeTest, OverflowWhileFoldingIsAUserError) {
+  EXPECT_THROW(mul(I(INT64_MAX), I(2)), UserError);
+}
+
+TEST(MakeTest, NodesAreFreedWhenUnreferenced) {
+  size_t before = live_expr_count();
+  {
+    ExprRef big = add(mul(u(100), u(101)), floordiv(u(102), I(7)));
+    EXPECT_GT(live_expr_count(), before);
+  }
+  EXPECT_EQ(live_expr_count(), before);
+}
+
+}  // namespace
+}  // namespace sf::sym
