@@ -7,4 +7,5 @@ SF_COPTS = [
     "-Wno-sign-compare",
     "-Werror=switch",
     "-Werror=return-type",
+    "-Wno-maybe-uninitialized",
 ]

@@ -132,6 +132,13 @@ int compare(const ExprRef& a, const ExprRef& b);
 struct ExprLess {
   bool operator()(const ExprRef& a, const ExprRef& b) const { return compare(a, b) < 0; }
 };
+// Like ExprLess, but a null ExprRef (e.g. the "None" assert bucket) sorts first.
+struct ExprLessNullFirst {
+  bool operator()(const ExprRef& a, const ExprRef& b) const {
+    if (!a || !b) return !a && b;
+    return compare(a, b) < 0;
+  }
+};
 struct ExprHash {
   size_t operator()(const ExprRef& e) const { return e ? e->hash() : 0; }
 };

@@ -186,6 +186,22 @@ ExprRef make_connective(ExprKind kind, const std::vector<ExprRef>& args) {
   return intern(kind, ExprType::kBool, std::move(out));
 }
 
+// a / c as a polynomial when the positive constant c divides every coefficient of a.
+bool divide_by_constant(const ExprRef& a, const ExprRef& b, ExprRef* out) {
+  if (!b->is(ExprKind::kInteger) || b->int_value() <= 1) return false;
+  int64_t c = b->int_value();
+  Poly p = poly_of(a);
+  if (p.has_float() || p.constant.i % c != 0) return false;
+  for (const Term& t : p.terms) {
+    if (t.coef.i % c != 0) return false;
+  }
+  Poly q;
+  q.constant = Number::of(p.constant.i / c);
+  for (const Term& t : p.terms) q.terms.push_back(Term{t.mono, Number::of(t.coef.i / c)});
+  *out = expr_of(q);
+  return true;
+}
+
 }  // namespace
 
 ExprRef integer(int64_t v) { return ctx().intern(ExprKind::kInteger, ExprType::kInt, v, 0.0, {}); }
@@ -270,6 +286,8 @@ ExprRef floordiv(const ExprRef& a, const ExprRef& b) {
   if (is_int_const(b, -1)) return neg(a);
   if (is_int_const(a, 0)) return a;
   if (a == b) return integer(1);
+  ExprRef quotient;
+  if (divide_by_constant(a, b, &quotient)) return quotient;  // FloorDiv(10*u0, 10) == u0
   return intern(ExprKind::kFloorDiv, ExprType::kInt, {a, b});
 }
 
@@ -285,6 +303,8 @@ ExprRef mod(const ExprRef& a, const ExprRef& b) {
   if (is_int_const(b, 1) || is_int_const(b, -1) || is_int_const(a, 0) || a == b) {
     return integer(0);
   }
+  ExprRef quotient;
+  if (divide_by_constant(a, b, &quotient)) return integer(0);
   return intern(ExprKind::kMod, ExprType::kInt, {a, b});
 }
 
@@ -296,6 +316,8 @@ ExprRef clean_div(const ExprRef& a, const ExprRef& b) {
       is_int_const(b, -1) || is_int_const(a, 0) || a == b) {
     return floordiv(a, b);
   }
+  ExprRef quotient;
+  if (divide_by_constant(a, b, &quotient)) return quotient;
   return intern(ExprKind::kCleanDiv, ExprType::kInt, {a, b});
 }
 

@@ -1,0 +1,214 @@
+// Binding-site discovery and re-propagation (spec §2.6–§2.8, §2.12): which node exposes each
+// fresh unbacked symbol, by which keypath; and renaming fresh retrace symbols back to old names.
+#include "engine/base/check.h"
+#include "engine/base/errors.h"
+#include "engine/shape_env/shape_env.h"
+#include "engine/sym/make.h"
+
+namespace sf {
+
+using sym::ExprKind;
+
+namespace {
+
+bool in_pending(const std::vector<ExprRef>& pending, const ExprRef& s) {
+  return std::find(pending.begin(), pending.end(), s) != pending.end();
+}
+
+void erase_pending(std::vector<ExprRef>& pending, const ExprRef& s) {
+  pending.erase(std::remove(pending.begin(), pending.end(), s), pending.end());
+}
+
+// The eight cases of §2.6, in order, over raw (never replaced) expressions.
+void walk(const ShapeEnv& env, const Value& a, const KeyPath& path, std::vector<ExprRef>& pending,
+          Bindings& out) {
+  auto extend = [&](KeyEntry k) {
+    KeyPath p = path;
+    p.push_back(std::move(k));
+    return p;
+  };
+  switch (a.kind()) {
+    case Value::Kind::kTuple:
+      for (size_t i = 0; i < a.elems().size(); ++i) {
+        walk(env, a.elems()[i], extend(KeyEntry::sequence(static_cast<int64_t>(i))), pending, out);
+      }
+      return;
+    case Value::Kind::kTensor: {
+      const TensorLike& t = *a.tensor();
+      auto inner = t.inner_tensors();
+      if (!inner.empty()) {  // case 2: a wrapper subclass is walked through its inner tensors
+        for (auto& [attr, value] : inner) {
+          walk(env, value, extend(KeyEntry::inner_tensor(attr)), pending, out);
+        }
+        return;
+      }
+      auto seq = [&](TensorMethod m, const std::vector<SymInt>& xs) {
+        KeyPath base = extend(KeyEntry::call_method(m));
+        for (size_t i = 0; i < xs.size(); ++i) {
+          KeyPath p = base;
+          p.push_back(KeyEntry::sequence(static_cast<int64_t>(i)));
+          walk(env, Value(xs[i]), p, pending, out);
+        }
+      };
+      seq(TensorMethod::kSize, t.sizes());
+      seq(TensorMethod::kStride, t.strides());
+      walk(env, Value(t.storage_offset()), extend(KeyEntry::call_method(TensorMethod::kStorageOffset)),
+           pending, out);
+      return;
+    }
+    case Value::Kind::kInt:
+    case Value::Kind::kFloat: {
+      const ExprRef& e = a.expr();
+      if (e->is(ExprKind::kSymbol) && in_pending(pending, e)) {  // case 5
+        out.emplace(e, path);
+        erase_pending(pending, e);
+        return;
+      }
+      // case 6: c*u or s*u with exactly one factor pending and a constant/backed coefficient
+      if (a.kind() == Value::Kind::kInt && e->is(ExprKind::kMul) && e->num_args() == 2) {
+        const ExprRef& lhs = e->arg(0);
+        const ExprRef& rhs = e->arg(1);
+        bool lhs_ok = lhs->is(ExprKind::kInteger) || lhs->is(ExprKind::kSymbol);
+        if (lhs_ok && rhs->is(ExprKind::kSymbol)) {
+          bool lp = lhs->is(ExprKind::kSymbol) && in_pending(pending, lhs);
+          bool rp = in_pending(pending, rhs);
+          if (lp != rp) {
+            const ExprRef& u = lp ? lhs : rhs;
+            const ExprRef& coeff = lp ? rhs : lhs;
+            if (coeff->is(ExprKind::kInteger) || env.is_backed(coeff)) {
+              out.emplace(u, extend(KeyEntry::divide_by(coeff)));
+              erase_pending(pending, u);
+            }
+          }
+        }
+      }
+      return;
+    }
+    case Value::Kind::kBool: {  // case 7: Eq(u, 1) from create_unbacked_symbool
+      const ExprRef& e = a.expr();
+      if (e->is(ExprKind::kEq) && e->arg(0)->is(ExprKind::kSymbol) &&
+          e->arg(1)->is(ExprKind::kInteger) && e->arg(1)->int_value() == 1 &&
+          in_pending(pending, e->arg(0))) {
+        out.emplace(e->arg(0), extend(KeyEntry::convert_int()));
+        erase_pending(pending, e->arg(0));
+      }
+      return;
+    }
+    case Value::Kind::kNone:
+      return;  // case 8
+  }
+}
+
+std::optional<ExprRef> replaced_symbol(const ShapeEnv& env, const Value& v) {
+  if (v.kind() != Value::Kind::kInt && v.kind() != Value::Kind::kFloat) return std::nullopt;
+  ExprRef e = env.replace(v.expr());
+  if (!e->is(ExprKind::kSymbol)) return std::nullopt;
+  return e;
+}
+
+}  // namespace
+
+std::optional<Bindings> ShapeEnv::compute_unbacked_bindings(const Value& v, const Value* old,
+                                                            bool peek) {
+  Event ev{EventKind::kComputeUnbackedBindings};
+  ev.value = v;
+  if (old) ev.old_value = *old;
+  ev.flags = {peek};
+  EventScope scope(this, ev);
+  if (pending_.empty()) return std::nullopt;
+  std::vector<ExprRef> pending = pending_;
+  if (!peek) pending_.clear();
+  Bindings result;
+  walk(*this, v, {}, pending, result);
+  if (!peek && !pending.empty()) {
+    std::string names;
+    for (const ExprRef& s : pending) names += (names.empty() ? "" : ", ") + s->str();
+    throw PendingUnbackedSymbolNotFound(
+        "Pending unbacked symbols {" + names + "} not in returned outputs " + v.str() +
+        ". Did an op allocate an unbacked symbol (item(), nonzero(), new_dynamic_size()) more "
+        "times than its output exposes? Every fresh symbol must appear in the output as a size, "
+        "stride, offset, scalar, c*u or Eq(u, 1).");
+  }
+  if (old) {
+    // Re-propagation of an existing node: equate fresh symbols with what the old value had.
+    for (const auto& [s, path] : result) {
+      std::optional<ExprRef> new_s = replaced_symbol(*this, key_get(v, path));
+      if (!new_s) continue;
+      Value old_v = key_get(*old, path);
+      if (old_v.kind() == Value::Kind::kInt || old_v.kind() == Value::Kind::kFloat) {
+        ExprRef old_e = replace(old_v.expr());
+        if (old_e->is_number()) {
+          eliminate_unbacked(*new_s, old_e);
+        } else if (old_e != *new_s) {
+          if (old_e->is(ExprKind::kSymbol) && old_e->is_unbacked_symbol()) {
+            rename_unbacked_to(*new_s, old_e);
+          } else {
+            eliminate_unbacked(*new_s, old_e);
+          }
+        }
+      }
+    }
+  }
+  return result;
+}
+
+ExprRef ShapeEnv::resolve_renaming(const ExprRef& s) const {
+  ExprRef cur = s;
+  for (size_t steps = 0; steps <= unbacked_renamings_.size(); ++steps) {
+    auto it = unbacked_renamings_.find(cur);
+    if (it == unbacked_renamings_.end()) return cur;
+    cur = it->second;
+  }
+  SF_CHECK(false) << "cycle in unbacked_renamings at " << s->str();
+  return cur;
+}
+
+Bindings ShapeEnv::resolve_unbacked_bindings(const Bindings& b) const {
+  Bindings out;
+  for (const auto& [s, path] : b) out.emplace(resolve_renaming(s), path);
+  return out;
+}
+
+void ShapeEnv::rebind_unbacked(const Bindings& node_bindings, const Value& result,
+                               bool is_placeholder) {
+  Event ev{EventKind::kRebindUnbacked};
+  ev.bindings = node_bindings;
+  ev.value = result;
+  ev.flags = {is_placeholder};
+  EventScope scope(this, ev);
+  if (is_placeholder || node_bindings.empty()) return;
+  for (const auto& [raw_u0, path] : resolve_unbacked_bindings(node_bindings)) {
+    Value u1 = key_get(result, path);
+    if (u1.is_constant_scalar()) continue;  // constant-ified on retrace: nothing to bind
+    SF_CHECK(u1.kind() == Value::Kind::kInt || u1.kind() == Value::Kind::kFloat)
+        << "binding path " << keypath_str(path) << " reaches " << u1.str();
+    ExprRef raw_u1 = replace(u1.expr());
+    if (has_hint(raw_u1) && !raw_u1->is_unbacked_symbol()) continue;  // backed now
+    // Undo int(bool(x)): Piecewise((1, Eq(x, 1)), (0, True)) with x in [0, 1] is x itself.
+    if (raw_u1->is(ExprKind::kWhere)) {
+      const ExprRef& c = raw_u1->arg(0);
+      if (c->is(ExprKind::kEq) && c->arg(0)->is(ExprKind::kSymbol) &&
+          c->arg(1) == sym::integer(1) && raw_u1->arg(1) == sym::integer(1) &&
+          raw_u1->arg(2) == sym::integer(0) &&
+          var_range(c->arg(0)).issubset(ValueRange::ints(0, 1))) {
+        ExprRef x = c->arg(0);
+        SF_CHECK(sym::bool_to_int(sym::eq(x, sym::integer(1))) == raw_u1)
+            << "re-packing the SymBool does not reproduce " << raw_u1->str();
+        raw_u1 = x;
+      }
+    }
+    if (!raw_u1->is(ExprKind::kSymbol)) {
+      SF_CHECK(raw_u1->is_ground()) << "rebind: " << raw_u0->str() << " re-propagated to "
+                                    << raw_u1->str() << ", which should have been a constant";
+      continue;
+    }
+    if (raw_u0 == raw_u1) {
+      throw EngineBug("possible memo disaster: re-propagating the binding site of " +
+                      raw_u0->str() + " (path " + keypath_str(path) +
+                      ") allocated no fresh symbol; a memo survived the epoch bump");
+    }
+    rename_unbacked_to(raw_u1, raw_u0);
+  }
+}
+
+}  // namespace sf

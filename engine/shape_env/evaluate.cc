@@ -1,0 +1,362 @@
+// Static evaluation (pure), guards, deferred runtime asserts, axioms and the public predicates
+// (spec §1.6, §2.16–§2.19). Data-dependent guards raise GuardOnDataDependentSymNode.
+#include "engine/base/check.h"
+#include "engine/base/errors.h"
+#include "engine/shape_env/shape_env.h"
+#include "engine/sym/eval.h"
+#include "engine/sym/make.h"
+#include "engine/sym/simplify.h"
+
+namespace sf {
+
+using sym::ExprKind;
+
+namespace {
+
+bool all_symbols_backed(const ShapeEnv& env, const ExprRef& e) {
+  for (const ExprRef& s : sym::free_symbols(e)) {
+    if (!env.is_backed(s)) return false;
+  }
+  return true;
+}
+
+ExprRef constant_of(const sym::ValueRange& r, const ExprRef& e) {
+  if (e->is_bool()) return sym::boolean(r.can_be_true());
+  if (e->is_float()) return sym::real(r.flo());
+  return sym::integer(r.lo().value());
+}
+
+}  // namespace
+
+ExprRef ShapeEnv::assert_bucket_key(const ExprRef& expr) {
+  ExprRef best;
+  for (const ExprRef& s : sym::free_symbols(expr)) {
+    if (s->sym_kind() != sym::SymKind::kUnbackedInt) continue;
+    if (!best || s->sym_index() > best->sym_index()) best = s;
+  }
+  return best;
+}
+
+ExprRef ShapeEnv::apply_axioms(const ExprRef& e) const {
+  if (axioms_.empty() || e->is_ground()) return e;
+  simplify(e);  // refreshes the caches for the current generation
+  if (axiom_rewrites_.empty()) {
+    for (const auto& [k, v] : axioms_) {
+      axiom_rewrites_.emplace(k, sym::boolean(v));
+      ExprRef ks = simplify(k);
+      if (!ks->is_ground()) axiom_rewrites_.emplace(ks, sym::boolean(v));
+    }
+  }
+  return sym::xreplace(e, axiom_rewrites_);
+}
+
+std::optional<ExprRef> ShapeEnv::maybe_evaluate_static(const ExprRef& e, StaticOptions opts) const {
+  Ranges ranges(*this, opts.size_oblivious);
+  ExprRef x = simplify(e, opts.size_oblivious);
+  if (opts.compute_hint && !x->is_ground()) {
+    x = sym::substitute_symbols(x, [this](const ExprRef& s) -> ExprRef {
+      auto hint = var_to_val_.find(s);
+      if (hint != var_to_val_.end()) return sym::integer(hint->second);
+      auto real = unbacked_var_to_val_.find(s);
+      if (real != unbacked_var_to_val_.end()) return sym::integer(real->second);
+      return ExprRef();
+    });
+    x = sym::simplify(x, ranges);
+  }
+  ExprRef with_axioms = apply_axioms(x);
+  if (with_axioms != x) x = sym::simplify(with_axioms, ranges);
+  if (x->is_ground() && x->num_args() == 0) return x;
+  sym::ValueRange r = sym::bound_expr(x, ranges);
+  if (r.is_singleton()) return constant_of(r, x);
+  if (opts.unbacked_only) return x;
+  return std::nullopt;
+}
+
+std::string ShapeEnv::dde_message(const ExprRef& expr, bool is_bool) const {
+  std::string out = is_bool ? "Could not guard on data-dependent expression "
+                            : "Could not extract specialized integer from data-dependent expression ";
+  ExprRef shown = sym::substitute_symbols(replace(expr), [this](const ExprRef& s) -> ExprRef {
+    auto hint = var_to_val_.find(s);
+    return hint == var_to_val_.end() ? ExprRef() : sym::integer(hint->second);
+  });
+  out += shown->str() + " (unhinted: " + simplify(expr)->str() + ").";
+  std::string size_like;
+  for (const ExprRef& s : sym::free_symbols(expr)) {
+    if (size_like_.count(s)) size_like += (size_like.empty() ? "" : ", ") + s->str();
+  }
+  out += " (Size-like symbols: " + (size_like.empty() ? std::string("none") : size_like) + ")";
+  out += is_bool ? "\nTo fix: if the condition must hold, assert it with check(" + expr->str() +
+                       ", \"...\") before this point; if either branch is fine, use "
+                       "guard_or_false/guard_or_true or statically_known_true."
+                 : "\nTo fix: avoid needing a concrete value here, or bound it with check(...).";
+  return out;
+}
+
+ExprRef ShapeEnv::evaluate_expr(const ExprRef& orig, std::optional<ExprRef> hint,
+                                bool size_oblivious, std::optional<bool> fallback,
+                                const std::string& sloc) {
+  Event ev{EventKind::kEvaluateExpr};
+  ev.exprs = {orig, hint ? *hint : ExprRef()};
+  ev.flags = {size_oblivious, fallback.has_value(), fallback.value_or(false)};
+  ev.strings = {sloc};
+  EventScope scope(this, ev);
+  if (orig->is_ground() && orig->num_args() == 0) return orig;
+  StaticOptions opts;
+  opts.size_oblivious = size_oblivious;
+  if (std::optional<ExprRef> st = maybe_evaluate_static(orig, opts)) return *st;
+
+  ExprRef expr = simplify(orig, size_oblivious);
+  std::optional<ExprRef> concrete = hint;
+  bool emit_assert = false;
+  if (!all_symbols_backed(*this, expr)) {
+    opts.unbacked_only = true;
+    expr = *maybe_evaluate_static(orig, opts);
+    if (!all_symbols_backed(*this, expr)) {
+      if (fallback) return sym::boolean(*fallback);  // guard_or_*: no guard, no assert
+      // Unbacked-but-hinted inputs: decide only if the answer does not depend on 0/1.
+      if (!oblivious_var_to_val_.empty()) {
+        auto with_hints = [&](bool at_least_two) {
+          return sym::substitute_symbols(expr, [&](const ExprRef& s) -> ExprRef {
+            auto b = var_to_val_.find(s);
+            if (b != var_to_val_.end()) return sym::integer(b->second);
+            auto o = oblivious_var_to_val_.find(s);
+            if (o == oblivious_var_to_val_.end()) return ExprRef();
+            return sym::integer(at_least_two ? std::max<int64_t>(2, o->second) : o->second);
+          });
+        };
+        ExprRef a = sym::simplify(with_hints(false)), b = sym::simplify(with_hints(true));
+        if (a->is_ground() && a->num_args() == 0 && a == b) return a;
+      }
+      // Real values observed for unbacked symbols: use them, but assert instead of guarding.
+      ExprRef real = sym::substitute_symbols(expr, [&](const ExprRef& s) -> ExprRef {
+        auto b = var_to_val_.find(s);
+        if (b != var_to_val_.end()) return sym::integer(b->second);
+        auto r = unbacked_var_to_val_.find(s);
+        return r == unbacked_var_to_val_.end() ? ExprRef() : sym::integer(r->second);
+      });
+      real = sym::simplify(real);
+      if (real->is_ground() && real->num_args() == 0) {
+        concrete = real;
+        emit_assert = true;
+      } else {
+        throw GuardOnDataDependentSymNode(dde_message(orig, orig->is_bool()));
+      }
+    }
+  }
+  if (!concrete) {
+    std::optional<int64_t> v;
+    sym::Assignment values;
+    for (const ExprRef& s : sym::free_symbols(expr)) {
+      auto h = var_to_val_.find(s);
+      SF_CHECK(h != var_to_val_.end()) << "backed symbol without hint: " << s->str();
+      values.emplace(s, sym::Concrete::of_int(h->second));
+    }
+    sym::EvalResult r = sym::evaluate(expr, values);
+    if (!r.defined) {
+      throw_user_error(UserErrorKind::kZeroDivision,
+                       "evaluating " + expr->str() + " on the input hints: " + r.why);
+    }
+    switch (r.value.type) {
+      case sym::ExprType::kBool:
+        concrete = sym::boolean(r.value.b);
+        break;
+      case sym::ExprType::kInt:
+        concrete = sym::integer(r.value.i);
+        break;
+      case sym::ExprType::kFloat:
+        concrete = sym::real(r.value.f);
+        break;
+    }
+  }
+  ExprRef g = expr->is_bool() ? ((*concrete)->bool_value() ? expr : sym::not_(expr))
+                              : sym::eq(expr, *concrete);
+  if (g->is(ExprKind::kBoolConst)) return *concrete;
+  if (emit_assert) {
+    guard_or_defer_runtime_assert(g, "value observed for an unbacked symbol (" + sloc + ")");
+    return *concrete;
+  }
+  maybe_guard_rel(g);
+  if (settings_.prefer_deferred_runtime_asserts_over_guards) {
+    guard_or_defer_runtime_assert(g, sloc);
+  } else {
+    guards_.push_back(ShapeGuard{g, sloc, size_oblivious});
+    add_axioms(g);
+    on_state_change();
+  }
+  return *concrete;
+}
+
+bool ShapeEnv::guard_or_defer_runtime_assert(const ExprRef& orig, const std::string& msg) {
+  Event ev{EventKind::kGuardOrDeferRuntimeAssert};
+  ev.exprs = {orig};
+  ev.strings = {msg};
+  EventScope scope(this, ev);
+  if (std::optional<ExprRef> st = maybe_evaluate_static(orig)) return (*st)->bool_value();
+  StaticOptions opts;
+  opts.unbacked_only = true;
+  ExprRef partial = *maybe_evaluate_static(orig, opts);
+  if (!settings_.prefer_deferred_runtime_asserts_over_guards &&
+      all_symbols_backed(*this, partial)) {
+    return evaluate_expr(partial)->bool_value();  // only backed symbols left: a normal guard
+  }
+  if (runtime_asserts_frozen_) {
+    ++ignored_frozen_asserts_;
+    return true;
+  }
+  maybe_guard_rel(orig);
+  // Store the canonical original, not the replaced form (upstream bug: asserts simplified away).
+  deferred_runtime_asserts_[assert_bucket_key(orig)].push_back(RuntimeAssert{orig, msg});
+  ++num_deferred_runtime_asserts_;
+  add_axioms(orig);
+  on_state_change();
+  return true;
+}
+
+void ShapeEnv::add_axioms(const ExprRef& g) {
+  auto imply = [this](const ExprRef& e, bool v) {
+    if (e->is(ExprKind::kBoolConst)) return;
+    axioms_[e] = v;
+    ExprRef ne = sym::not_(e);
+    if (!ne->is(ExprKind::kBoolConst)) axioms_[ne] = !v;
+  };
+  imply(g, true);
+  switch (g->kind()) {
+    case ExprKind::kAnd:
+      for (const ExprRef& a : g->args()) add_axioms(a);
+      break;
+    case ExprKind::kEq:
+      imply(sym::le(g->arg(0), g->arg(1)), true);
+      imply(sym::le(g->arg(1), g->arg(0)), true);
+      break;
+    case ExprKind::kLe:
+      if (g->arg(0)->is_int() && g->arg(1)->is_int()) {
+        // a <= b over the integers: a - 1 < b, hence also a - 1 != b.
+        ExprRef a1 = sym::sub(g->arg(0), sym::integer(1));
+        imply(sym::le(a1, g->arg(1)), true);
+        imply(sym::ne(a1, g->arg(1)), true);
+      }
+      break;
+    case ExprKind::kLt:
+      imply(sym::le(g->arg(0), g->arg(1)), true);
+      imply(sym::ne(g->arg(0), g->arg(1)), true);
+      break;
+    default:
+      break;
+  }
+}
+
+bool ShapeEnv::statically_known_true(const SymBool& b) const {
+  if (auto c = b.maybe_as_bool()) return *c;
+  std::optional<ExprRef> st = maybe_evaluate_static(b.expr());
+  return st && (*st)->bool_value();
+}
+
+bool ShapeEnv::statically_known_false(const SymBool& b) const {
+  if (auto c = b.maybe_as_bool()) return !*c;
+  std::optional<ExprRef> st = maybe_evaluate_static(b.expr());
+  return st && !(*st)->bool_value();
+}
+
+bool ShapeEnv::guard_bool(const SymBool& b, const std::string& sloc) {
+  if (auto c = b.maybe_as_bool()) return *c;
+  return evaluate_expr(b.expr(), std::nullopt, false, std::nullopt, sloc)->bool_value();
+}
+
+int64_t ShapeEnv::guard_int(const SymInt& i, const std::string& sloc) {
+  if (auto c = i.maybe_as_int()) return *c;
+  return evaluate_expr(i.expr(), std::nullopt, false, std::nullopt, sloc)->int_value();
+}
+
+bool ShapeEnv::guard_size_oblivious(const SymBool& b, const std::string& sloc) {
+  if (auto c = b.maybe_as_bool()) return *c;
+  return evaluate_expr(b.expr(), std::nullopt, true, std::nullopt, sloc)->bool_value();
+}
+
+bool ShapeEnv::guard_or_false(const SymBool& b) {
+  if (auto c = b.maybe_as_bool()) return *c;
+  if (settings_.backed_size_oblivious) {
+    StaticOptions opts;
+    opts.size_oblivious = true;
+    std::optional<ExprRef> st = maybe_evaluate_static(b.expr(), opts);
+    return st ? (*st)->bool_value() : false;
+  }
+  return evaluate_expr(b.expr(), std::nullopt, false, false)->bool_value();
+}
+
+bool ShapeEnv::guard_or_true(const SymBool& b) {
+  if (auto c = b.maybe_as_bool()) return *c;
+  if (settings_.backed_size_oblivious) {
+    StaticOptions opts;
+    opts.size_oblivious = true;
+    std::optional<ExprRef> st = maybe_evaluate_static(b.expr(), opts);
+    return st ? (*st)->bool_value() : true;
+  }
+  return evaluate_expr(b.expr(), std::nullopt, false, true)->bool_value();
+}
+
+bool ShapeEnv::expect_true(const SymBool& b, const std::string& msg) {
+  if (auto c = b.maybe_as_bool()) return *c;
+  if (has_hint(b.expr())) return guard_bool(b, msg);
+  return guard_or_defer_runtime_assert(b.expr(), msg);
+}
+
+bool ShapeEnv::expect_size(const SymInt& i, const std::string& msg) {
+  bool r = expect_true(sym_ge(i, 0), msg);
+  if (r && !has_hint(i.expr()) && i.expr()->is_unbacked_symbol()) constrain_range_for_size(i.expr());
+  return r;
+}
+
+void ShapeEnv::check(const SymBool& cond, const std::string& msg) {
+  bool ok = cond.is_constant() ? *cond.maybe_as_bool() : expect_true(cond, msg);
+  if (!ok) {
+    throw_user_error(UserErrorKind::kCheckFailed,
+                     "check failed: " + (msg.empty() ? std::string("(no message)") : msg) +
+                         " — the condition " + cond.str() + " (simplified: " +
+                         simplify(cond.expr())->str() +
+                         ") is false for every value allowed so far; fix the program or its inputs");
+  }
+}
+
+void ShapeEnv::check_is_size(const SymInt& i, std::optional<int64_t> max) {
+  check(sym_ge(i, 0), "check_is_size(" + i.str() + "): " + i.str() + " >= 0");
+  if (!has_hint(i.expr()) && i.expr()->is_unbacked_symbol()) constrain_range_for_size(i.expr());
+  if (max) check(sym_le(i, *max), "check_is_size(" + i.str() + ", max=" + std::to_string(*max) + ")");
+}
+
+std::optional<int64_t> ShapeEnv::maybe_size_hint(const ExprRef& e) const {
+  ExprRef x = sym::substitute_symbols(replace(e), [this](const ExprRef& s) -> ExprRef {
+    auto hint = var_to_val_.find(s);
+    if (hint != var_to_val_.end()) return sym::integer(hint->second);
+    auto real = unbacked_var_to_val_.find(s);
+    return real == unbacked_var_to_val_.end() ? ExprRef() : sym::integer(real->second);
+  });
+  if (!x->is_ground()) {
+    // Ranges may still pin it down (e.g. a symbol replaced by a constant via its range).
+    sym::ValueRange r = sym::bound_expr(x, Ranges(*this, false));
+    if (r.is_singleton() && !r.is_float()) return r.lo().value();
+    return std::nullopt;
+  }
+  sym::EvalResult r = sym::evaluate(x, {});
+  if (!r.defined) return std::nullopt;
+  if (r.value.type == sym::ExprType::kBool) return r.value.b ? 1 : 0;
+  if (r.value.type == sym::ExprType::kFloat) return static_cast<int64_t>(r.value.f);
+  return r.value.i;
+}
+
+int64_t ShapeEnv::size_hint(const ExprRef& e) const {
+  std::optional<int64_t> h = maybe_size_hint(e);
+  if (!h) throw GuardOnDataDependentSymNode(dde_message(e, e->is_bool()));
+  return *h;
+}
+
+void ShapeEnv::set_unbacked_var_to_val(const ExprRef& s, int64_t value) {
+  Event ev{EventKind::kSetUnbackedVarToVal};
+  ev.exprs = {s};
+  ev.ints = {value};
+  EventScope scope(this, ev);
+  SF_CHECK(s->is_unbacked_symbol()) << "set_unbacked_var_to_val on " << s->str();
+  unbacked_var_to_val_[s] = value;
+  on_state_change();
+}
+
+}  // namespace sf

@@ -1,0 +1,274 @@
+// ShapeEnv: backed and unbacked symbols, hints, value ranges, replacements, guards, deferred
+// runtime asserts, pending fresh symbols, binding discovery, renaming and rebinding (spec §1–§2).
+// Every public mutating call is recorded as a replayable event (events.h).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "engine/shape_env/events.h"
+#include "engine/shape_env/keypath.h"
+#include "engine/shape_env/sym_value.h"
+#include "engine/shape_env/value.h"
+#include "engine/sym/bound.h"
+#include "engine/sym/interval.h"
+#include "engine/sym/walk.h"
+
+namespace sf {
+
+using sym::ValueRange;
+
+// How an input dimension becomes symbolic (spec §1.5).
+enum class DimDynamic { kDynamic, kDuck, kStatic, kSizeLikeUnbacked, kObliviousSize };
+const char* dim_dynamic_name(DimDynamic d);
+
+struct ShapeEnvSettings {
+  bool allow_scalar_outputs = true;
+  bool allow_dynamic_output_shape_ops = true;
+  bool specialize_zero_one = true;
+  bool duck_shape = true;
+  bool prefer_deferred_runtime_asserts_over_guards = false;
+  bool backed_size_oblivious = false;
+};
+
+struct RuntimeAssert {
+  ExprRef expr;  // canonical, not replacement-simplified (INV-11)
+  std::string msg;
+};
+
+struct ShapeGuard {
+  ExprRef expr;  // over backed symbols only (INV-10)
+  std::string sloc;
+  bool size_oblivious = false;
+};
+
+// A per-input cache of source name -> symbol, keyed by ShapeEnv id, so that re-fakifying the
+// same input in a fresh fake mode over the same ShapeEnv yields the same symbols (spec §1.5).
+struct StatefulSymbolicContext {
+  std::map<uint64_t, std::map<std::string, ExprRef>> cache;
+};
+
+struct StaticOptions {
+  bool unbacked_only = false;
+  bool compute_hint = false;
+  bool size_oblivious = false;
+};
+
+class ShapeEnv {
+ public:
+  explicit ShapeEnv(ShapeEnvSettings settings = {});
+  ShapeEnv(const ShapeEnv&) = delete;
+  ShapeEnv& operator=(const ShapeEnv&) = delete;
+
+  const ShapeEnvSettings& settings() const { return settings_; }
+  uint64_t id() const { return id_; }
+
+  // ---- symbol creation (symbols.cc) ----
+  // A symbol for an input size/int (spec §2.20): static, cached, unbacked (size-like), or backed
+  // with 0/1 specialization and duck sizing. `positive` is false for plain int inputs.
+  SymInt create_symbol(int64_t hint, const std::string& source, DimDynamic dynamic,
+                       bool positive = true, StatefulSymbolicContext* context = nullptr);
+  SymInt create_unbacked_symint(const std::string& source = "");
+  SymFloat create_unbacked_symfloat();
+  SymBool create_unbacked_symbool();
+
+  // RAII scope during which fresh unbacked symbols do not enter pending (nesting-safe).
+  class IgnoreFreshScope {
+   public:
+    explicit IgnoreFreshScope(ShapeEnv* env);
+    ~IgnoreFreshScope();
+    IgnoreFreshScope(const IgnoreFreshScope&) = delete;
+    IgnoreFreshScope& operator=(const IgnoreFreshScope&) = delete;
+
+   private:
+    ShapeEnv* env_;
+    bool previous_;
+  };
+  IgnoreFreshScope ignore_fresh_unbacked_symbols() { return IgnoreFreshScope(this); }
+  bool ignoring_fresh_unbacked_symbols() const { return ignore_fresh_; }
+
+  // ---- ranges (ranges.cc) ----
+  void constrain_range_for_size(const ExprRef& sym, std::optional<int64_t> min = std::nullopt,
+                                std::optional<int64_t> max = std::nullopt);
+  void constrain_symbol_range(const ExprRef& sym, sym::ExtInt min, sym::ExtInt max);
+  void update_var_to_range(const ExprRef& sym, ValueRange vr, bool is_constraint = false);
+  ValueRange var_range(const ExprRef& sym) const;
+  bool is_size_like(const ExprRef& sym) const { return size_like_.count(sym) > 0; }
+  ValueRange bound(const ExprRef& e, bool size_oblivious = false) const;
+
+  // ---- replacements (replacements.cc) ----
+  // The single writer of `replacements` (spec §2.9). Returns true when installed.
+  bool set_replacement(const ExprRef& a, const ExprRef& tgt, const std::string& why);
+  ExprRef find(const ExprRef& sym) const;
+  ExprRef replace(const ExprRef& e) const;
+  ExprRef simplify(const ExprRef& e, bool size_oblivious = false) const;
+  void rename_unbacked_to(const ExprRef& orig, const ExprRef& dest);
+  void eliminate_unbacked(const ExprRef& orig, const ExprRef& dest);
+
+  // ---- evaluation and guards (evaluate.cc) ----
+  std::optional<ExprRef> maybe_evaluate_static(const ExprRef& e, StaticOptions opts = {}) const;
+  // Installs a guard (backed) or raises GuardOnDataDependentSymNode; returns the concrete value.
+  // With a fallback (guard_or_true/false), an undecidable data-dependent expr returns it as is.
+  ExprRef evaluate_expr(const ExprRef& e, std::optional<ExprRef> hint = std::nullopt,
+                        bool size_oblivious = false,
+                        std::optional<bool> fallback = std::nullopt,
+                        const std::string& sloc = "");
+  bool guard_or_defer_runtime_assert(const ExprRef& e, const std::string& msg);
+  bool statically_known_true(const SymBool& b) const;
+  bool statically_known_false(const SymBool& b) const;
+  bool guard_bool(const SymBool& b, const std::string& sloc = "");
+  int64_t guard_int(const SymInt& i, const std::string& sloc = "");
+  bool guard_size_oblivious(const SymBool& b, const std::string& sloc = "");
+  bool guard_or_false(const SymBool& b);
+  bool guard_or_true(const SymBool& b);
+  bool expect_true(const SymBool& b, const std::string& msg = "");
+  bool expect_size(const SymInt& i, const std::string& msg = "");
+  // torch._check: raises UserError(kCheckFailed) with `msg` when statically false.
+  void check(const SymBool& cond, const std::string& msg);
+  // torch._check_is_size(i, max).
+  void check_is_size(const SymInt& i, std::optional<int64_t> max = std::nullopt);
+  // Hints: concrete values from backed hints (and real values for unbacked, if recorded).
+  std::optional<int64_t> maybe_size_hint(const ExprRef& e) const;
+  int64_t size_hint(const ExprRef& e) const;  // raises GuardOnDataDependentSymNode
+  bool has_hint(const ExprRef& e) const { return maybe_size_hint(e).has_value(); }
+  void set_unbacked_var_to_val(const ExprRef& sym, int64_t value);
+
+  // ---- bindings (bindings.cc) ----
+  std::optional<Bindings> compute_unbacked_bindings(const Value& v, const Value* old = nullptr,
+                                                    bool peek = false);
+  Bindings resolve_unbacked_bindings(const Bindings& b) const;
+  ExprRef resolve_renaming(const ExprRef& sym) const;
+  void rebind_unbacked(const Bindings& node_bindings, const Value& result, bool is_placeholder);
+
+  // ---- state ----
+  const std::vector<ExprRef>& pending_fresh_unbacked_symbols() const { return pending_; }
+  void clear_pending_fresh_unbacked_symbols();  // AOT metadata pass: symbols thrown away
+  const std::unordered_map<ExprRef, int64_t, sym::ExprHash>& var_to_val() const {
+    return var_to_val_;
+  }
+  const std::map<ExprRef, ExprRef, sym::ExprLess>& replacements() const { return replacements_; }
+  const std::map<ExprRef, ExprRef, sym::ExprLess>& unbacked_renamings() const {
+    return unbacked_renamings_;
+  }
+  const std::set<ExprRef, sym::ExprLess>& size_like() const { return size_like_; }
+  const std::set<ExprRef, sym::ExprLess>& unbacked_inputs() const { return unbacked_inputs_; }
+  const std::set<ExprRef, sym::ExprLess>& divisible() const { return divisible_; }
+  const std::vector<ShapeGuard>& guards() const { return guards_; }
+  // Bucket key = the unbacked int symbol with the largest index, or null (the None bucket).
+  const std::map<ExprRef, std::vector<RuntimeAssert>, sym::ExprLessNullFirst>&
+  deferred_runtime_asserts()
+      const {
+    return deferred_runtime_asserts_;
+  }
+  int64_t num_deferred_runtime_asserts() const { return num_deferred_runtime_asserts_; }
+  const std::map<ExprRef, bool, sym::ExprLess>& axioms() const { return axioms_; }
+  const std::map<ExprRef, std::vector<std::string>, sym::ExprLess>& var_to_sources() const {
+    return var_to_sources_;
+  }
+  const std::map<ExprRef, int64_t, sym::ExprLess>& unbacked_var_to_val() const {
+    return unbacked_var_to_val_;
+  }
+  const std::map<ExprRef, ValueRange, sym::ExprLess>& var_to_range() const { return var_to_range_; }
+  int64_t unbacked_symint_counter() const { return unbacked_symint_counter_; }
+  int64_t unbacked_symfloat_counter() const { return unbacked_symfloat_counter_; }
+  uint64_t version() const { return version_; }
+  // Runtime asserts frozen (Inductor lowering): new asserts are ignored and counted.
+  void freeze_runtime_asserts();
+  bool runtime_asserts_frozen() const { return runtime_asserts_frozen_; }
+  int64_t num_ignored_frozen_asserts() const { return ignored_frozen_asserts_; }
+  bool is_unbacked_symint(const ExprRef& s) const;
+  bool is_backed(const ExprRef& sym) const { return var_to_val_.count(sym) > 0; }
+  // The bucket key rule of §2.18.
+  static ExprRef assert_bucket_key(const ExprRef& expr);
+
+  // A complete, deterministic text dump of the state (replay and determinism checks compare it).
+  std::string state_str() const;
+  const EventLog& events() const { return events_; }
+
+  // The bounds the simplifier sees, size-oblivious or not.
+  class Ranges : public sym::RangeEnv {
+   public:
+    Ranges(const ShapeEnv& env, bool size_oblivious) : env_(env), size_oblivious_(size_oblivious) {}
+    ValueRange symbol_range(const ExprRef& sym) const override;
+    bool known_divisible(const ExprRef& a, const ExprRef& b) const override;
+
+   private:
+    const ShapeEnv& env_;
+    bool size_oblivious_;
+  };
+
+ private:
+  friend class EventScope;
+  friend struct ShapeEnvTestPeer;
+
+  // internals
+  ExprRef new_unbacked_symbol(sym::SymKind kind, bool is_bool);
+  void bump_version();
+  void on_state_change();  // clears caches
+  void add_axioms(const ExprRef& g);
+  void maybe_guard_rel(const ExprRef& expr);
+  void refine_ranges(const ExprRef& expr);
+  void divisibility_rewrite(const ExprRef& mod_atom);
+  std::optional<ExprRef> solve_linear(const ExprRef& rel, const ExprRef& x) const;
+  std::string dde_message(const ExprRef& expr, bool is_bool) const;
+  ExprRef apply_axioms(const ExprRef& e) const;
+  bool record_events() const { return event_depth_ == 0; }
+
+  ShapeEnvSettings settings_;
+  uint64_t id_;
+
+  std::unordered_map<ExprRef, int64_t, sym::ExprHash> var_to_val_;
+  std::map<ExprRef, int64_t, sym::ExprLess> unbacked_var_to_val_;
+  std::map<ExprRef, int64_t, sym::ExprLess> oblivious_var_to_val_;
+  std::map<ExprRef, ValueRange, sym::ExprLess> var_to_range_;
+  std::map<ExprRef, std::vector<std::string>, sym::ExprLess> var_to_sources_;
+  std::map<std::string, ExprRef> source_to_var_;
+  std::map<int64_t, ExprRef> val_to_var_;
+  std::set<int64_t> used_backed_ids_;
+  std::set<ExprRef, sym::ExprLess> unbacked_inputs_;
+  std::map<ExprRef, ExprRef, sym::ExprLess> replacements_;
+  std::map<ExprRef, std::string, sym::ExprLess> replacement_reasons_;
+  std::map<ExprRef, ExprRef, sym::ExprLess> unbacked_renamings_;
+  std::set<ExprRef, sym::ExprLess> divisible_;
+  std::set<ExprRef, sym::ExprLess> size_like_;
+  std::map<ExprRef, std::vector<RuntimeAssert>, sym::ExprLessNullFirst> deferred_runtime_asserts_;
+  int64_t num_deferred_runtime_asserts_ = 0;
+  std::vector<ShapeGuard> guards_;
+  std::map<ExprRef, bool, sym::ExprLess> axioms_;
+  std::vector<ExprRef> pending_;
+  bool ignore_fresh_ = false;
+  bool runtime_asserts_frozen_ = false;
+  int64_t ignored_frozen_asserts_ = 0;
+  int64_t unbacked_symint_counter_ = 0;
+  int64_t unbacked_symfloat_counter_ = 0;
+
+  // Cache versioning (INV-21): version_ follows the key tuple; cache_generation_ also follows
+  // range updates, which change simplification results.
+  uint64_t version_ = 0;
+  std::tuple<size_t, size_t, int64_t, size_t> prev_cache_key_{0, 0, 0, 0};
+  mutable uint64_t cache_generation_ = 0;
+  mutable uint64_t cached_generation_ = ~uint64_t{0};
+  mutable std::unordered_map<ExprRef, ExprRef, sym::ExprHash> simplify_cache_[2];
+  mutable sym::ExprMap axiom_rewrites_;
+
+  EventLog events_;
+  int event_depth_ = 0;
+};
+
+// Records a top-level public call (nested calls made by the engine itself are not recorded).
+class EventScope {
+ public:
+  EventScope(ShapeEnv* env, Event event);
+  ~EventScope();
+
+ private:
+  ShapeEnv* env_;
+};
+
+}  // namespace sf
