@@ -69,7 +69,7 @@ void print_term(const Expr* t, std::string& out, bool leading) {
     out += coef_text;
     return;
   }
-  if (!coef) {
+  if (!t->is(ExprKind::kMul)) {
     print(t, out);
     return;
   }

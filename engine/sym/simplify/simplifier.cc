@@ -1,6 +1,10 @@
 // The simplifier driver: bottom-up passes to a fixpoint, dispatching to per-family rules.
 #include "engine/base/check.h"
 #include "engine/sym/simplify/simplify_internal.h"
+#include <functional>
+#include <unordered_map>
+
+#include "engine/sym/make.h"
 #include "engine/sym/walk.h"
 
 namespace sf::sym {
@@ -12,8 +16,49 @@ SimplifyStats& mutable_stats() {
   return stats;
 }
 
+namespace {
+
+bool is_division(const ExprRef& e) {
+  return e->is(ExprKind::kFloorDiv) || e->is(ExprKind::kCleanDiv) || e->is(ExprKind::kMod) ||
+         e->is(ExprKind::kTrueDiv);
+}
+
+bool is_zero(const ExprRef& e) {
+  return (e->is(ExprKind::kInteger) && e->int_value() == 0) ||
+         (e->is(ExprKind::kFloat) && e->float_value() == 0.0);
+}
+
+}  // namespace
+
 ExprRef Simplifier::pass(const ExprRef& root) {
-  return rewrite_bottom_up(root, [this](const ExprRef& e) -> ExprRef {
+  std::unordered_map<const Expr*, ExprRef> memo;
+  std::function<ExprRef(const ExprRef&)> go = [&](const ExprRef& e) -> ExprRef {
+    auto it = memo.find(e.get());
+    if (it != memo.end()) return it->second;
+    ExprRef cur = e;
+    if (e->num_args() > 0) {
+      std::vector<ExprRef> args;
+      args.reserve(e->num_args());
+      bool changed = false;
+      for (size_t i = 0; i < e->num_args(); ++i) {
+        ExprRef a = go(e->arg(i));
+        // A divisor that simplifies to 0 means the input is undefined there; keep the original
+        // divisor rather than build a division by a literal zero.
+        if (i == 1 && is_division(e) && is_zero(a)) a = e->arg(i);
+        changed = changed || a != e->arg(i);
+        args.push_back(std::move(a));
+      }
+      if (changed) cur = rebuild(e, args);
+    }
+    ExprRef out = apply_rule(cur);
+    memo.emplace(e.get(), out);
+    return out;
+  };
+  return go(root);
+}
+
+ExprRef Simplifier::apply_rule(const ExprRef& e) {
+  {
     switch (e->kind()) {
       case ExprKind::kFloorDiv:
       case ExprKind::kCleanDiv:
@@ -48,7 +93,7 @@ ExprRef Simplifier::pass(const ExprRef& root) {
         return e;  // canonical by construction
     }
     SF_UNREACHABLE();
-  });
+  }
 }
 
 }  // namespace detail

@@ -17,6 +17,7 @@ class Simplifier {
   explicit Simplifier(const RangeEnv& env) : env_(env) {}
   // One bottom-up pass: children first, then the rule for the node's kind.
   ExprRef pass(const ExprRef& e);
+  ExprRef apply_rule(const ExprRef& e);
 
   // Rules, each given a node whose children are already simplified (division.cc, min_max.cc,
   // relation.cc). They return the node itself when nothing applies.
