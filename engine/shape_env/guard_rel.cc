@@ -65,6 +65,10 @@ std::optional<ExprRef> ShapeEnv::solve_linear(const ExprRef& rel, const ExprRef&
 
 void ShapeEnv::refine_ranges(const ExprRef& expr) {
   ExprRef e = simplify(expr);
+  if (e->is(ExprKind::kBoolConst) && !e->bool_value()) {
+    throw_user_error(UserErrorKind::kValueRange,
+                     expr->str() + " is known to hold but is false for every allowed value");
+  }
   if (!(e->is(ExprKind::kLe) || e->is(ExprKind::kEq))) return;
   sym::Poly d = sym::poly_of(sym::relation_difference(e));
   if (d.has_float()) return;
@@ -126,14 +130,15 @@ void ShapeEnv::divisibility_rewrite(const ExprRef& m) {
     sym::py_floordiv(real->second, d, &v);
     unbacked_var_to_val_[i1] = v;
   }
-  if (size_like_.count(i0)) {
-    size_like_.insert(i1);
-    update_var_to_range(i1, ValueRange::ints(0, ExtInt::pos_inf()));
-  }
+  if (size_like_.count(i0)) mark_size_like(i1);
+  divisibility_factors_.emplace(i1, std::make_pair(i0, d));
   set_replacement(i0, sym::mul(sym::integer(d), i1), "divisibility");
 }
 
-void ShapeEnv::maybe_guard_rel(const ExprRef& expr) {
+void ShapeEnv::maybe_guard_rel(const ExprRef& raw) {
+  // Learn about the current representatives: facts stated over replaced symbols must not
+  // re-replace them (that would drop what the existing replacement encodes).
+  ExprRef expr = simplify(raw);
   if (expr->is(ExprKind::kAnd)) {
     for (const ExprRef& a : expr->args()) maybe_guard_rel(a);
     return;

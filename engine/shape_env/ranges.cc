@@ -27,7 +27,19 @@ void ShapeEnv::constrain_range_for_size(const ExprRef& s, std::optional<int64_t>
                                                 hi.str() + " < min " + std::to_string(lo));
   }
   constrain_symbol_range(s, lo, hi);
-  if (size_like_.insert(s).second) on_state_change();
+  mark_size_like(s);
+}
+
+bool ShapeEnv::mark_size_like(const ExprRef& s) {
+  if (size_like_.count(s)) return true;
+  // Size-likeness is only advice for size-oblivious reasoning ("assume >= 2"). Upstream marks a
+  // symbol even when its range is [0, 0] or [0, 1], where that reasoning is skipped anyway; we do
+  // not, so every size-like symbol keeps an upper bound >= 2 (INV-9b) while ranges only shrink.
+  if (var_range(s).hi() < ExtInt(2)) return false;
+  update_var_to_range(s, ValueRange::ints(0, ExtInt::pos_inf()));
+  size_like_.insert(s);
+  on_state_change();
+  return true;
 }
 
 void ShapeEnv::constrain_symbol_range(const ExprRef& s, ExtInt min, ExtInt max) {
@@ -59,6 +71,15 @@ void ShapeEnv::update_var_to_range(const ExprRef& s, ValueRange vr, bool is_cons
       it->second = updated;
       on_state_change();
     }
+  }
+  // A replaced symbol stands for its target: carry the new bounds over to the target's symbols,
+  // or the knowledge is lost as soon as expressions are replaced.
+  auto rep = replacements_.find(s);
+  if (rep != replacements_.end() && !rep->second->is_ground() && rep->second->is_int()) {
+    ExprRef target = rep->second;
+    const ValueRange& now = var_to_range_.at(s);
+    if (now.lo().is_finite()) refine_ranges(sym::le(sym::integer(now.lo().value()), target));
+    if (now.hi().is_finite()) refine_ranges(sym::le(target, sym::integer(now.hi().value())));
   }
   auto hint = var_to_val_.find(s);
   if (hint != var_to_val_.end() && !is_constraint) {

@@ -50,7 +50,12 @@ bool ShapeEnv::set_replacement(const ExprRef& a, const ExprRef& raw_tgt, const s
   SF_CHECK(a->is(ExprKind::kSymbol)) << "replacement for non-symbol " << a->str();
   ExprRef tgt = replace(raw_tgt);
   auto existing = replacements_.find(a);
-  if (existing != replacements_.end() && existing->second == tgt) return true;
+  if (existing != replacements_.end()) {
+    // a already stands for something: a == tgt means that something equals tgt (union-find);
+    // overwriting would silently drop what earlier facts taught us about a.
+    if (existing->second != tgt) unify(existing->second, tgt, why);
+    return replace(a) == replace(tgt);
+  }
   if (sym::has_symbol(tgt, a)) return false;
   if (settings_.prefer_deferred_runtime_asserts_over_guards && !supported_equivalence(tgt)) {
     return false;
@@ -80,15 +85,12 @@ bool ShapeEnv::set_replacement(const ExprRef& a, const ExprRef& raw_tgt, const s
         }
       }
     }
-    if (tgt->is(ExprKind::kSymbol)) {  // size-likeness crosses plain symbol equality only
-      if (size_like_.count(a) && !size_like_.count(tgt)) {
-        size_like_.insert(tgt);
-        update_var_to_range(tgt, ValueRange::ints(0, ExtInt::pos_inf()));
-      }
-      if (size_like_.count(tgt) && !size_like_.count(a)) {
-        size_like_.insert(a);
-        update_var_to_range(a, ValueRange::ints(0, ExtInt::pos_inf()));
-      }
+    // Size-likeness crosses plain symbol equality only (judged on the target as given, before
+    // it is resolved through existing replacements).
+    const ExprRef& peer = raw_tgt->is(ExprKind::kSymbol) ? raw_tgt : tgt;
+    if (peer->is(ExprKind::kSymbol) && peer->is_int()) {
+      if (size_like_.count(a)) mark_size_like(peer);
+      if (size_like_.count(peer)) mark_size_like(a);
     }
     if (!tgt_bound.issubset(var_range(a))) return false;
     if (size_like_.count(a)) {
@@ -97,6 +99,11 @@ bool ShapeEnv::set_replacement(const ExprRef& a, const ExprRef& raw_tgt, const s
       if (!so_tgt.issubset(so_a)) return false;
     }
   }
+  install_replacement(a, tgt, why);
+  return true;
+}
+
+void ShapeEnv::install_replacement(const ExprRef& a, const ExprRef& tgt, const std::string& why) {
   replacements_[a] = tgt;
   replacement_reasons_.emplace(a, why);
   // Eager path compression: every target stays fully resolved, so find() is one lookup.
@@ -105,7 +112,6 @@ bool ShapeEnv::set_replacement(const ExprRef& a, const ExprRef& raw_tgt, const s
     if (k != a && sym::has_symbol(v, a)) v = sym::xreplace(v, subst);
   }
   on_state_change();
-  return true;
 }
 
 ExprRef ShapeEnv::find(const ExprRef& s) const {
@@ -143,11 +149,51 @@ void ShapeEnv::rename_unbacked_to(const ExprRef& orig, const ExprRef& dest) {
   auto old = replacements_.find(orig);
   std::optional<ExprRef> carried;
   if (old != replacements_.end()) carried = old->second;
-  set_replacement(orig, dest, "rename_unbacked_to");
-  unbacked_renamings_[orig] = dest;  // unconditional, even if the replacement was declined
+  // Upstream lets the range checks decline here and leaves renaming and replacement diverged
+  // (INV-7 iii). The fresh symbol is the old one re-derived, so the equality is certain: unify.
+  unify(orig, dest, "rename_unbacked_to");
+  unbacked_renamings_[orig] = dest;  // unconditional, as upstream
   // The historical bug: the fresh symbol's replacement was clobbered. Carry it to the old name.
-  if (carried && *carried != dest) set_replacement(dest, *carried, "rename_unbacked_to_dest");
+  if (carried && *carried != dest) unify(dest, *carried, "rename_unbacked_to_dest");
   on_state_change();
+}
+
+void ShapeEnv::unify(const ExprRef& x, const ExprRef& y, const std::string& why) {
+  ExprRef rx = replace(x), ry = replace(y);
+  if (rx == ry) return;
+  // Prefer replacing the symbol by the other side; force it if the range checks decline, after
+  // narrowing the symbol's range to the other side's bound (which may expose a contradiction).
+  for (int side = 0; side < 2; ++side) {
+    const ExprRef& s = side == 0 ? rx : ry;
+    const ExprRef& t = side == 0 ? ry : rx;
+    const ExprRef& t_raw = side == 0 ? y : x;  // as given, so size-likeness can cross symbols
+    if (!s->is(ExprKind::kSymbol) || sym::has_symbol(t, s)) continue;
+    if (set_replacement(s, t_raw, why)) return;
+    // Forced: the ranges must still be compatible (without the size-like clamp hiding a
+    // contradiction), and s's range is carried over to the symbols of its new target.
+    ValueRange sr = var_range(s);
+    sr.intersect(bound(t));  // throws kValueRange when the two sides cannot be equal
+    install_replacement(s, replace(t), why + "_unify");
+    if (sr.lo().is_finite()) refine_ranges(sym::le(sym::integer(sr.lo().value()), replace(s)));
+    if (sr.hi().is_finite()) refine_ranges(sym::le(replace(s), sym::integer(sr.hi().value())));
+    return;
+  }
+  // Two compound expressions: normalize the equation; if a side becomes a lone symbol
+  // (Eq(5*u4, 5*u5) is Eq(u4, u5)), unify those; otherwise record the equality as a fact.
+  ExprRef fact = sym::eq(rx, ry);
+  ExprRef simple = simplify(fact);
+  if (simple->is(ExprKind::kEq) &&
+      (simple->arg(0)->is(ExprKind::kSymbol) || simple->arg(1)->is(ExprKind::kSymbol)) &&
+      !(simple->arg(0) == rx && simple->arg(1) == ry) &&
+      !(simple->arg(0) == ry && simple->arg(1) == rx)) {
+    unify(simple->arg(0), simple->arg(1), why);
+    return;
+  }
+  if (!guard_or_defer_runtime_assert(fact, why)) {
+    throw_user_error(UserErrorKind::kValueRange,
+                     why + ": " + x->str() + " == " + y->str() + " contradicts what is known (" +
+                         rx->str() + " vs " + ry->str() + ")");
+  }
 }
 
 void ShapeEnv::eliminate_unbacked(const ExprRef& orig, const ExprRef& dest) {

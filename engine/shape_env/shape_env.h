@@ -98,6 +98,12 @@ class ShapeEnv {
                                 std::optional<int64_t> max = std::nullopt);
   void constrain_symbol_range(const ExprRef& sym, sym::ExtInt min, sym::ExtInt max);
   void update_var_to_range(const ExprRef& sym, ValueRange vr, bool is_constraint = false);
+  // Fresh symbols made by the divisibility rewrite: i1 -> (i0, d) with i0 == d * i1. They enter
+  // pending; a tracer binds each at a node computing i0 // d.
+  const std::map<ExprRef, std::pair<ExprRef, int64_t>, sym::ExprLess>& divisibility_factors()
+      const {
+    return divisibility_factors_;
+  }
   ValueRange var_range(const ExprRef& sym) const;
   bool is_size_like(const ExprRef& sym) const { return size_like_.count(sym) > 0; }
   ValueRange bound(const ExprRef& e, bool size_oblivious = false) const;
@@ -153,6 +159,10 @@ class ShapeEnv {
     return var_to_val_;
   }
   const std::map<ExprRef, ExprRef, sym::ExprLess>& replacements() const { return replacements_; }
+  // Why each replacement was first installed ("trivial_lhs", "divisibility", "rename_unbacked_to"…).
+  const std::map<ExprRef, std::string, sym::ExprLess>& replacement_reasons() const {
+    return replacement_reasons_;
+  }
   const std::map<ExprRef, ExprRef, sym::ExprLess>& unbacked_renamings() const {
     return unbacked_renamings_;
   }
@@ -215,6 +225,14 @@ class ShapeEnv {
   void maybe_guard_rel(const ExprRef& expr);
   void refine_ranges(const ExprRef& expr);
   void divisibility_rewrite(const ExprRef& mod_atom);
+  // Marks a symbol size-like (and >= 0) unless its range is below 2, where size-oblivious
+  // reasoning cannot apply (keeps INV-9b). Returns whether it is size-like afterwards.
+  bool mark_size_like(const ExprRef& sym);
+  // The last step of set_replacement: write, path-compress, bump the version.
+  void install_replacement(const ExprRef& a, const ExprRef& tgt, const std::string& why);
+  // Makes x and y equal under replace(): a symbol side is replaced by the other side (forced if the
+  // range checks decline); two compound sides become a deferred assert. Contradictions throw.
+  void unify(const ExprRef& x, const ExprRef& y, const std::string& why);
   std::optional<ExprRef> solve_linear(const ExprRef& rel, const ExprRef& x) const;
   std::string dde_message(const ExprRef& expr, bool is_bool) const;
   ExprRef apply_axioms(const ExprRef& e) const;
@@ -237,6 +255,7 @@ class ShapeEnv {
   std::map<ExprRef, ExprRef, sym::ExprLess> unbacked_renamings_;
   std::set<ExprRef, sym::ExprLess> divisible_;
   std::set<ExprRef, sym::ExprLess> size_like_;
+  std::map<ExprRef, std::pair<ExprRef, int64_t>, sym::ExprLess> divisibility_factors_;
   std::map<ExprRef, std::vector<RuntimeAssert>, sym::ExprLessNullFirst> deferred_runtime_asserts_;
   int64_t num_deferred_runtime_asserts_ = 0;
   std::vector<ShapeGuard> guards_;

@@ -31,6 +31,10 @@ std::string ShapeEnv::state_str() const {
   for (const ExprRef& s : unbacked_inputs_) out << " " << s->str();
   out << "\ndivisible:";
   for (const ExprRef& s : divisible_) out << " " << s->str();
+  out << "\ndivisibility_factors:";
+  for (const auto& [s, f] : divisibility_factors_) {
+    out << " " << s->str() << "=" << f.first->str() << "//" << f.second;
+  }
   out << "\npending:";
   for (const ExprRef& s : pending_) out << " " << s->str();
   out << "\nguards:";

@@ -1,0 +1,172 @@
+// ShapeEnv invariant checkers (spec §8).
+#include "oracles/invariants/shape_env_invariants.h"
+
+#include <algorithm>
+
+#include "engine/sym/walk.h"
+
+namespace sf::oracles {
+
+std::string violations_str(const std::vector<Violation>& vs) {
+  std::string out;
+  for (const Violation& v : vs) out += v.invariant + ": " + v.details + "\n";
+  return out;
+}
+
+ShapeEnvSnapshot ShapeEnvSnapshot::of(const ShapeEnv& env) {
+  ShapeEnvSnapshot s;
+  s.ranges = env.var_to_range();
+  s.replacements = env.replacements();
+  s.size_like = env.size_like();
+  s.state = env.state_str();
+  return s;
+}
+
+std::vector<Violation> check_state(const ShapeEnv& env) {
+  std::vector<Violation> out;
+  // Fresh symbols made by the divisibility rewrite may appear in replacement targets.
+  std::set<ExprRef, sym::ExprLess> divisibility_factors;
+  for (const auto& [s, why] : env.replacement_reasons()) {
+    if (why != "divisibility") continue;
+    auto it = env.replacements().find(s);
+    if (it == env.replacements().end()) continue;
+    for (const ExprRef& f : sym::free_unbacked_symbols(it->second)) divisibility_factors.insert(f);
+  }
+  for (const auto& [u, tgt] : env.replacements()) {
+    if (sym::has_symbol(tgt, u)) {
+      out.push_back({"INV-8", u->str() + " occurs in its own replacement " + tgt->str()});
+    }
+    if (env.replace(tgt) != tgt) {
+      out.push_back({"INV-8", "replacement of " + u->str() + " is not fully resolved: " +
+                                  tgt->str() + " -> " + env.replace(tgt)->str()});
+    }
+    if (!u->is_unbacked_symbol() || env.unbacked_inputs().count(u)) continue;
+    ExprRef renamed_to = env.resolve_renaming(u);
+    for (const ExprRef& s : sym::free_unbacked_symbols(tgt)) {
+      bool allowed = env.unbacked_inputs().count(s) || s == renamed_to ||
+                     divisibility_factors.count(s) || env.replace(renamed_to) == tgt;
+      if (!allowed) {
+        out.push_back({"INV-8", "data-dependent " + u->str() + " replaced by " + tgt->str() +
+                                    ", which mentions the unbacked symbol " + s->str() +
+                                    " (not an input, rename target or divisibility factor)"});
+      }
+    }
+  }
+  for (const auto& [s, hint] : env.var_to_val()) {
+    if (!env.var_range(s).contains(hint)) {
+      out.push_back({"INV-9a", "hint " + std::to_string(hint) + " of " + s->str() +
+                                   " outside its range " + env.var_range(s).str()});
+    }
+  }
+  for (const ExprRef& s : env.size_like()) {
+    sym::ValueRange r = env.var_range(s);
+    if (r.lo() < sym::ExtInt(0) || r.hi() < sym::ExtInt(2)) {
+      out.push_back({"INV-9b", "size-like " + s->str() + " has range " + r.str()});
+    }
+  }
+  for (const ShapeGuard& g : env.guards()) {
+    if (sym::has_free_unbacked_symbols(g.expr)) {
+      out.push_back({"INV-10", "guard " + g.expr->str() + " mentions unbacked symbols"});
+    }
+  }
+  int64_t count = 0;
+  for (const auto& [key, ras] : env.deferred_runtime_asserts()) {
+    for (const RuntimeAssert& ra : ras) {
+      ++count;
+      ExprRef expected = ShapeEnv::assert_bucket_key(ra.expr);
+      if (expected != key) {
+        out.push_back({"INV-11", "assert " + ra.expr->str() + " is in bucket " +
+                                     (key ? key->str() : "None") + ", expected " +
+                                     (expected ? expected->str() : "None")});
+      }
+    }
+  }
+  if (count != env.num_deferred_runtime_asserts()) {
+    out.push_back({"INV-11", "num_deferred_runtime_asserts " +
+                                 std::to_string(env.num_deferred_runtime_asserts()) + " but " +
+                                 std::to_string(count) + " stored"});
+  }
+  std::vector<ExprRef> pending = env.pending_fresh_unbacked_symbols();
+  std::sort(pending.begin(), pending.end(), sym::ExprLess());
+  if (std::adjacent_find(pending.begin(), pending.end()) != pending.end()) {
+    out.push_back({"INV-1", "a symbol is pending twice"});
+  }
+  return out;
+}
+
+std::vector<Violation> check_ranges_monotone(const ShapeEnv& env, const ShapeEnvSnapshot& before) {
+  std::vector<Violation> out;
+  for (const auto& [s, old] : before.ranges) {
+    sym::ValueRange now = env.var_range(s);
+    if (!now.issubset(old)) {
+      out.push_back({"INV-9d", "range of " + s->str() + " grew from " + old.str() + " to " +
+                                   now.str()});
+    }
+  }
+  return out;
+}
+
+std::vector<Violation> check_rename(const ShapeEnv& env, const ExprRef& a, const ExprRef& b,
+                                    const ShapeEnvSnapshot& before) {
+  std::vector<Violation> out;
+  std::string what = "rename_unbacked_to(" + a->str() + ", " + b->str() + ")";
+  if (!b->is_unbacked_symbol() || !a->is_unbacked_symbol() || b->sym_index() >= a->sym_index()) {
+    out.push_back({"INV-7i", what + ": target must be an older unbacked symbol"});
+  }
+  auto ren = env.unbacked_renamings().find(a);
+  if (ren == env.unbacked_renamings().end() || ren->second != b) {
+    out.push_back({"INV-7ii", what + ": unbacked_renamings[" + a->str() + "] is not " + b->str()});
+  }
+  // Equal representatives, or an equality the env knows (e.g. 5*u7 == 4*u8 kept as an assert).
+  if (env.replace(a) != env.replace(b) && !env.statically_known_true(sym_eq(SymInt(a), SymInt(b)))) {
+    out.push_back({"INV-7iii", what + ": replace(a) = " + env.replace(a)->str() +
+                                   " but replace(b) = " + env.replace(b)->str() +
+                                   " (renaming and replacement diverged)"});
+  }
+  auto old_a = before.ranges.find(a);
+  if (old_a != before.ranges.end() && !env.var_range(a).issubset(old_a->second)) {
+    out.push_back({"INV-7iv", what + ": range of " + a->str() + " grew"});
+  }
+  // What a now stands for must lie within a's range (b itself may be replaced further). A
+  // size-like symbol's upper bound is held at >= 2 by design, so that bound is exempt.
+  sym::ValueRange rb = env.bound(env.replace(b)), ra = env.var_range(a);
+  bool clamped = env.is_size_like(b) && rb.hi() == sym::ExtInt(2) && ra.hi() < sym::ExtInt(2);
+  if (clamped) rb = sym::ValueRange::ints(rb.lo(), ra.hi() < rb.lo() ? rb.lo() : ra.hi());
+  if (env.replacements().count(a) && !rb.issubset(ra)) {
+    out.push_back({"INV-7iv", what + ": bound of replace(" + b->str() + ") = " +
+                                  env.bound(env.replace(b)).str() + " not within range of " +
+                                  a->str() + " " + env.var_range(a).str()});
+  }
+  // A symbol whose range is below 2 cannot be size-like (INV-9b), so it is exempt.
+  auto may_be_size_like = [&](const ExprRef& s) { return env.var_range(s).hi() >= sym::ExtInt(2); };
+  if (env.is_size_like(a) != env.is_size_like(b) && may_be_size_like(a) && may_be_size_like(b)) {
+    out.push_back({"INV-7v", what + ": size-likeness differs"});
+  }
+  auto dest = before.replacements.find(a);
+  if (dest != before.replacements.end() && dest->second != b &&
+      env.replace(b) != env.replace(dest->second) &&
+      !env.statically_known_true(sym_eq(SymInt(b), SymInt(dest->second)))) {
+    out.push_back({"INV-7vi", what + ": " + a->str() + " had replacement " + dest->second->str() +
+                                  " but now replace(" + b->str() + ") = " + env.replace(b)->str()});
+  }
+  return out;
+}
+
+std::vector<Violation> check_unchanged(const ShapeEnv& env, const ShapeEnvSnapshot& before,
+                                       const std::string& invariant, const std::string& what) {
+  std::string now = env.state_str();
+  if (now == before.state) return {};
+  return {{invariant, what + " changed the ShapeEnv:\nbefore:\n" + before.state + "after:\n" + now}};
+}
+
+std::vector<Violation> check_replay(const ShapeEnv& env) {
+  ShapeEnv fresh(env.settings());
+  ReplayResult r = replay_events(env.events(), fresh);
+  std::vector<Violation> out;
+  if (!r.same_outcomes) out.push_back({"replay", r.first_mismatch});
+  std::string a = env.state_str(), b = fresh.state_str();
+  if (a != b) out.push_back({"replay", "state differs after replay:\noriginal:\n" + a + "replayed:\n" + b});
+  return out;
+}
+
+}  // namespace sf::oracles
