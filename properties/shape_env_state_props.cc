@@ -139,7 +139,7 @@ struct CreateBool : Cmd {
     std::optional<Bindings> bind = sut.env.compute_unbacked_bindings(Value(b));
     RC_ASSERT(static_cast<bool>(bind.has_value() && bind->size() == 1u));
     const auto& [s, path] = *bind->begin();
-    RC_ASSERT(keypath_str(path) == "int()");                                    // ConvertIntKey
+    RC_ASSERT(keypath_str(path) == "int()");                                // ConvertIntKey
     RC_ASSERT(sut.env.var_range(s).issubset(sym::ValueRange::ints(0, 1)));  // INV-23
     sut.ints.push_back(sym_bool_to_int(b));
     check_all(sut, before);
@@ -167,7 +167,9 @@ struct Check : Cmd {
   explicit Check(const Model& m) {
     if (!m.unbacked.empty()) cond = CondSpec::gen(m);
   }
-  void checkPreconditions(const Model& m) const override { RC_PRE(static_cast<bool>(cond.fits(m))); }
+  void checkPreconditions(const Model& m) const override {
+    RC_PRE(static_cast<bool>(cond.fits(m)));
+  }
   void apply(Model&) const override {}
   void run(const Model&, Sut& sut) const override {
     ShapeEnvSnapshot before = ShapeEnvSnapshot::of(sut.env);
@@ -217,8 +219,8 @@ struct Rename : Cmd {
     }
   }
   void checkPreconditions(const Model& m) const override {
-    RC_PRE(static_cast<bool>(older < newer && newer < m.unbacked.size() && m.unbacked[older] && m.unbacked[newer] &&
-           !m.renamed[newer] && !m.renamed[older]));
+    RC_PRE(static_cast<bool>(older < newer && newer < m.unbacked.size() && m.unbacked[older] &&
+                             m.unbacked[newer] && !m.renamed[newer] && !m.renamed[older]));
   }
   void apply(Model& m) const override { m.renamed[newer] = true; }
   void run(const Model&, Sut& sut) const override {
@@ -277,7 +279,9 @@ struct Query : Cmd {
   explicit Query(const Model& m) {
     if (!m.unbacked.empty()) cond = CondSpec::gen(m);
   }
-  void checkPreconditions(const Model& m) const override { RC_PRE(static_cast<bool>(cond.fits(m))); }
+  void checkPreconditions(const Model& m) const override {
+    RC_PRE(static_cast<bool>(cond.fits(m)));
+  }
   void apply(Model&) const override {}
   void run(const Model&, Sut& sut) const override {
     ShapeEnvSnapshot before = ShapeEnvSnapshot::of(sut.env);
@@ -325,9 +329,10 @@ struct Query : Cmd {
 RC_GTEST_PROP(ShapeEnvState, InvariantsHoldAfterEveryCommand, ()) {
   Model model;
   Sut sut;
-  rc::state::check(model, sut,
-                   rc::state::gen::execOneOfWithArgs<CreateUnbacked, CreateBool, CreateBacked, Check,
-                                                     ConstrainForSize, Rename, Rebind, Query>());
+  rc::state::check(
+      model, sut,
+      rc::state::gen::execOneOfWithArgs<CreateUnbacked, CreateBool, CreateBacked, Check,
+                                        ConstrainForSize, Rename, Rebind, Query>());
 }
 
 }  // namespace

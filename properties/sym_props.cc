@@ -6,9 +6,9 @@
 #include "engine/base/errors.h"
 #include "engine/sym/eval.h"
 #include "engine/sym/make.h"
+#include "engine/sym/numeric.h"
 #include "engine/sym/simplify.h"
 #include "engine/sym/walk.h"
-#include "engine/sym/numeric.h"
 #include "fuzz/gen/sym_gen.h"
 
 namespace sf {
@@ -79,7 +79,8 @@ RC_GTEST_PROP(SymProps, SimplifyIsIdempotent, (const std::vector<uint8_t>& bytes
   RC_ASSERT(once == twice);
 }
 
-RC_GTEST_PROP(SymProps, BoundContainsEveryValue, (const std::vector<uint8_t>& bytes, bool as_bool)) {
+RC_GTEST_PROP(SymProps, BoundContainsEveryValue,
+              (const std::vector<uint8_t>& bytes, bool as_bool)) {
   fuzz::SymPool pool;
   ExprRef e = build(bytes, &pool, as_bool);
   sym::ValueRange r = sym::bound_expr(e, pool.ranges);

@@ -52,8 +52,8 @@ void walk(const ShapeEnv& env, const Value& a, const KeyPath& path, std::vector<
       };
       seq(TensorMethod::kSize, t.sizes());
       seq(TensorMethod::kStride, t.strides());
-      walk(env, Value(t.storage_offset()), extend(KeyEntry::call_method(TensorMethod::kStorageOffset)),
-           pending, out);
+      walk(env, Value(t.storage_offset()),
+           extend(KeyEntry::call_method(TensorMethod::kStorageOffset)), pending, out);
       return;
     }
     case Value::Kind::kInt:

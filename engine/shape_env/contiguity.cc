@@ -20,12 +20,30 @@ std::optional<bool> decide(const ShapeEnv& env, const SymBool& b) {
 
 bool known(const ShapeEnv& env, const SymBool& b) { return decide(env, b).value_or(false); }
 
+// Strides are the running product of sizes along `order` (innermost first). Like upstream, the
+// product may be taken plainly or with Max(size, 1) (how contiguous strides are made for sizes
+// that may be 0); either matches. Size-1 dims take any stride.
+bool dense_in_order(const ShapeEnv& env, const std::vector<SymInt>& sizes,
+                    const std::vector<SymInt>& strides, const std::vector<size_t>& order) {
+  SymInt plain = 1, clamped = 1;
+  for (size_t d : order) {
+    if (known(env, sym_eq(sizes[d], 1))) continue;
+    if (!known(env, sym_eq(strides[d], plain)) && !known(env, sym_eq(strides[d], clamped))) {
+      return false;
+    }
+    plain = plain * sizes[d];
+    clamped = clamped * sym_max(sizes[d], 1);
+  }
+  return true;
+}
+
 }  // namespace
 
 bool is_non_overlapping_and_dense(const ShapeEnv& env, const std::vector<SymInt>& sizes,
                                   const std::vector<SymInt>& strides) {
   size_t n = sizes.size();
   if (n == 1) return known(env, sym_lt(sizes[0], 2)) || known(env, sym_eq(strides[0], 1));
+  if (is_contiguous(env, sizes, strides)) return true;
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   // Insertion sort by stride; an undecidable comparison means we cannot prove density.
@@ -45,24 +63,14 @@ bool is_non_overlapping_and_dense(const ShapeEnv& env, const std::vector<SymInt>
       std::swap(order[j - 1], order[j]);
     }
   }
-  SymInt expected = 1;
-  for (size_t d : order) {
-    if (known(env, sym_eq(sizes[d], 1))) continue;
-    if (!known(env, sym_eq(strides[d], expected))) return false;
-    expected = expected * sizes[d];
-  }
-  return true;
+  return dense_in_order(env, sizes, strides, order);
 }
 
 bool is_contiguous(const ShapeEnv& env, const std::vector<SymInt>& sizes,
                    const std::vector<SymInt>& strides) {
-  SymInt expected = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    if (known(env, sym_eq(sizes[i], 1))) continue;
-    if (!known(env, sym_eq(strides[i], expected))) return false;
-    expected = expected * sizes[i];
-  }
-  return true;
+  std::vector<size_t> order;
+  for (size_t i = sizes.size(); i-- > 0;) order.push_back(i);
+  return dense_in_order(env, sizes, strides, order);
 }
 
 }  // namespace sf

@@ -38,14 +38,18 @@ ExprRef ShapeEnv::assert_bucket_key(const ExprRef& expr) {
 }
 
 ExprRef ShapeEnv::apply_axioms(const ExprRef& e) const {
-  if (axioms_.empty() || e->is_ground()) return e;
-  simplify(e);  // refreshes the caches for the current generation
-  if (axiom_rewrites_.empty()) {
-    for (const auto& [k, v] : axioms_) {
-      axiom_rewrites_.emplace(k, sym::boolean(v));
-      ExprRef ks = simplify(k);
-      if (!ks->is_ground()) axiom_rewrites_.emplace(ks, sym::boolean(v));
-    }
+  if (axiom_log_.empty() || e->is_ground()) return e;
+  std::pair<size_t, size_t> key{replacements_.size(), divisible_.size()};
+  if (key != axiom_rewrites_key_) {  // new replacements change what the axioms simplify to
+    axiom_rewrites_.clear();
+    axioms_indexed_ = 0;
+    axiom_rewrites_key_ = key;
+  }
+  for (; axioms_indexed_ < axiom_log_.size(); ++axioms_indexed_) {
+    const auto& [k, v] = axiom_log_[axioms_indexed_];
+    axiom_rewrites_[k] = sym::boolean(v);
+    ExprRef ks = simplify(k);
+    if (!ks->is_ground()) axiom_rewrites_[ks] = sym::boolean(v);
   }
   return sym::xreplace(e, axiom_rewrites_);
 }
@@ -73,8 +77,9 @@ std::optional<ExprRef> ShapeEnv::maybe_evaluate_static(const ExprRef& e, StaticO
 }
 
 std::string ShapeEnv::dde_message(const ExprRef& expr, bool is_bool) const {
-  std::string out = is_bool ? "Could not guard on data-dependent expression "
-                            : "Could not extract specialized integer from data-dependent expression ";
+  std::string out = is_bool
+                        ? "Could not guard on data-dependent expression "
+                        : "Could not extract specialized integer from data-dependent expression ";
   ExprRef shown = sym::substitute_symbols(replace(expr), [this](const ExprRef& s) -> ExprRef {
     auto hint = var_to_val_.find(s);
     return hint == var_to_val_.end() ? ExprRef() : sym::integer(hint->second);
@@ -216,8 +221,12 @@ void ShapeEnv::add_axioms(const ExprRef& g) {
   auto imply = [this](const ExprRef& e, bool v) {
     if (e->is(ExprKind::kBoolConst)) return;
     axioms_[e] = v;
+    axiom_log_.emplace_back(e, v);
     ExprRef ne = sym::not_(e);
-    if (!ne->is(ExprKind::kBoolConst)) axioms_[ne] = !v;
+    if (!ne->is(ExprKind::kBoolConst)) {
+      axioms_[ne] = !v;
+      axiom_log_.emplace_back(ne, !v);
+    }
   };
   imply(g, true);
   switch (g->kind()) {
@@ -302,25 +311,27 @@ bool ShapeEnv::expect_true(const SymBool& b, const std::string& msg) {
 
 bool ShapeEnv::expect_size(const SymInt& i, const std::string& msg) {
   bool r = expect_true(sym_ge(i, 0), msg);
-  if (r && !has_hint(i.expr()) && i.expr()->is_unbacked_symbol()) constrain_range_for_size(i.expr());
+  if (r && !has_hint(i.expr()) && i.expr()->is_unbacked_symbol())
+    constrain_range_for_size(i.expr());
   return r;
 }
 
 void ShapeEnv::check(const SymBool& cond, const std::string& msg) {
   bool ok = cond.is_constant() ? *cond.maybe_as_bool() : expect_true(cond, msg);
   if (!ok) {
-    throw_user_error(UserErrorKind::kCheckFailed,
-                     "check failed: " + (msg.empty() ? std::string("(no message)") : msg) +
-                         " — the condition " + cond.str() + " (simplified: " +
-                         simplify(cond.expr())->str() +
-                         ") is false for every value allowed so far; fix the program or its inputs");
+    throw_user_error(
+        UserErrorKind::kCheckFailed,
+        "check failed: " + (msg.empty() ? std::string("(no message)") : msg) + " — the condition " +
+            cond.str() + " (simplified: " + simplify(cond.expr())->str() +
+            ") is false for every value allowed so far; fix the program or its inputs");
   }
 }
 
 void ShapeEnv::check_is_size(const SymInt& i, std::optional<int64_t> max) {
   check(sym_ge(i, 0), "check_is_size(" + i.str() + "): " + i.str() + " >= 0");
   if (!has_hint(i.expr()) && i.expr()->is_unbacked_symbol()) constrain_range_for_size(i.expr());
-  if (max) check(sym_le(i, *max), "check_is_size(" + i.str() + ", max=" + std::to_string(*max) + ")");
+  if (max)
+    check(sym_le(i, *max), "check_is_size(" + i.str() + ", max=" + std::to_string(*max) + ")");
 }
 
 std::optional<int64_t> ShapeEnv::maybe_size_hint(const ExprRef& e) const {

@@ -101,7 +101,8 @@ EventScope::~EventScope() {
 
 namespace {
 
-std::string run_one(const Event& ev, ShapeEnv& env, std::vector<ShapeEnv::IgnoreFreshScope*>& scopes) {
+std::string run_one(const Event& ev, ShapeEnv& env,
+                    std::vector<ShapeEnv::IgnoreFreshScope*>& scopes) {
   try {
     switch (ev.kind) {
       case EventKind::kCreateSymbol:
@@ -194,8 +195,8 @@ ReplayResult replay_events(const EventLog& log, ShapeEnv& env) {
     std::string outcome = run_one(log[i], env, scopes);
     if (outcome != log[i].outcome && result.same_outcomes) {
       result.same_outcomes = false;
-      result.first_mismatch = "event " + std::to_string(i) + " (" + log[i].str() +
-                              "): replayed " + outcome;
+      result.first_mismatch =
+          "event " + std::to_string(i) + " (" + log[i].str() + "): replayed " + outcome;
     }
   }
   // Scopes still open at the end of the log stay open in the original too; close ours.

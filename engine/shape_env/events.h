@@ -55,7 +55,8 @@ using EventLog = std::vector<Event>;
 
 struct ReplayResult {
   bool same_outcomes = true;
-  std::string first_mismatch;  // "event 7 (evaluate_expr): recorded ok, replayed data_dependent_guard"
+  std::string
+      first_mismatch;  // "event 7 (evaluate_expr): recorded ok, replayed data_dependent_guard"
 };
 
 // Replays `log` into `env` (normally a fresh ShapeEnv with the same settings).

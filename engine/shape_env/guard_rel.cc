@@ -94,9 +94,9 @@ void ShapeEnv::refine_ranges(const ExprRef& expr) {
     }
     if (lo.is_neg_inf() && hi.is_pos_inf()) continue;
     if (hi < lo) {
-      throw_user_error(UserErrorKind::kValueRange,
-                       expr->str() + " cannot hold: it needs " + x->str() + " in [" + lo.str() +
-                           ", " + hi.str() + "]");
+      throw_user_error(UserErrorKind::kValueRange, expr->str() + " cannot hold: it needs " +
+                                                       x->str() + " in [" + lo.str() + ", " +
+                                                       hi.str() + "]");
     }
     ValueRange before = var_range(x);
     update_var_to_range(x, ValueRange::ints(lo, hi));

@@ -116,8 +116,8 @@ bool keypath_well_formed(const KeyPath& path) {
       i += 2;
     }
   }
-  if (i < path.size() && (path[i].kind == KeyEntry::Kind::kDivideBy ||
-                          path[i].kind == KeyEntry::Kind::kConvertInt)) {
+  if (i < path.size() &&
+      (path[i].kind == KeyEntry::Kind::kDivideBy || path[i].kind == KeyEntry::Kind::kConvertInt)) {
     ++i;
   }
   return i == path.size();

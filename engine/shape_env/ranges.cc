@@ -99,8 +99,7 @@ ValueRange ShapeEnv::Ranges::symbol_range(const ExprRef& s) const {
   if (size_oblivious_ && env_.is_size_like(s) && !vr.is_float()) {
     // Size-oblivious reasoning: a size-like symbol is assumed to be at least 2.
     ExtInt lo = sym::ext_max(ExtInt(2), vr.lo());
-    ExtInt hi = sym::ext_min(ExtInt(int64_t{1} << 48), vr.hi());
-    if (lo <= hi) return ValueRange::ints(lo, hi);
+    if (lo <= vr.hi()) return ValueRange::ints(lo, vr.hi());
   }
   return vr;
 }

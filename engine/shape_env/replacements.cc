@@ -108,10 +108,16 @@ void ShapeEnv::install_replacement(const ExprRef& a, const ExprRef& tgt, const s
   replacement_reasons_.emplace(a, why);
   // Eager path compression: every target stays fully resolved, so find() is one lookup.
   sym::ExprMap subst{{a, tgt}};
+  std::vector<ExprRef> rewritten;
   for (auto& [k, v] : replacements_) {
-    if (k != a && sym::has_symbol(v, a)) v = sym::xreplace(v, subst);
+    if (k != a && sym::has_symbol(v, a)) {
+      v = sym::xreplace(v, subst);
+      rewritten.push_back(k);
+    }
   }
   on_state_change();
+  // As upstream's write-back through _set_replacement: a shortened chain narrows the range.
+  for (const ExprRef& k : rewritten) update_var_to_range(k, bound(replacements_.at(k)));
 }
 
 ExprRef ShapeEnv::find(const ExprRef& s) const {
@@ -129,7 +135,6 @@ ExprRef ShapeEnv::simplify(const ExprRef& e, bool size_oblivious) const {
   if (cached_generation_ != cache_generation_) {
     simplify_cache_[0].clear();
     simplify_cache_[1].clear();
-    axiom_rewrites_.clear();
     cached_generation_ = cache_generation_;
   }
   auto& cache = simplify_cache_[size_oblivious ? 1 : 0];
@@ -145,7 +150,8 @@ void ShapeEnv::rename_unbacked_to(const ExprRef& orig, const ExprRef& dest) {
   ev.exprs = {orig, dest};
   EventScope scope(this, ev);
   SF_CHECK(orig->is_unbacked_symbol() && dest->is_unbacked_symbol())
-      << "rename_unbacked_to(" << orig->str() << ", " << dest->str() << ") needs two unbacked symbols";
+      << "rename_unbacked_to(" << orig->str() << ", " << dest->str()
+      << ") needs two unbacked symbols";
   auto old = replacements_.find(orig);
   std::optional<ExprRef> carried;
   if (old != replacements_.end()) carried = old->second;
@@ -163,11 +169,16 @@ void ShapeEnv::unify(const ExprRef& x, const ExprRef& y, const std::string& why)
   if (rx == ry) return;
   // Prefer replacing the symbol by the other side; force it if the range checks decline, after
   // narrowing the symbol's range to the other side's bound (which may expose a contradiction).
-  for (int side = 0; side < 2; ++side) {
+  // Replace an unbacked symbol before a backed one, and never a backed symbol by an expression
+  // over unbacked symbols (guards must stay over backed symbols, INV-10).
+  bool prefer_y = ry->is_unbacked_symbol() && !rx->is_unbacked_symbol();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    int side = prefer_y ? 1 - attempt : attempt;
     const ExprRef& s = side == 0 ? rx : ry;
     const ExprRef& t = side == 0 ? ry : rx;
     const ExprRef& t_raw = side == 0 ? y : x;  // as given, so size-likeness can cross symbols
     if (!s->is(ExprKind::kSymbol) || sym::has_symbol(t, s)) continue;
+    if (s->is_backed_symbol() && sym::has_free_unbacked_symbols(t)) continue;
     if (set_replacement(s, t_raw, why)) return;
     // Forced: the ranges must still be compatible (without the size-like clamp hiding a
     // contradiction), and s's range is carried over to the symbols of its new target.
@@ -190,9 +201,9 @@ void ShapeEnv::unify(const ExprRef& x, const ExprRef& y, const std::string& why)
     return;
   }
   if (!guard_or_defer_runtime_assert(fact, why)) {
-    throw_user_error(UserErrorKind::kValueRange,
-                     why + ": " + x->str() + " == " + y->str() + " contradicts what is known (" +
-                         rx->str() + " vs " + ry->str() + ")");
+    throw_user_error(UserErrorKind::kValueRange, why + ": " + x->str() + " == " + y->str() +
+                                                     " contradicts what is known (" + rx->str() +
+                                                     " vs " + ry->str() + ")");
   }
 }
 

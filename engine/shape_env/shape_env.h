@@ -122,8 +122,7 @@ class ShapeEnv {
   // Installs a guard (backed) or raises GuardOnDataDependentSymNode; returns the concrete value.
   // With a fallback (guard_or_true/false), an undecidable data-dependent expr returns it as is.
   ExprRef evaluate_expr(const ExprRef& e, std::optional<ExprRef> hint = std::nullopt,
-                        bool size_oblivious = false,
-                        std::optional<bool> fallback = std::nullopt,
+                        bool size_oblivious = false, std::optional<bool> fallback = std::nullopt,
                         const std::string& sloc = "");
   bool guard_or_defer_runtime_assert(const ExprRef& e, const std::string& msg);
   bool statically_known_true(const SymBool& b) const;
@@ -159,7 +158,8 @@ class ShapeEnv {
     return var_to_val_;
   }
   const std::map<ExprRef, ExprRef, sym::ExprLess>& replacements() const { return replacements_; }
-  // Why each replacement was first installed ("trivial_lhs", "divisibility", "rename_unbacked_to"…).
+  // Why each replacement was first installed ("trivial_lhs", "divisibility",
+  // "rename_unbacked_to"…).
   const std::map<ExprRef, std::string, sym::ExprLess>& replacement_reasons() const {
     return replacement_reasons_;
   }
@@ -172,8 +172,7 @@ class ShapeEnv {
   const std::vector<ShapeGuard>& guards() const { return guards_; }
   // Bucket key = the unbacked int symbol with the largest index, or null (the None bucket).
   const std::map<ExprRef, std::vector<RuntimeAssert>, sym::ExprLessNullFirst>&
-  deferred_runtime_asserts()
-      const {
+  deferred_runtime_asserts() const {
     return deferred_runtime_asserts_;
   }
   int64_t num_deferred_runtime_asserts() const { return num_deferred_runtime_asserts_; }
@@ -274,7 +273,12 @@ class ShapeEnv {
   mutable uint64_t cache_generation_ = 0;
   mutable uint64_t cached_generation_ = ~uint64_t{0};
   mutable std::unordered_map<ExprRef, ExprRef, sym::ExprHash> simplify_cache_[2];
+  // Axioms in the form the simplifier produces for them now, rebuilt only when replacements or
+  // divisibility facts change and extended incrementally as axioms are added.
+  std::vector<std::pair<ExprRef, bool>> axiom_log_;
   mutable sym::ExprMap axiom_rewrites_;
+  mutable size_t axioms_indexed_ = 0;
+  mutable std::pair<size_t, size_t> axiom_rewrites_key_{~size_t{0}, 0};
 
   EventLog events_;
   int event_depth_ = 0;

@@ -72,7 +72,7 @@ SymInt ShapeEnv::create_symbol(int64_t hint, const std::string& source, DimDynam
     used_backed_ids_.insert(id);
     result = sym::symbol(sym::SymKind::kSize, id);
     var_to_val_[result] = hint;
-    ValueRange vr = !positive                        ? ValueRange::unknown_int()
+    ValueRange vr = !positive                       ? ValueRange::unknown_int()
                     : settings_.specialize_zero_one ? ValueRange::ints(2, sym::ExtInt::pos_inf())
                                                     : ValueRange::ints(0, sym::ExtInt::pos_inf());
     var_to_range_[result] = vr;
@@ -90,7 +90,7 @@ ExprRef ShapeEnv::new_unbacked_symbol(sym::SymKind kind, bool is_bool) {
                                                        : unbacked_symint_counter_++;
   ExprRef s = sym::symbol(kind, index);
   if (!ignore_fresh_) pending_.push_back(s);
-  var_to_range_[s] = is_bool                               ? ValueRange::ints(0, 1)
+  var_to_range_[s] = is_bool                                ? ValueRange::ints(0, 1)
                      : kind == sym::SymKind::kUnbackedFloat ? ValueRange::unknown_float()
                                                             : ValueRange::unknown_int();
   return s;
@@ -141,8 +141,8 @@ bool ShapeEnv::is_unbacked_symint(const ExprRef& s) const {
 
 void ShapeEnv::on_state_change() {
   ++cache_generation_;
-  auto key = std::make_tuple(replacements_.size(), divisible_.size(),
-                             num_deferred_runtime_asserts_, unbacked_var_to_val_.size());
+  auto key = std::make_tuple(replacements_.size(), divisible_.size(), num_deferred_runtime_asserts_,
+                             unbacked_var_to_val_.size());
   if (key != prev_cache_key_) {
     prev_cache_key_ = key;
     ++version_;

@@ -1,6 +1,7 @@
 // Interval evaluation over expressions, memoized per call (shared subtrees bounded once).
 #include "engine/sym/bound.h"
 
+#include <cmath>
 #include <unordered_map>
 
 #include "engine/base/check.h"
@@ -53,6 +54,7 @@ class Bounder {
       case ExprKind::kInteger:
         return ValueRange::exact(e->int_value());
       case ExprKind::kFloat:
+        if (std::isnan(e->float_value())) return ValueRange::unknown_float();
         return ValueRange::floats(e->float_value(), e->float_value());
       case ExprKind::kBoolConst:
         return ValueRange::exact_bool(e->bool_value());

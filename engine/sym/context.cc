@@ -1,10 +1,11 @@
 // The hash-consing arena: one canonical node per structure, freed when its last handle drops.
 // Single-threaded by design (campaigns scale out with processes, not threads).
+#include "engine/sym/context.h"
+
 #include <cstring>
 #include <unordered_set>
 
 #include "engine/base/check.h"
-#include "engine/sym/context.h"
 
 namespace sf::sym {
 

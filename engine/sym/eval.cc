@@ -1,12 +1,13 @@
-// Concrete evaluation with definedness: undefined on division by zero, int64 overflow,
-// non-finite float-to-int conversion, or a symbol without a value.
+// Concrete evaluation with definedness: undefined on division by zero, non-finite float-to-int
+// conversion, a symbol without a value, or a final integer outside int64. Integer arithmetic runs
+// in 128 bits, so the result does not depend on argument order (Python ints are unbounded; int64
+// overflow of the *value* is what we call undefined).
 #include "engine/sym/eval.h"
 
 #include <cmath>
 #include <unordered_map>
 
 #include "engine/base/check.h"
-#include "engine/sym/numeric.h"
 
 namespace sf::sym {
 
@@ -49,132 +50,165 @@ std::string Concrete::str() const {
 
 namespace {
 
+using i128 = __int128;
+constexpr i128 kI64Max = INT64_MAX;
+constexpr i128 kI64Min = INT64_MIN;
+
+// The evaluator's internal value: integers are 128-bit.
+struct Val {
+  ExprType type = ExprType::kInt;
+  i128 i = 0;
+  double f = 0.0;
+  bool b = false;
+  double as_double() const {
+    return type == ExprType::kFloat ? f : (type == ExprType::kBool ? (b ? 1.0 : 0.0) : double(i));
+  }
+};
+
+struct Result {
+  bool defined = false;
+  Val value;
+  std::string why;
+};
+
+Result ok(Val v) { return Result{true, v, ""}; }
+Result undefined(std::string why) { return Result{false, Val{}, std::move(why)}; }
+Val int_val(i128 v) { return Val{ExprType::kInt, v, 0.0, false}; }
+Val float_val(double v) { return Val{ExprType::kFloat, 0, v, false}; }
+Val bool_val(bool v) { return Val{ExprType::kBool, 0, 0.0, v}; }
+
+i128 floordiv128(i128 a, i128 b) {
+  i128 q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+i128 mod128(i128 a, i128 b) {
+  i128 r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
 class Evaluator {
  public:
   explicit Evaluator(const Assignment& values) : values_(values) {}
 
-  EvalResult run(const ExprRef& e) {
+  Result run(const ExprRef& e) {
     auto it = memo_.find(e.get());
     if (it != memo_.end()) return it->second;
-    EvalResult r = eval(e);
+    Result r = eval(e);
     memo_.emplace(e.get(), r);
     return r;
   }
 
  private:
-  static EvalResult ok(Concrete c) { return EvalResult{true, c, ""}; }
-  static EvalResult undefined(std::string why) { return EvalResult{false, Concrete{}, why}; }
-
-  EvalResult eval(const ExprRef& e) {
+  Result eval(const ExprRef& e) {
     switch (e->kind()) {
       case ExprKind::kInteger:
-        return ok(Concrete::of_int(e->int_value()));
+        return ok(int_val(e->int_value()));
       case ExprKind::kFloat:
-        return ok(Concrete::of_float(e->float_value()));
+        return ok(float_val(e->float_value()));
       case ExprKind::kBoolConst:
-        return ok(Concrete::of_bool(e->bool_value()));
+        return ok(bool_val(e->bool_value()));
       case ExprKind::kSymbol: {
         auto it = values_.find(e);
         if (it == values_.end()) return undefined("no value for " + e->str());
-        return ok(it->second);
+        const Concrete& c = it->second;
+        if (c.type == ExprType::kInt) return ok(int_val(c.i));
+        if (c.type == ExprType::kFloat) return ok(float_val(c.f));
+        return ok(bool_val(c.b));
       }
       case ExprKind::kWhere: {  // lazy: only the chosen branch must be defined
-        EvalResult c = run(e->arg(0));
+        Result c = run(e->arg(0));
         if (!c.defined) return c;
-        return coerce(run(c.value.b ? e->arg(1) : e->arg(2)), e->type());
+        Result r = run(c.value.b ? e->arg(1) : e->arg(2));
+        if (r.defined && e->is_float() && r.value.type == ExprType::kInt) {
+          r.value = float_val(static_cast<double>(r.value.i));
+        }
+        return r;
       }
       default:
         break;
     }
-    std::vector<Concrete> args;
+    std::vector<Val> args;
     args.reserve(e->num_args());
     for (const ExprRef& a : e->args()) {
-      EvalResult r = run(a);
+      Result r = run(a);
       if (!r.defined) return r;
       args.push_back(r.value);
     }
     return apply(e, args);
   }
 
-  static EvalResult coerce(EvalResult r, ExprType type) {
-    if (r.defined && type == ExprType::kFloat && r.value.type == ExprType::kInt) {
-      r.value = Concrete::of_float(static_cast<double>(r.value.i));
-    }
-    return r;
-  }
-
-  static bool all_int(const std::vector<Concrete>& v) {
-    for (const Concrete& c : v) {
+  static bool all_int(const std::vector<Val>& v) {
+    for (const Val& c : v) {
       if (c.type != ExprType::kInt) return false;
     }
     return true;
   }
 
-  EvalResult apply(const ExprRef& e, const std::vector<Concrete>& a) {
+  Result apply(const ExprRef& e, const std::vector<Val>& a) {
     auto fail = [&](const char* what) { return undefined(std::string(what) + " in " + e->str()); };
     switch (e->kind()) {
       case ExprKind::kAdd:
       case ExprKind::kMul: {
         bool is_add = e->is(ExprKind::kAdd);
         if (all_int(a)) {
-          int64_t acc = is_add ? 0 : 1;
-          for (const Concrete& c : a) {
-            bool fine = is_add ? checked_add(acc, c.i, &acc) : checked_mul(acc, c.i, &acc);
-            if (!fine) return fail("int64 overflow");
+          i128 acc = is_add ? 0 : 1;
+          for (const Val& c : a) {
+            bool overflow = is_add ? __builtin_add_overflow(acc, c.i, &acc)
+                                   : __builtin_mul_overflow(acc, c.i, &acc);
+            if (overflow) return fail("128-bit overflow");
           }
-          return ok(Concrete::of_int(acc));
+          return ok(int_val(acc));
         }
         double acc = is_add ? 0.0 : 1.0;
-        for (const Concrete& c : a) acc = is_add ? acc + c.as_double() : acc * c.as_double();
-        return ok(Concrete::of_float(acc));
+        for (const Val& c : a) acc = is_add ? acc + c.as_double() : acc * c.as_double();
+        return ok(float_val(acc));
       }
       case ExprKind::kPow: {
         if (a[0].type == ExprType::kInt) {
-          int64_t r;
-          if (!checked_pow(a[0].i, e->pow_exponent(), &r)) return fail("overflow");
-          return ok(Concrete::of_int(r));
+          i128 r = 1;
+          for (int64_t k = 0; k < e->pow_exponent(); ++k) {
+            if (__builtin_mul_overflow(r, a[0].i, &r)) return fail("128-bit overflow");
+          }
+          return ok(int_val(r));
         }
-        return ok(Concrete::of_float(std::pow(a[0].f, static_cast<double>(e->pow_exponent()))));
+        return ok(float_val(std::pow(a[0].f, static_cast<double>(e->pow_exponent()))));
       }
       case ExprKind::kFloorDiv:
-      case ExprKind::kCleanDiv: {
-        int64_t r;
+      case ExprKind::kCleanDiv:
         if (a[1].i == 0) return fail("division by zero");
-        if (!py_floordiv(a[0].i, a[1].i, &r)) return fail("overflow");
-        return ok(Concrete::of_int(r));
-      }
-      case ExprKind::kMod: {
-        int64_t r;
-        if (!py_mod(a[0].i, a[1].i, &r)) return fail("modulo by zero");
-        return ok(Concrete::of_int(r));
-      }
+        return ok(int_val(floordiv128(a[0].i, a[1].i)));
+      case ExprKind::kMod:
+        if (a[1].i == 0) return fail("modulo by zero");
+        return ok(int_val(mod128(a[0].i, a[1].i)));
       case ExprKind::kMax:
       case ExprKind::kMin: {
         bool is_max = e->is(ExprKind::kMax);
         if (all_int(a)) {
-          int64_t acc = a[0].i;
-          for (const Concrete& c : a) acc = is_max ? std::max(acc, c.i) : std::min(acc, c.i);
-          return ok(Concrete::of_int(acc));
+          i128 acc = a[0].i;
+          for (const Val& c : a) acc = is_max ? std::max(acc, c.i) : std::min(acc, c.i);
+          return ok(int_val(acc));
         }
         double acc = a[0].as_double();
-        for (const Concrete& c : a) {
+        for (const Val& c : a) {
           acc = is_max ? std::fmax(acc, c.as_double()) : std::fmin(acc, c.as_double());
         }
-        return ok(Concrete::of_float(acc));
+        return ok(float_val(acc));
       }
       case ExprKind::kToFloat:
-        return ok(Concrete::of_float(a[0].as_double()));
+        return ok(float_val(a[0].as_double()));
       case ExprKind::kTruncToInt: {
         double v = std::trunc(a[0].as_double());
         if (!(v >= -9.2233720368547758e18 && v < 9.2233720368547758e18)) {
           return fail("non-finite or out-of-range TruncToInt");
         }
-        return ok(Concrete::of_int(static_cast<int64_t>(v)));
+        return ok(int_val(static_cast<int64_t>(v)));
       }
-      case ExprKind::kTrueDiv: {
+      case ExprKind::kTrueDiv:
         if (a[1].as_double() == 0.0) return fail("division by zero");
-        return ok(Concrete::of_float(a[0].as_double() / a[1].as_double()));
-      }
+        return ok(float_val(a[0].as_double() / a[1].as_double()));
       case ExprKind::kEq:
       case ExprKind::kNe:
       case ExprKind::kLt:
@@ -190,17 +224,17 @@ class Evaluator {
                  : e->is(ExprKind::kNe) ? c != 0
                  : e->is(ExprKind::kLt) ? c == -1
                                         : (c == -1 || c == 0);
-        return ok(Concrete::of_bool(r));
+        return ok(bool_val(r));
       }
       case ExprKind::kAnd:
       case ExprKind::kOr: {
         bool is_and = e->is(ExprKind::kAnd);
         bool acc = is_and;
-        for (const Concrete& c : a) acc = is_and ? (acc && c.b) : (acc || c.b);
-        return ok(Concrete::of_bool(acc));
+        for (const Val& c : a) acc = is_and ? (acc && c.b) : (acc || c.b);
+        return ok(bool_val(acc));
       }
       case ExprKind::kNot:
-        return ok(Concrete::of_bool(!a[0].b));
+        return ok(bool_val(!a[0].b));
       case ExprKind::kInteger:
       case ExprKind::kFloat:
       case ExprKind::kBoolConst:
@@ -212,13 +246,34 @@ class Evaluator {
   }
 
   const Assignment& values_;
-  std::unordered_map<const Expr*, EvalResult> memo_;
+  std::unordered_map<const Expr*, Result> memo_;
 };
 
 }  // namespace
 
 EvalResult evaluate(const ExprRef& e, const Assignment& values) {
-  return Evaluator(values).run(e);
+  Result r = Evaluator(values).run(e);
+  EvalResult out;
+  out.defined = r.defined;
+  out.why = r.why;
+  if (!r.defined) return out;
+  switch (r.value.type) {
+    case ExprType::kInt:
+      if (r.value.i > kI64Max || r.value.i < kI64Min) {
+        out.defined = false;
+        out.why = "value of " + e->str() + " does not fit in int64";
+        return out;
+      }
+      out.value = Concrete::of_int(static_cast<int64_t>(r.value.i));
+      break;
+    case ExprType::kFloat:
+      out.value = Concrete::of_float(r.value.f);
+      break;
+    case ExprType::kBool:
+      out.value = Concrete::of_bool(r.value.b);
+      break;
+  }
+  return out;
 }
 
 }  // namespace sf::sym

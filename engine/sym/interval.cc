@@ -46,7 +46,14 @@ ExtInt ExtInt::operator-() const {
   return ExtInt(-v_);
 }
 
-ExtInt operator-(ExtInt a, ExtInt b) { return a + (-b); }
+ExtInt operator-(ExtInt a, ExtInt b) {
+  if (a.inf_ == 0 && b.inf_ == 0) {
+    int64_t r;
+    if (!checked_sub(a.v_, b.v_, &r)) return saturate(a.v_ > b.v_);
+    return ExtInt(r);
+  }
+  return a + (-b);
+}
 
 ExtInt operator*(ExtInt a, ExtInt b) {
   if (a.sign() == 0 || b.sign() == 0) return ExtInt(0);
@@ -82,7 +89,7 @@ ValueRange ValueRange::ints(ExtInt lo, ExtInt hi) {
 }
 
 ValueRange ValueRange::floats(double lo, double hi) {
-  SF_CHECK(lo <= hi && lo != kInf && hi != -kInf) << "malformed float range " << lo << " " << hi;
+  SF_CHECK(lo <= hi) << "malformed float range " << lo << " " << hi;
   ValueRange r;
   r.kind_ = Kind::kFloat;
   r.flo_ = lo;
@@ -202,13 +209,21 @@ namespace {
 bool any_float(const ValueRange& a, const ValueRange& b) { return a.is_float() || b.is_float(); }
 
 ValueRange float_result(double lo, double hi) {
-  if (std::isnan(lo) || std::isnan(hi)) return ValueRange::unknown_float();
+  if (std::isnan(lo) || std::isnan(hi) || hi < lo) return ValueRange::unknown_float();
   return ValueRange::floats(lo, hi);
 }
 
+// An interval from saturated bounds. When every value overflows the same way (lo == +oo or
+// hi == -oo) no value is defined, so any range is sound; keep it well-formed at the int64 edge.
+ValueRange int_result(ExtInt lo, ExtInt hi) {
+  if (lo.is_pos_inf()) lo = ExtInt(INT64_MAX);
+  if (hi.is_neg_inf()) hi = ExtInt(INT64_MIN);
+  if (hi < lo) std::swap(lo, hi);
+  return ValueRange::ints(lo, hi);
+}
+
 ValueRange int_corners(ExtInt a, ExtInt b, ExtInt c, ExtInt d) {
-  return ValueRange::ints(ext_min(ext_min(a, b), ext_min(c, d)),
-                          ext_max(ext_max(a, b), ext_max(c, d)));
+  return int_result(ext_min(ext_min(a, b), ext_min(c, d)), ext_max(ext_max(a, b), ext_max(c, d)));
 }
 
 double fmul(double x, double y) {
@@ -220,12 +235,12 @@ double fmul(double x, double y) {
 
 ValueRange vr_add(const ValueRange& a, const ValueRange& b) {
   if (any_float(a, b)) return float_result(a.flo() + b.flo(), a.fhi() + b.fhi());
-  return ValueRange::ints(a.lo() + b.lo(), a.hi() + b.hi());
+  return int_result(a.lo() + b.lo(), a.hi() + b.hi());
 }
 
 ValueRange vr_neg(const ValueRange& a) {
   if (a.is_float()) return ValueRange::floats(-a.fhi(), -a.flo());
-  return ValueRange::ints(-a.hi(), -a.lo());
+  return int_result(-a.hi(), -a.lo());
 }
 
 ValueRange vr_mul(const ValueRange& a, const ValueRange& b) {
@@ -244,7 +259,7 @@ ValueRange vr_pow(const ValueRange& a, int64_t exp) {
   for (int64_t i = 1; i < exp; ++i) r = vr_mul(r, a);
   if (exp % 2 == 0) {  // even powers are non-negative
     if (r.is_float()) return ValueRange::floats(std::max(0.0, r.flo()), r.fhi());
-    return ValueRange::ints(ext_max(ExtInt(0), r.lo()), r.hi());
+    return int_result(ext_max(ExtInt(0), r.lo()), r.hi());
   }
   return r;
 }
@@ -253,7 +268,7 @@ ValueRange vr_floordiv(const ValueRange& a, const ValueRange& b) {
   if (any_float(a, b)) return ValueRange::unknown_float();
   if (b.contains(0)) {
     // Split the divisor at zero: values where b == 0 are undefined and contribute nothing.
-    bool has_neg = b.lo() < ExtInt(0), has_pos = b.hi() > ExtInt(0);
+    bool has_neg = b.lo()<ExtInt(0), has_pos = b.hi()> ExtInt(0);
     if (!has_neg && !has_pos) return ValueRange::unknown_int();  // b == 0 exactly: undefined
     ValueRange out = ValueRange::unknown_int();
     bool first = true;
@@ -325,7 +340,7 @@ ValueRange vr_trunc_to_int(const ValueRange& a) {
     if (v >= 9.2233720368547758e18) return ExtInt::pos_inf();
     return ExtInt(static_cast<int64_t>(v));
   };
-  return ValueRange::ints(to_ext(lo, true), to_ext(hi, false));
+  return int_result(to_ext(lo, true), to_ext(hi, false));
 }
 
 ValueRange vr_true_div(const ValueRange& a, const ValueRange& b) {

@@ -49,13 +49,13 @@ ExprRef relation_from_difference(ExprKind kind, Poly d) {
   bool is_float = d.has_float();
   if (d.is_constant()) {
     double v = d.constant.as_double();
-    bool r = kind == ExprKind::kLe ? v >= 0
+    bool r = kind == ExprKind::kLe   ? v >= 0
              : kind == ExprKind::kLt ? v > 0
              : kind == ExprKind::kEq ? v == 0
                                      : v != 0;
     if (!d.constant.is_float) {
       int64_t iv = d.constant.i;
-      r = kind == ExprKind::kLe ? iv >= 0
+      r = kind == ExprKind::kLe   ? iv >= 0
           : kind == ExprKind::kLt ? iv > 0
           : kind == ExprKind::kEq ? iv == 0
                                   : iv != 0;
@@ -160,7 +160,7 @@ ExprRef make_minmax(ExprKind kind, const std::vector<ExprRef>& args) {
       out.push_back(a);
     }
   }
-  if (out.size() == 1) return out[0];
+  if (out.size() == 1) return any_float ? to_float(out[0]) : out[0];
   return intern(kind, any_float ? ExprType::kFloat : ExprType::kInt, std::move(out));
 }
 
@@ -213,7 +213,7 @@ ExprRef false_expr() { return boolean(false); }
 ExprRef symbol(SymKind kind, int64_t index) {
   SF_CHECK(index >= 0 && index < (int64_t{1} << 56)) << "symbol index out of range: " << index;
   ExprType type = (kind == SymKind::kFloat || kind == SymKind::kUnbackedFloat) ? ExprType::kFloat
-                                                                                : ExprType::kInt;
+                                                                               : ExprType::kInt;
   int64_t payload = (static_cast<int64_t>(kind) << 56) | index;
   return ctx().intern(ExprKind::kSymbol, type, payload, 0.0, {});
 }
@@ -277,8 +277,8 @@ ExprRef floordiv(const ExprRef& a, const ExprRef& b) {
   if (a->is(ExprKind::kInteger) && b->is(ExprKind::kInteger)) {
     int64_t q;
     if (!py_floordiv(a->int_value(), b->int_value(), &q)) {
-      throw_user_error(UserErrorKind::kTooComplex, "integer overflow in FloorDiv(" + a->str() +
-                                                       ", " + b->str() + ")");
+      throw_user_error(UserErrorKind::kTooComplex,
+                       "integer overflow in FloorDiv(" + a->str() + ", " + b->str() + ")");
     }
     return integer(q);
   }
@@ -331,13 +331,16 @@ ExprRef where(const ExprRef& cond, const ExprRef& then_value, const ExprRef& els
   SF_CHECK(then_value->is_bool() == else_value->is_bool())
       << "Piecewise branches of different kinds: " << then_value->str() << ", "
       << else_value->str();
-  if (cond->is(ExprKind::kBoolConst)) return cond->bool_value() ? then_value : else_value;
+  bool is_float = then_value->is_float() || else_value->is_float();
+  auto keep_type = [&](const ExprRef& x) { return is_float && x->is_int() ? to_float(x) : x; };
+  if (cond->is(ExprKind::kBoolConst))
+    return keep_type(cond->bool_value() ? then_value : else_value);
   if (then_value == else_value) return then_value;
   if (then_value->is_bool()) {
     return or_(and_(cond, then_value), and_(not_(cond), else_value));
   }
-  ExprType type = then_value->is_float() || else_value->is_float() ? ExprType::kFloat
-                                                                    : ExprType::kInt;
+  ExprType type =
+      then_value->is_float() || else_value->is_float() ? ExprType::kFloat : ExprType::kInt;
   return intern(ExprKind::kWhere, type, {cond, then_value, else_value});
 }
 

@@ -1,5 +1,6 @@
 // The deterministic structural order on expressions (never by address or creation order), so
 // canonical forms and printed text are identical across processes and histories.
+#include <cmath>
 #include <cstring>
 
 #include "engine/sym/expr.h"
@@ -26,6 +27,11 @@ int kind_rank(const Expr* e) {
 int cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : (a > b ? 1 : 0); }
 
 int cmp_double(double a, double b) {
+  // NaN sorts after every number (a total order needs an explicit rank for it).
+  if (std::isnan(a) || std::isnan(b)) {
+    if (!std::isnan(b)) return 1;
+    if (!std::isnan(a)) return -1;
+  }
   if (a < b) return -1;
   if (a > b) return 1;
   uint64_t x, y;  // NaNs and signed zeros: fall back to bit patterns for a total order

@@ -173,7 +173,8 @@ ExprRef expr_of(const Poly& p) {
     terms_float = terms_float || terms.back()->is_float();
   }
   // A float zero constant is kept when it alone makes the sum float-typed.
-  bool keep_constant = !p.constant.is_zero() || terms.empty() || (p.constant.is_float && !terms_float);
+  bool keep_constant =
+      !p.constant.is_zero() || terms.empty() || (p.constant.is_float && !terms_float);
   if (!keep_constant && terms.size() == 1) return terms[0];
   std::vector<ExprRef> args;
   if (keep_constant) args.push_back(p.constant.to_expr());
@@ -240,7 +241,8 @@ Poly poly_mul(const Poly& a, const Poly& b) {
   for (const Term& ta : a.terms) {
     std::vector<Term> row;
     row.reserve(b.terms.size());
-    for (const Term& tb : b.terms) row.push_back(Term{mono_mul(ta.mono, tb.mono), ta.coef * tb.coef});
+    for (const Term& tb : b.terms)
+      row.push_back(Term{mono_mul(ta.mono, tb.mono), ta.coef * tb.coef});
     std::sort(row.begin(), row.end(),
               [](const Term& x, const Term& y) { return compare(x.mono, y.mono) < 0; });
     // Products of distinct monomials can coincide (x*y and y*x never do after sorting factors,

@@ -99,8 +99,8 @@ std::vector<Violation> check_ranges_monotone(const ShapeEnv& env, const ShapeEnv
   for (const auto& [s, old] : before.ranges) {
     sym::ValueRange now = env.var_range(s);
     if (!now.issubset(old)) {
-      out.push_back({"INV-9d", "range of " + s->str() + " grew from " + old.str() + " to " +
-                                   now.str()});
+      out.push_back(
+          {"INV-9d", "range of " + s->str() + " grew from " + old.str() + " to " + now.str()});
     }
   }
   return out;
@@ -118,7 +118,8 @@ std::vector<Violation> check_rename(const ShapeEnv& env, const ExprRef& a, const
     out.push_back({"INV-7ii", what + ": unbacked_renamings[" + a->str() + "] is not " + b->str()});
   }
   // Equal representatives, or an equality the env knows (e.g. 5*u7 == 4*u8 kept as an assert).
-  if (env.replace(a) != env.replace(b) && !env.statically_known_true(sym_eq(SymInt(a), SymInt(b)))) {
+  if (env.replace(a) != env.replace(b) &&
+      !env.statically_known_true(sym_eq(SymInt(a), SymInt(b)))) {
     out.push_back({"INV-7iii", what + ": replace(a) = " + env.replace(a)->str() +
                                    " but replace(b) = " + env.replace(b)->str() +
                                    " (renaming and replacement diverged)"});
@@ -156,7 +157,8 @@ std::vector<Violation> check_unchanged(const ShapeEnv& env, const ShapeEnvSnapsh
                                        const std::string& invariant, const std::string& what) {
   std::string now = env.state_str();
   if (now == before.state) return {};
-  return {{invariant, what + " changed the ShapeEnv:\nbefore:\n" + before.state + "after:\n" + now}};
+  return {
+      {invariant, what + " changed the ShapeEnv:\nbefore:\n" + before.state + "after:\n" + now}};
 }
 
 std::vector<Violation> check_replay(const ShapeEnv& env) {
@@ -165,7 +167,8 @@ std::vector<Violation> check_replay(const ShapeEnv& env) {
   std::vector<Violation> out;
   if (!r.same_outcomes) out.push_back({"replay", r.first_mismatch});
   std::string a = env.state_str(), b = fresh.state_str();
-  if (a != b) out.push_back({"replay", "state differs after replay:\noriginal:\n" + a + "replayed:\n" + b});
+  if (a != b)
+    out.push_back({"replay", "state differs after replay:\noriginal:\n" + a + "replayed:\n" + b});
   return out;
 }
 

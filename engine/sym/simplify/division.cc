@@ -93,7 +93,7 @@ ExprRef Simplifier::floordiv(const ExprRef& e) {
   };
   if (b->is(ExprKind::kInteger)) {
     int64_t c = b->int_value();
-    if (c < 0) {  // floor(a / c) == floor(-a / -c)
+    if (c < 0) {  // floor(a / c) == floor(-a / -c) (evaluation is 128-bit: -a cannot overflow)
       if (c == INT64_MIN) return e;
       return fired(make_div(neg(a), integer(-c)));
     }
@@ -116,10 +116,15 @@ ExprRef Simplifier::floordiv(const ExprRef& e) {
         inner = integer(fixed);
       } else if ((rest->is(ExprKind::kFloorDiv) || rest->is(ExprKind::kCleanDiv)) &&
                  rest->arg(1)->is(ExprKind::kInteger) && rest->arg(1)->int_value() > 0) {
-        // FloorDiv(FloorDiv(x, c1), c) == FloorDiv(x, c1 * c) for positive divisors.
+        // FloorDiv(FloorDiv(x, c1), c) == FloorDiv(x, c1 * c) for positive divisors. The result
+        // is exact only if both divisions were (CleanDiv(FloorDiv(7, 2), 3) is not).
         int64_t c1c;
         if (!checked_mul(rest->arg(1)->int_value(), c, &c1c)) return e;
-        inner = make_div(rest->arg(0), integer(c1c));
+        bool exact = clean && rest->is(ExprKind::kCleanDiv);
+        inner = exact ? clean_div(rest->arg(0), integer(c1c))
+                      : (env_.known_divisible(rest->arg(0), integer(c1c))
+                             ? clean_div(rest->arg(0), integer(c1c))
+                             : sym::floordiv(rest->arg(0), integer(c1c)));
       } else {
         inner = make_div(rest, integer(c));
       }
@@ -184,9 +189,17 @@ ExprRef Simplifier::trunc_to_int(const ExprRef& e) {
   const ExprRef& a = num->arg(0);
   const ExprRef& b = den->arg(0);
   if (!a->is_int() || !b->is_int()) return e;
+  // The input divides in doubles: the integer rewrite is only exact while both operands are
+  // exactly representable (|x| <= 2^53).
+  constexpr int64_t kExact = int64_t{1} << 53;
+  ValueRange ra = bound(a), rb = bound(b);
+  if (ra.lo() < ExtInt(-kExact) || ra.hi() > ExtInt(kExact) || rb.lo() < ExtInt(-kExact) ||
+      rb.hi() > ExtInt(kExact)) {
+    return e;
+  }
   if (std::optional<Poly> q = exact_divide(poly_of(a), b)) return fired(expr_of(*q));
   // trunc == floor when the quotient is non-negative
-  if (bound(a).lo() >= ExtInt(0) && bound(b).lo() > ExtInt(0)) {
+  if (ra.lo() >= ExtInt(0) && rb.lo() > ExtInt(0)) {
     return fired(env_.known_divisible(a, b) ? clean_div(a, b) : sym::floordiv(a, b));
   }
   return e;

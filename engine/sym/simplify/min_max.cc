@@ -31,7 +31,8 @@ ExprRef Simplifier::minmax(const ExprRef& e) {
     kept = std::move(next);
   }
   if (kept.size() == e->num_args()) return e;
-  return fired(is_max ? max(kept) : min(kept));
+  ExprRef out = is_max ? max(kept) : min(kept);
+  return fired(e->is_float() ? to_float(out) : out);  // never change the expression's type
 }
 
 }  // namespace sf::sym::detail

@@ -40,8 +40,9 @@ ExprRef Simplifier::connective(const ExprRef& e) {
 
 ExprRef Simplifier::where(const ExprRef& e) {
   ValueRange c = bound(e->arg(0));
-  if (!c.can_be_false()) return fired(e->arg(1));
-  if (!c.can_be_true()) return fired(e->arg(2));
+  auto keep_type = [&](const ExprRef& x) { return e->is_float() ? to_float(x) : x; };
+  if (!c.can_be_false()) return fired(keep_type(e->arg(1)));
+  if (!c.can_be_true()) return fired(keep_type(e->arg(2)));
   return e;
 }
 

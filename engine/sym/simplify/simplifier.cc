@@ -1,10 +1,10 @@
 // The simplifier driver: bottom-up passes to a fixpoint, dispatching to per-family rules.
-#include "engine/base/check.h"
-#include "engine/sym/simplify/simplify_internal.h"
 #include <functional>
 #include <unordered_map>
 
+#include "engine/base/check.h"
 #include "engine/sym/make.h"
+#include "engine/sym/simplify/simplify_internal.h"
 #include "engine/sym/walk.h"
 
 namespace sf::sym {
