@@ -38,20 +38,23 @@ ExprRef ShapeEnv::assert_bucket_key(const ExprRef& expr) {
 }
 
 ExprRef ShapeEnv::apply_axioms(const ExprRef& e) const {
-  if (axiom_log_.empty() || e->is_ground()) return e;
-  std::pair<size_t, size_t> key{replacements_.size(), divisible_.size()};
-  if (key != axiom_rewrites_key_) {  // new replacements change what the axioms simplify to
-    axiom_rewrites_.clear();
-    axioms_indexed_ = 0;
-    axiom_rewrites_key_ = key;
-  }
-  for (; axioms_indexed_ < axiom_log_.size(); ++axioms_indexed_) {
-    const auto& [k, v] = axiom_log_[axioms_indexed_];
-    axiom_rewrites_[k] = sym::boolean(v);
-    ExprRef ks = simplify(k);
-    if (!ks->is_ground()) axiom_rewrites_[ks] = sym::boolean(v);
-  }
+  if (axiom_rewrites_.empty() || e->is_ground()) return e;
   return sym::xreplace(e, axiom_rewrites_);
+}
+
+void ShapeEnv::index_axiom(const ExprRef& e, bool value) {
+  axiom_rewrites_[e] = sym::boolean(value);
+  ExprRef current = simplify(e);
+  if (!current->is_ground()) axiom_rewrites_[current] = sym::boolean(value);
+  axiom_entries_.push_back(AxiomEntry{current, value});
+}
+
+void ShapeEnv::reindex_axioms_mentioning(const ExprRef& s) {
+  for (AxiomEntry& entry : axiom_entries_) {
+    if (!sym::has_symbol(entry.current, s)) continue;
+    entry.current = simplify(entry.current);
+    if (!entry.current->is_ground()) axiom_rewrites_[entry.current] = sym::boolean(entry.value);
+  }
 }
 
 std::optional<ExprRef> ShapeEnv::maybe_evaluate_static(const ExprRef& e, StaticOptions opts) const {
@@ -221,11 +224,11 @@ void ShapeEnv::add_axioms(const ExprRef& g) {
   auto imply = [this](const ExprRef& e, bool v) {
     if (e->is(ExprKind::kBoolConst)) return;
     axioms_[e] = v;
-    axiom_log_.emplace_back(e, v);
+    index_axiom(e, v);
     ExprRef ne = sym::not_(e);
     if (!ne->is(ExprKind::kBoolConst)) {
       axioms_[ne] = !v;
-      axiom_log_.emplace_back(ne, !v);
+      index_axiom(ne, !v);
     }
   };
   imply(g, true);

@@ -190,7 +190,11 @@ void ShapeEnv::maybe_guard_rel(const ExprRef& raw) {
     mod_atom = &rhs;
   }
   if (!mod_atom) return;
-  if (divisible_.insert(*mod_atom).second) on_state_change();
+  if (divisible_.insert(*mod_atom).second) {
+    on_state_change();
+    // FloorDiv forms may now simplify to CleanDiv: refresh the axioms over the dividend's symbols.
+    for (const ExprRef& s : sym::free_symbols(*mod_atom)) reindex_axioms_mentioning(s);
+  }
   divisibility_rewrite(*mod_atom);
 }
 

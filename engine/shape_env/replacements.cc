@@ -116,6 +116,7 @@ void ShapeEnv::install_replacement(const ExprRef& a, const ExprRef& tgt, const s
     }
   }
   on_state_change();
+  reindex_axioms_mentioning(a);
   // As upstream's write-back through _set_replacement: a shortened chain narrows the range.
   for (const ExprRef& k : rewritten) update_var_to_range(k, bound(replacements_.at(k)));
 }

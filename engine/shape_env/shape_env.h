@@ -273,12 +273,16 @@ class ShapeEnv {
   mutable uint64_t cache_generation_ = 0;
   mutable uint64_t cached_generation_ = ~uint64_t{0};
   mutable std::unordered_map<ExprRef, ExprRef, sym::ExprHash> simplify_cache_[2];
-  // Axioms in the form the simplifier produces for them now, rebuilt only when replacements or
-  // divisibility facts change and extended incrementally as axioms are added.
-  std::vector<std::pair<ExprRef, bool>> axiom_log_;
-  mutable sym::ExprMap axiom_rewrites_;
-  mutable size_t axioms_indexed_ = 0;
-  mutable std::pair<size_t, size_t> axiom_rewrites_key_{~size_t{0}, 0};
+  // Each axiom as stated and in its current simplified form. A new replacement re-simplifies only
+  // the axioms that mention the replaced symbol, so queries (already simplified) match them.
+  struct AxiomEntry {
+    ExprRef current;
+    bool value;
+  };
+  std::vector<AxiomEntry> axiom_entries_;
+  sym::ExprMap axiom_rewrites_;  // original and current forms -> True/False
+  void index_axiom(const ExprRef& e, bool value);
+  void reindex_axioms_mentioning(const ExprRef& sym);
 
   EventLog events_;
   int event_depth_ = 0;
