@@ -1,0 +1,28 @@
+// The CLI's subcommands and their tiny argument parser (--key value / --flag).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sf::cli {
+
+class Args {
+ public:
+  // Parses argv after the subcommand; positional arguments are kept in order.
+  static Args parse(int argc, char** argv, int first);
+  std::string get(const std::string& key, const std::string& fallback = "") const;
+  double get_double(const std::string& key, double fallback) const;
+  uint64_t get_u64(const std::string& key, uint64_t fallback) const;
+  bool flag(const std::string& key) const { return values_.count(key) > 0; }
+  const std::vector<std::string>& positional() const { return positional_; }
+
+ private:
+  std::map<std::string, std::string> values_;
+  std::vector<std::string> positional_;
+};
+
+int fuzz_shape_env_command(const Args& args);
+
+}  // namespace sf::cli

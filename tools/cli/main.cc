@@ -1,0 +1,78 @@
+// shapefuzz: the command-line entry point. Dispatches to one subcommand per file in tools/cli/.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "engine/base/errors.h"
+#include "tools/cli/commands.h"
+
+namespace sf::cli {
+
+Args Args::parse(int argc, char** argv, int first) {
+  Args a;
+  for (int i = first; i < argc; ++i) {
+    std::string s = argv[i];
+    if (s.rfind("--", 0) == 0) {
+      std::string key = s.substr(2), value = "1";
+      size_t eq = key.find('=');
+      if (eq != std::string::npos) {
+        value = key.substr(eq + 1);
+        key = key.substr(0, eq);
+      } else if (i + 1 < argc && std::strncmp(argv[i + 1], "--", 2) != 0) {
+        value = argv[++i];
+      }
+      a.values_[key] = value;
+    } else {
+      a.positional_.push_back(s);
+    }
+  }
+  return a;
+}
+
+std::string Args::get(const std::string& key, const std::string& fallback) const {
+  auto it = values_.find(key);
+  return it == values_.end() ? fallback : it->second;
+}
+
+double Args::get_double(const std::string& key, double fallback) const {
+  auto it = values_.find(key);
+  return it == values_.end() ? fallback : std::strtod(it->second.c_str(), nullptr);
+}
+
+uint64_t Args::get_u64(const std::string& key, uint64_t fallback) const {
+  auto it = values_.find(key);
+  return it == values_.end() ? fallback : std::strtoull(it->second.c_str(), nullptr, 10);
+}
+
+}  // namespace sf::cli
+
+namespace {
+
+const char* kUsage = R"(usage: shapefuzz <command> [options]
+
+commands:
+  fuzz-shape-env [--seconds N] [--seed S] [--steps K]
+      random ShapeEnv call sequences checked against the ShapeEnv invariants (spec §8) and
+      event-log replay; prints a reproducer seed on the first violation
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "help") == 0) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  std::string cmd = argv[1];
+  sf::cli::Args args = sf::cli::Args::parse(argc, argv, 2);
+  try {
+    if (cmd == "fuzz-shape-env") return sf::cli::fuzz_shape_env_command(args);
+  } catch (const sf::UserError& e) {
+    std::fprintf(stderr, "error (%s): %s\n", sf::user_error_kind_name(e.kind()), e.what());
+    return 2;
+  }
+  std::fprintf(stderr, "unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+  return 2;
+}
