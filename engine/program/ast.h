@@ -1,0 +1,120 @@
+// The program AST: inputs with concrete data and dynamic-dim modes, statements over expressions,
+// and the header (expectation, provenance). Shared by the parser/printer, eager interpreter,
+// tracer and generators. Equality ignores source locations.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sf::program {
+
+enum class DType { kBool, kInt64, kFloat32 };
+const char* dtype_name(DType d);  // "bool", "i64", "f32"
+std::optional<DType> dtype_from_name(const std::string& s);
+
+enum class OpKind {
+#define SF_OP(Enum, name, family, signature) Enum,
+#include "engine/program/ops.def"
+};
+
+enum class OpFamily { kCreation, kPointwise, kReduction, kView, kJoin, kDataDependent, kScalar, kMutation };
+
+struct SourceLoc {
+  int line = 0;
+  int col = 0;
+};
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+struct Expr {
+  enum class Kind { kVar, kInt, kFloat, kBool, kString, kDType, kNone, kList, kCall };
+  Kind kind = Kind::kNone;
+  std::string name;    // kVar: variable name; kString: the string's contents
+  int64_t int_value = 0;
+  double float_value = 0.0;
+  bool bool_value = false;
+  DType dtype = DType::kFloat32;
+  std::vector<ExprPtr> elems;                           // kList
+  OpKind op = OpKind::kAdd;                             // kCall
+  std::vector<ExprPtr> args;                            // kCall: positional arguments
+  std::vector<std::pair<std::string, ExprPtr>> kwargs;  // kCall: keyword arguments, in order
+  // kCall written with an operator (a + b, -a, ~a, a <= b): printed the same way.
+  bool infix = false;
+  SourceLoc loc;
+
+  static ExprPtr var(std::string name, SourceLoc loc = {});
+  static ExprPtr integer(int64_t v, SourceLoc loc = {});
+  static ExprPtr floating(double v, SourceLoc loc = {});
+  static ExprPtr boolean(bool v, SourceLoc loc = {});
+  static ExprPtr string(std::string s, SourceLoc loc = {});
+  static ExprPtr dtype_lit(DType d, SourceLoc loc = {});
+  static ExprPtr none(SourceLoc loc = {});
+  static ExprPtr list(std::vector<ExprPtr> elems, SourceLoc loc = {});
+  static ExprPtr call(OpKind op, std::vector<ExprPtr> args,
+                      std::vector<std::pair<std::string, ExprPtr>> kwargs = {}, bool infix = false,
+                      SourceLoc loc = {});
+};
+bool operator==(const Expr& a, const Expr& b);
+
+struct Stmt {
+  enum class Kind { kAssign, kCheck, kCheckIsSize, kIf, kReturn };
+  Kind kind = Kind::kAssign;
+  std::vector<std::string> targets;  // kAssign: one name, or several for tuple unpacking
+  ExprPtr value;                     // kAssign: rhs; kCheck/kIf: condition; kCheckIsSize: value
+  std::string message;               // kCheck: the message
+  ExprPtr max;                       // kCheckIsSize: optional max (null when absent)
+  std::vector<Stmt> then_body;       // kIf
+  std::vector<Stmt> else_body;       // kIf (empty when there is no else)
+  std::vector<ExprPtr> returns;      // kReturn
+  SourceLoc loc;
+};
+bool operator==(const Stmt& a, const Stmt& b);
+
+enum class DimMode { kStatic, kDynamic, kUnbacked };
+
+// How an input's data is produced. The generators' algorithms are fixed in corpus/README.md so a
+// file reproduces on any machine.
+struct DataSpec {
+  enum class Kind { kLiteral, kRandn, kRandint, kRandbool, kArange, kFull };
+  Kind kind = Kind::kLiteral;
+  std::vector<double> literal;  // kLiteral: row-major values (ints and bools as exact doubles)
+  int64_t seed = 0;             // kRandn, kRandint, kRandbool
+  int64_t low = 0, high = 0;    // kRandint: [low, high)
+  double p = 0.5;               // kRandbool: probability of True
+  double value = 0.0;           // kFull
+};
+bool operator==(const DataSpec& a, const DataSpec& b);
+
+struct InputDecl {
+  std::string name;
+  bool is_tensor = true;
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> sizes;  // tensors
+  std::vector<DimMode> dims;   // tensors: one per dim (static unless marked)
+  DimMode scalar_mode = DimMode::kStatic;  // scalar inputs (i64 only may be symbolic)
+  DataSpec data;                           // scalars: literal with one value
+  SourceLoc loc;
+};
+bool operator==(const InputDecl& a, const InputDecl& b);
+
+struct Header {
+  int version = 1;
+  std::string expect = "ok";  // "ok" | "error <kind> [\"substring\"]"
+  std::string found_by;       // provenance, free text (may be empty)
+  bool inference_mode = false;
+};
+bool operator==(const Header& a, const Header& b);
+
+struct Program {
+  Header header;
+  std::vector<InputDecl> inputs;
+  std::vector<Stmt> body;
+};
+bool operator==(const Program& a, const Program& b);
+
+}  // namespace sf::program

@@ -1,0 +1,102 @@
+// Host tensors and values: construction and printing.
+#include "engine/program/host_value.h"
+
+#include <sstream>
+
+namespace sf::program {
+
+int64_t HostTensor::numel() const {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+HostTensor HostTensor::zeros(DType dtype, std::vector<int64_t> sizes) {
+  HostTensor t;
+  t.dtype = dtype;
+  t.sizes = std::move(sizes);
+  if (dtype == DType::kFloat32) {
+    t.floats.assign(t.numel(), 0.0f);
+  } else {
+    t.ints.assign(t.numel(), 0);
+  }
+  return t;
+}
+
+std::string HostTensor::str(size_t max_elems) const {
+  std::ostringstream out;
+  out << dtype_name(dtype) << "[";
+  for (size_t i = 0; i < sizes.size(); ++i) out << (i ? ", " : "") << sizes[i];
+  out << "] [";
+  int64_t n = numel();
+  for (int64_t i = 0; i < n && static_cast<size_t>(i) < max_elems; ++i) {
+    if (i) out << ", ";
+    if (is_float()) {
+      out << floats[i];
+    } else if (dtype == DType::kBool) {
+      out << (ints[i] ? "True" : "False");
+    } else {
+      out << ints[i];
+    }
+  }
+  if (static_cast<size_t>(n) > max_elems) out << ", ...";
+  out << "]";
+  return out.str();
+}
+
+HostValue HostValue::of_tensor(HostTensor t) {
+  HostValue v;
+  v.kind = Kind::kTensor;
+  v.tensor = std::move(t);
+  return v;
+}
+HostValue HostValue::of_int(int64_t x) {
+  HostValue v;
+  v.kind = Kind::kInt;
+  v.i = x;
+  return v;
+}
+HostValue HostValue::of_float(double x) {
+  HostValue v;
+  v.kind = Kind::kFloat;
+  v.f = x;
+  return v;
+}
+HostValue HostValue::of_bool(bool x) {
+  HostValue v;
+  v.kind = Kind::kBool;
+  v.b = x;
+  return v;
+}
+HostValue HostValue::tuple(std::vector<HostValue> elems) {
+  HostValue v;
+  v.kind = Kind::kTuple;
+  v.elems = std::move(elems);
+  return v;
+}
+
+std::string HostValue::str() const {
+  switch (kind) {
+    case Kind::kNone:
+      return "None";
+    case Kind::kTensor:
+      return tensor.str();
+    case Kind::kInt:
+      return std::to_string(i);
+    case Kind::kFloat: {
+      std::ostringstream out;
+      out << f;
+      return out.str();
+    }
+    case Kind::kBool:
+      return b ? "True" : "False";
+    case Kind::kTuple: {
+      std::string out = "(";
+      for (size_t k = 0; k < elems.size(); ++k) out += (k ? ", " : "") + elems[k].str();
+      return out + (elems.size() == 1 ? ",)" : ")");
+    }
+  }
+  return "?";
+}
+
+}  // namespace sf::program

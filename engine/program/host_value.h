@@ -1,0 +1,45 @@
+// Concrete host values: dense row-major tensors and scalars. Program inputs, eager results and
+// backend outputs all use these, so results can be compared exactly.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/program/ast.h"
+
+namespace sf::program {
+
+struct HostTensor {
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> ints;  // bool (0/1) and i64 data, row-major
+  std::vector<float> floats;  // f32 data, row-major
+
+  int64_t numel() const;
+  bool is_float() const { return dtype == DType::kFloat32; }
+  // Element i (row-major) as a double / int64 regardless of dtype.
+  double at_double(int64_t i) const { return is_float() ? floats[i] : static_cast<double>(ints[i]); }
+  int64_t at_int(int64_t i) const { return is_float() ? static_cast<int64_t>(floats[i]) : ints[i]; }
+  static HostTensor zeros(DType dtype, std::vector<int64_t> sizes);
+  std::string str(size_t max_elems = 16) const;  // "i64[2, 3] [1, 2, 3, 4, 5, 6]"
+};
+
+struct HostValue {
+  enum class Kind { kNone, kTensor, kInt, kFloat, kBool, kTuple };
+  Kind kind = Kind::kNone;
+  HostTensor tensor;
+  int64_t i = 0;
+  double f = 0.0;
+  bool b = false;
+  std::vector<HostValue> elems;
+
+  static HostValue of_tensor(HostTensor t);
+  static HostValue of_int(int64_t v);
+  static HostValue of_float(double v);
+  static HostValue of_bool(bool v);
+  static HostValue tuple(std::vector<HostValue> elems);
+  std::string str() const;
+};
+
+}  // namespace sf::program

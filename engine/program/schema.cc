@@ -1,0 +1,132 @@
+// Schema table built once from ops.def; argument binding.
+#include "engine/program/schema.h"
+
+#include <map>
+
+#include "engine/base/check.h"
+#include "engine/base/errors.h"
+
+namespace sf::program {
+
+namespace {
+
+ExprPtr parse_default(const std::string& text) {
+  if (text == "None") return Expr::none();
+  if (text == "True") return Expr::boolean(true);
+  if (text == "False") return Expr::boolean(false);
+  if (auto d = dtype_from_name(text)) return Expr::dtype_lit(*d);
+  return Expr::integer(std::stoll(text));
+}
+
+ParamKind kind_from(const std::string& k) {
+  static const std::map<std::string, ParamKind> kinds = {
+      {"tensor", ParamKind::kTensor}, {"scalar", ParamKind::kScalar}, {"any", ParamKind::kAny},
+      {"int", ParamKind::kInt},       {"ints", ParamKind::kInts},     {"dim", ParamKind::kDim},
+      {"dims", ParamKind::kDims},     {"tensors", ParamKind::kTensors}, {"dtype", ParamKind::kDType},
+      {"flag", ParamKind::kFlag},     {"str", ParamKind::kStr}};
+  auto it = kinds.find(k);
+  SF_CHECK(it != kinds.end()) << "unknown parameter kind '" << k << "' in ops.def";
+  return it->second;
+}
+
+std::string trim(const std::string& s) {
+  size_t a = s.find_first_not_of(' '), b = s.find_last_not_of(' ');
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+std::vector<Param> parse_signature(const std::string& sig) {
+  std::vector<Param> out;
+  size_t pos = 0;
+  while (pos < sig.size()) {
+    size_t comma = sig.find(',', pos);
+    std::string part = trim(sig.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    pos = comma == std::string::npos ? sig.size() : comma + 1;
+    if (part.empty()) continue;
+    Param p;
+    size_t colon = part.find(':');
+    SF_CHECK(colon != std::string::npos) << "bad parameter '" << part << "'";
+    p.name = part.substr(0, colon);
+    std::string rest = part.substr(colon + 1);
+    size_t eq = rest.find('=');
+    if (eq != std::string::npos) {
+      p.optional = true;
+      p.default_value = parse_default(rest.substr(eq + 1));
+      rest = rest.substr(0, eq);
+    }
+    if (!rest.empty() && rest.back() == '?') {
+      p.optional = true;
+      rest.pop_back();
+    }
+    p.kind = kind_from(rest);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+struct Table {
+  std::vector<OpSchema> schemas;
+  std::map<std::string, OpKind, std::less<>> by_name;
+  std::vector<OpKind> ops;
+  Table() {
+#define SF_OP(Enum, name, family, signature)                                               \
+  schemas.push_back(OpSchema{OpKind::Enum, name, OpFamily::family, parse_signature(signature)}); \
+  by_name.emplace(name, OpKind::Enum);                                                      \
+  ops.push_back(OpKind::Enum);
+#include "engine/program/ops.def"
+  }
+};
+
+const Table& table() {
+  static const Table* t = new Table();
+  return *t;
+}
+
+[[noreturn]] void bind_error(const Expr& call, const std::string& what) {
+  throw_user_error(UserErrorKind::kInvalidProgram,
+                   "line " + std::to_string(call.loc.line) + ":" + std::to_string(call.loc.col) +
+                       ": " + op_name(call.op) + "(...): " + what);
+}
+
+}  // namespace
+
+const OpSchema& schema(OpKind op) { return table().schemas.at(static_cast<size_t>(op)); }
+
+std::optional<OpKind> op_by_name(std::string_view name) {
+  auto it = table().by_name.find(name);
+  if (it == table().by_name.end()) return std::nullopt;
+  return it->second;
+}
+
+const char* op_name(OpKind op) { return schema(op).name.c_str(); }
+const std::vector<OpKind>& all_ops() { return table().ops; }
+
+std::vector<ExprPtr> bind_call(const Expr& call) {
+  SF_CHECK(call.kind == Expr::Kind::kCall);
+  const OpSchema& s = schema(call.op);
+  if (call.args.size() > s.params.size()) {
+    bind_error(call, "takes at most " + std::to_string(s.params.size()) + " arguments, got " +
+                         std::to_string(call.args.size()));
+  }
+  std::vector<ExprPtr> bound(s.params.size());
+  for (size_t i = 0; i < call.args.size(); ++i) bound[i] = call.args[i];
+  for (const auto& [key, value] : call.kwargs) {
+    size_t idx = s.params.size();
+    for (size_t i = 0; i < s.params.size(); ++i) {
+      if (s.params[i].name == key) idx = i;
+    }
+    if (idx == s.params.size()) bind_error(call, "unknown keyword argument '" + key + "'");
+    if (bound[idx]) bind_error(call, "argument '" + key + "' given twice");
+    bound[idx] = value;
+  }
+  for (size_t i = 0; i < s.params.size(); ++i) {
+    if (bound[i] && bound[i]->kind == Expr::Kind::kNone) bound[i] = nullptr;
+    if (bound[i]) continue;
+    if (!s.params[i].optional) bind_error(call, "missing argument '" + s.params[i].name + "'");
+    if (s.params[i].default_value && s.params[i].default_value->kind != Expr::Kind::kNone) {
+      bound[i] = s.params[i].default_value;
+    }
+  }
+  return bound;
+}
+
+}  // namespace sf::program
