@@ -99,6 +99,17 @@ void walk(const ShapeEnv& env, const Value& a, const KeyPath& path, std::vector<
   }
 }
 
+}  // namespace
+
+Bindings binding_paths(const ShapeEnv& env, const Value& v, const std::vector<ExprRef>& symbols) {
+  std::vector<ExprRef> pending = symbols;
+  Bindings out;
+  walk(env, v, {}, pending, out);
+  return out;
+}
+
+namespace {
+
 std::optional<ExprRef> replaced_symbol(const ShapeEnv& env, const Value& v) {
   if (v.kind() != Value::Kind::kInt && v.kind() != Value::Kind::kFloat) return std::nullopt;
   ExprRef e = env.replace(v.expr());

@@ -101,10 +101,10 @@ void ShapeEnv::refine_ranges(const ExprRef& expr) {
     auto hint = var_to_val_.find(x);
     if (hint != var_to_val_.end() && !ValueRange::ints(lo, hi).contains(hint->second)) {
       // A fact over data-dependent values that the example inputs already violate.
-      throw_user_error(UserErrorKind::kValueRange,
-                       expr->str() + " needs " + x->str() + " in [" + lo.str() + ", " + hi.str() +
-                           "], but the input gives " + x->str() + " = " +
-                           std::to_string(hint->second));
+      throw_user_error(UserErrorKind::kValueRange, expr->str() + " needs " + x->str() + " in [" +
+                                                       lo.str() + ", " + hi.str() +
+                                                       "], but the input gives " + x->str() +
+                                                       " = " + std::to_string(hint->second));
     }
     ValueRange before = var_range(x);
     update_var_to_range(x, ValueRange::ints(lo, hi));

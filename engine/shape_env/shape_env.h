@@ -185,6 +185,9 @@ class ShapeEnv {
   }
   const std::map<ExprRef, ValueRange, sym::ExprLess>& var_to_range() const { return var_to_range_; }
   int64_t unbacked_symint_counter() const { return unbacked_symint_counter_; }
+  // Unbacked symbols that need no binding site (INV-2): allocated under ignore-fresh, or thrown
+  // away by clear_pending_fresh_unbacked_symbols.
+  const std::set<ExprRef, sym::ExprLess>& unbound_by_design() const { return unbound_by_design_; }
   int64_t unbacked_symfloat_counter() const { return unbacked_symfloat_counter_; }
   uint64_t version() const { return version_; }
   // Runtime asserts frozen (Inductor lowering): new asserts are ignored and counted.
@@ -260,6 +263,7 @@ class ShapeEnv {
   std::vector<ShapeGuard> guards_;
   std::map<ExprRef, bool, sym::ExprLess> axioms_;
   std::vector<ExprRef> pending_;
+  std::set<ExprRef, sym::ExprLess> unbound_by_design_;
   bool ignore_fresh_ = false;
   bool runtime_asserts_frozen_ = false;
   int64_t ignored_frozen_asserts_ = 0;
@@ -287,6 +291,10 @@ class ShapeEnv {
   EventLog events_;
   int event_depth_ = 0;
 };
+
+// The §2.6 traversal on its own (pure): where each of `symbols` first occurs in `v`, in the order
+// compute_unbacked_bindings would find it (oracles use it to check INV-5, the earliest path).
+Bindings binding_paths(const ShapeEnv& env, const Value& v, const std::vector<ExprRef>& symbols);
 
 // Records a top-level public call (nested calls made by the engine itself are not recorded).
 class EventScope {

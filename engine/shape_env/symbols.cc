@@ -89,7 +89,11 @@ ExprRef ShapeEnv::new_unbacked_symbol(sym::SymKind kind, bool is_bool) {
   int64_t index = kind == sym::SymKind::kUnbackedFloat ? unbacked_symfloat_counter_++
                                                        : unbacked_symint_counter_++;
   ExprRef s = sym::symbol(kind, index);
-  if (!ignore_fresh_) pending_.push_back(s);
+  if (ignore_fresh_) {
+    unbound_by_design_.insert(s);
+  } else {
+    pending_.push_back(s);
+  }
   var_to_range_[s] = is_bool                                ? ValueRange::ints(0, 1)
                      : kind == sym::SymKind::kUnbackedFloat ? ValueRange::unknown_float()
                                                             : ValueRange::unknown_int();
@@ -127,6 +131,7 @@ ShapeEnv::IgnoreFreshScope::~IgnoreFreshScope() {
 
 void ShapeEnv::clear_pending_fresh_unbacked_symbols() {
   EventScope scope(this, Event{EventKind::kClearPending});
+  unbound_by_design_.insert(pending_.begin(), pending_.end());
   pending_.clear();
 }
 

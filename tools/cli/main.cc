@@ -53,6 +53,10 @@ namespace {
 const char* kUsage = R"(usage: shapefuzz <command> [options]
 
 commands:
+  run FILE.sfz
+      parse, trace, re-propagate, insert runtime asserts and run the eager reference on one
+      program; prints every stage and the verdict; exit 0 when the verdict matches the file's
+      expectation, 1 on FAIL, 3 on a mismatch
   fuzz-shape-env [--seconds N] [--seed S] [--steps K]
       random ShapeEnv call sequences checked against the ShapeEnv invariants (spec §8) and
       event-log replay; prints a reproducer seed on the first violation
@@ -69,6 +73,7 @@ int main(int argc, char** argv) {
   sf::cli::Args args = sf::cli::Args::parse(argc, argv, 2);
   try {
     if (cmd == "fuzz-shape-env") return sf::cli::fuzz_shape_env_command(args);
+    if (cmd == "run") return sf::cli::run_command(args);
   } catch (const sf::UserError& e) {
     std::fprintf(stderr, "error (%s): %s\n", sf::user_error_kind_name(e.kind()), e.what());
     return 2;

@@ -1,0 +1,208 @@
+// Ops whose output shape or value depends on tensor data: nonzero, boolean index, masked_select,
+// unique (sorted, optional counts), item, tolist, repeat_interleave.
+#include <algorithm>
+#include <cmath>
+
+#include "engine/eager/internal.h"
+#include "engine/eager/tensor_util.h"
+
+namespace sf::eager::internal {
+
+namespace {
+
+void require_bool_mask(const Call& c, size_t i) {
+  if (c.tensor(i).dtype != DType::kBool) {
+    c.fail(UserErrorKind::kInvalidProgram,
+           "mask must be a bool tensor, got " + c.arg(i).describe());
+  }
+}
+
+// repeats must be a 1-D i64 tensor of non-negative counts.
+const HostTensor& checked_repeats(const Call& c, size_t i) {
+  const HostTensor& r = c.tensor(i);
+  if (r.dtype != DType::kInt64) {
+    c.fail(UserErrorKind::kInvalidProgram,
+           "repeats must be an i64 tensor, got " + c.arg(i).describe());
+  }
+  if (r.sizes.size() != 1) {
+    c.fail(UserErrorKind::kShape, "repeats must be 1-D, got shape " + shape_str(r.sizes));
+  }
+  for (int64_t k = 0; k < r.numel(); ++k) {
+    if (r.ints[k] < 0) {
+      c.fail(UserErrorKind::kValue, "repeats must be non-negative, got " +
+                                        std::to_string(r.ints[k]) + " at index " +
+                                        std::to_string(k) + " of " + r.str());
+    }
+  }
+  return r;
+}
+
+// [0, 0, 1, 2, 2, ...]: index k repeated repeats[k] times.
+std::vector<int64_t> expand_repeats(const Call& c, const HostTensor& r) {
+  int64_t total = 0;
+  for (int64_t v : r.ints) {
+    if (__builtin_add_overflow(total, v, &total)) total = INT64_MAX;
+  }
+  checked_numel(c, {total});
+  std::vector<int64_t> out;
+  out.reserve(total);
+  for (int64_t k = 0; k < r.numel(); ++k) out.insert(out.end(), r.ints[k], k);
+  return out;
+}
+
+}  // namespace
+
+Value nonzero(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  int64_t rank = static_cast<int64_t>(t.sizes.size());
+  std::vector<int64_t> coords;
+  for (int64_t k = 0; k < t.numel(); ++k) {
+    if (!truthy(t, k)) continue;
+    std::vector<int64_t> idx(rank);
+    for (int64_t d = rank, rest = k; d-- > 0;) {
+      idx[d] = rest % t.sizes[d];
+      rest /= t.sizes[d];
+    }
+    coords.insert(coords.end(), idx.begin(), idx.end());
+  }
+  int64_t n = 0;
+  for (int64_t k = 0; k < t.numel(); ++k) n += truthy(t, k);
+  HostTensor out = alloc(c, DType::kInt64, {n, rank});
+  out.ints = std::move(coords);
+  return Value::of_tensor(std::move(out));
+}
+
+Value index(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  const HostTensor& mask = c.tensor(1);
+  require_bool_mask(c, 1);
+  size_t mrank = mask.sizes.size();
+  bool leading =
+      mrank <= t.sizes.size() && std::equal(mask.sizes.begin(), mask.sizes.end(), t.sizes.begin());
+  if (!leading) {
+    c.fail(UserErrorKind::kShape, "mask shape " + shape_str(mask.sizes) +
+                                      " does not match the leading dims of the indexed shape " +
+                                      shape_str(t.sizes));
+  }
+  int64_t inner = 1;
+  for (size_t d = mrank; d < t.sizes.size(); ++d) inner *= t.sizes[d];
+  std::vector<int64_t> src;
+  for (int64_t k = 0; k < mask.numel(); ++k) {
+    if (!mask.ints[k]) continue;
+    for (int64_t i = 0; i < inner; ++i) src.push_back(k * inner + i);
+  }
+  Shape sizes{inner == 0 ? 0 : static_cast<int64_t>(src.size()) / inner};
+  if (inner == 0) {
+    for (int64_t k = 0; k < mask.numel(); ++k) sizes[0] += mask.ints[k] != 0;
+  }
+  sizes.insert(sizes.end(), t.sizes.begin() + mrank, t.sizes.end());
+  return Value::of_tensor(gather(c, t, sizes, src));
+}
+
+Value masked_select(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  const HostTensor& mask = c.tensor(1);
+  require_bool_mask(c, 1);
+  Shape shape = broadcast_shapes(c, {t.sizes, mask.sizes});
+  std::vector<int64_t> ti = strided_offsets(shape, broadcast_strides(shape, t.sizes));
+  std::vector<int64_t> mi = strided_offsets(shape, broadcast_strides(shape, mask.sizes));
+  std::vector<int64_t> src;
+  for (size_t k = 0; k < ti.size(); ++k) {
+    if (mask.ints[mi[k]]) src.push_back(ti[k]);
+  }
+  return Value::of_tensor(gather(c, t, {static_cast<int64_t>(src.size())}, src));
+}
+
+Value unique(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  bool counts = c.flag(1);
+  int64_t n = t.numel();
+  std::vector<int64_t> order(n);
+  for (int64_t k = 0; k < n; ++k) order[k] = k;
+  // Ascending; NaNs sort last and, never equal to anything, each stays its own value.
+  auto less = [&](int64_t x, int64_t y) {
+    if (!t.is_float()) return t.ints[x] < t.ints[y];
+    float a = t.floats[x], b = t.floats[y];
+    if (std::isnan(a)) return false;
+    return std::isnan(b) || a < b;
+  };
+  std::stable_sort(order.begin(), order.end(), less);
+  std::vector<int64_t> firsts, count;
+  for (int64_t k = 0; k < n; ++k) {
+    bool same = !firsts.empty() && (t.is_float() ? t.floats[order[k]] == t.floats[firsts.back()]
+                                                 : t.ints[order[k]] == t.ints[firsts.back()]);
+    if (same) {
+      ++count.back();
+    } else {
+      firsts.push_back(order[k]);
+      count.push_back(1);
+    }
+  }
+  Value values = Value::of_tensor(gather(c, t, {static_cast<int64_t>(firsts.size())}, firsts));
+  if (!counts) return values;
+  HostTensor ct = alloc(c, DType::kInt64, {static_cast<int64_t>(count.size())});
+  ct.ints = count;
+  return Value::tuple({values, Value::of_tensor(std::move(ct))});
+}
+
+Value item(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  if (t.numel() != 1) {
+    c.fail(UserErrorKind::kShape, "a tensor with " + std::to_string(t.numel()) +
+                                      " elements cannot be converted to a scalar (shape " +
+                                      shape_str(t.sizes) + ")");
+  }
+  switch (t.dtype) {
+    case DType::kBool:
+      return Value::of_bool(t.ints[0] != 0);
+    case DType::kInt64:
+      return Value::of_int(t.ints[0]);
+    case DType::kFloat32:
+      return Value::of_float(t.floats[0]);
+  }
+  return Value{};
+}
+
+Value tolist(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  if (t.dtype == DType::kFloat32) {
+    c.fail(UserErrorKind::kInvalidProgram,
+           "expects an i64 or bool tensor, got " + c.arg(0).describe());
+  }
+  if (t.sizes.size() != 1) {
+    c.fail(UserErrorKind::kShape, "expects a 1-D tensor, got shape " + shape_str(t.sizes));
+  }
+  std::vector<Value> elems;
+  for (int64_t v : t.ints) {
+    elems.push_back(t.dtype == DType::kBool ? Value::of_bool(v != 0) : Value::of_int(v));
+  }
+  return Value::tuple(std::move(elems));
+}
+
+Value repeat_interleave(const Call& c) {
+  if (!c.has(1)) {  // repeat_interleave(repeats)
+    if (c.has(2)) c.fail(UserErrorKind::kInvalidProgram, "dim given without repeats");
+    std::vector<int64_t> idx = expand_repeats(c, checked_repeats(c, 0));
+    HostTensor out = alloc(c, DType::kInt64, {static_cast<int64_t>(idx.size())});
+    out.ints = std::move(idx);
+    return Value::of_tensor(std::move(out));
+  }
+  const HostTensor& t = c.tensor(0);
+  const HostTensor& r = checked_repeats(c, 1);
+  HostTensor src = t;
+  int64_t d = 0;
+  if (c.has(2)) {
+    d = wrap_dim(c, c.integer(2), static_cast<int64_t>(t.sizes.size()), false);
+  } else {
+    src.sizes = {t.numel()};  // no dim: the flattened input, as PyTorch
+  }
+  if (r.numel() != src.sizes[d]) {
+    c.fail(UserErrorKind::kShape, "repeats has " + std::to_string(r.numel()) +
+                                      " entries but the input has size " +
+                                      std::to_string(src.sizes[d]) + " in dim " +
+                                      std::to_string(d) + " (shape " + shape_str(src.sizes) + ")");
+  }
+  return Value::of_tensor(take_rows(c, src, d, expand_repeats(c, r)));
+}
+
+}  // namespace sf::eager::internal

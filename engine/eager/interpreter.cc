@@ -1,0 +1,372 @@
+// Statements, expressions and op dispatch of the eager interpreter; inputs in, outputs out.
+// One flat environment as in Python: names assigned inside an `if` branch stay defined after it.
+#include <map>
+
+#include "engine/base/check.h"
+#include "engine/eager/eager.h"
+#include "engine/eager/internal.h"
+#include "engine/eager/tensor_util.h"
+#include "engine/program/input_data.h"
+#include "engine/program/schema.h"
+
+namespace sf::eager {
+
+using program::Expr;
+using program::HostValue;
+using program::Stmt;
+using namespace internal;  // NOLINT: the interpreter is the internal namespace's one client
+
+namespace {
+
+// The one switch over every op: a new op in ops.def fails to compile here (-Werror=switch).
+Value dispatch(const Call& c) {
+  switch (c.op()) {
+    case OpKind::kZeros:
+      return fill(c, FillKind::kZeros);
+    case OpKind::kOnes:
+      return fill(c, FillKind::kOnes);
+    case OpKind::kFull:
+      return fill(c, FillKind::kFull);
+    case OpKind::kArange:
+      return arange(c);
+    case OpKind::kAdd:
+      return binary(c, BinaryOp::kAdd);
+    case OpKind::kSub:
+      return binary(c, BinaryOp::kSub);
+    case OpKind::kMul:
+      return binary(c, BinaryOp::kMul);
+    case OpKind::kDiv:
+      return binary(c, BinaryOp::kDiv);
+    case OpKind::kFloorDiv:
+      return binary(c, BinaryOp::kFloorDiv);
+    case OpKind::kRemainder:
+      return binary(c, BinaryOp::kRemainder);
+    case OpKind::kMaximum:
+      return binary(c, BinaryOp::kMaximum);
+    case OpKind::kMinimum:
+      return binary(c, BinaryOp::kMinimum);
+    case OpKind::kEq:
+      return binary(c, BinaryOp::kEq);
+    case OpKind::kNe:
+      return binary(c, BinaryOp::kNe);
+    case OpKind::kLt:
+      return binary(c, BinaryOp::kLt);
+    case OpKind::kLe:
+      return binary(c, BinaryOp::kLe);
+    case OpKind::kGt:
+      return binary(c, BinaryOp::kGt);
+    case OpKind::kGe:
+      return binary(c, BinaryOp::kGe);
+    case OpKind::kLogicalAnd:
+      return binary(c, BinaryOp::kLogicalAnd);
+    case OpKind::kLogicalOr:
+      return binary(c, BinaryOp::kLogicalOr);
+    case OpKind::kLogicalNot:
+      return unary(c, UnaryOp::kLogicalNot);
+    case OpKind::kNeg:
+      return unary(c, UnaryOp::kNeg);
+    case OpKind::kAbs:
+      return unary(c, UnaryOp::kAbs);
+    case OpKind::kRelu:
+      return relu(c);
+    case OpKind::kTo:
+      return to_dtype(c);
+    case OpKind::kWhere:
+      return where(c);
+    case OpKind::kSum:
+      return reduce(c, ReduceOp::kSum);
+    case OpKind::kAmax:
+      return reduce(c, ReduceOp::kAmax);
+    case OpKind::kAmin:
+      return reduce(c, ReduceOp::kAmin);
+    case OpKind::kAny:
+      return reduce(c, ReduceOp::kAny);
+    case OpKind::kAll:
+      return reduce(c, ReduceOp::kAll);
+    case OpKind::kCountNonzero:
+      return reduce(c, ReduceOp::kCountNonzero);
+    case OpKind::kView:
+      return view(c);
+    case OpKind::kReshape:
+      return view(c);
+    case OpKind::kPermute:
+      return permute(c);
+    case OpKind::kTranspose:
+      return transpose(c);
+    case OpKind::kUnsqueeze:
+      return unsqueeze(c);
+    case OpKind::kSqueeze:
+      return squeeze(c);
+    case OpKind::kExpand:
+      return expand(c);
+    case OpKind::kSlice:
+      return slice(c);
+    case OpKind::kNarrow:
+      return narrow(c);
+    case OpKind::kSelect:
+      return select(c);
+    case OpKind::kFlatten:
+      return flatten(c);
+    case OpKind::kCat:
+      return cat(c);
+    case OpKind::kStack:
+      return stack(c);
+    case OpKind::kIndexSelect:
+      return index_select(c);
+    case OpKind::kNonzero:
+      return nonzero(c);
+    case OpKind::kIndex:
+      return index(c);
+    case OpKind::kMaskedSelect:
+      return masked_select(c);
+    case OpKind::kUnique:
+      return unique(c);
+    case OpKind::kItem:
+      return item(c);
+    case OpKind::kTolist:
+      return tolist(c);
+    case OpKind::kRepeatInterleave:
+      return repeat_interleave(c);
+    case OpKind::kSize:
+      return size(c);
+    case OpKind::kStride:
+      return stride(c);
+    case OpKind::kNumel:
+      return numel(c);
+    case OpKind::kMin:
+      return scalar_binary(c, BinaryOp::kMinimum, c.scalar(0), c.scalar(1));
+    case OpKind::kMax:
+      return scalar_binary(c, BinaryOp::kMaximum, c.scalar(0), c.scalar(1));
+    case OpKind::kAddInplace:
+      return add_inplace(c);
+  }
+  SF_UNREACHABLE() << "op " << static_cast<int>(c.op());
+}
+
+[[noreturn]] void invalid(const std::string& message) {
+  throw_user_error(UserErrorKind::kInvalidProgram, message);
+}
+
+HostValue to_host(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::kNone:
+      return HostValue{};
+    case Value::Kind::kTensor:
+      return HostValue::of_tensor(*v.tensor);
+    case Value::Kind::kInt:
+      return HostValue::of_int(v.i);
+    case Value::Kind::kFloat:
+      return HostValue::of_float(v.f);
+    case Value::Kind::kBool:
+      return HostValue::of_bool(v.b);
+    case Value::Kind::kTuple: {
+      std::vector<HostValue> elems;
+      for (const Value& e : v.elems) elems.push_back(to_host(e));
+      return HostValue::tuple(std::move(elems));
+    }
+    case Value::Kind::kDType:
+    case Value::Kind::kStr:
+      invalid("cannot return " + v.describe());
+  }
+  SF_UNREACHABLE();
+}
+
+class Interpreter {
+ public:
+  // Runs the block; true when a return statement ran (execution stops there).
+  bool run_block(const std::vector<Stmt>& body) {
+    for (const Stmt& s : body) {
+      if (run_stmt(s)) return true;
+    }
+    return false;
+  }
+
+  void bind(const std::string& name, Value v) { env_[name] = std::move(v); }
+  std::vector<HostValue> take_outputs() { return std::move(outputs_); }
+
+ private:
+  bool run_stmt(const Stmt& s) {
+    if (s.kind == Stmt::Kind::kIf) {
+      bool cond = located(s, [&] { return condition(s, "if"); });
+      return run_block(cond ? s.then_body : s.else_body);
+    }
+    return located(s, [&] { return run_simple(s); });
+  }
+
+  // Prefixes "line N: " to user errors from one statement (hand-built ASTs have no lines).
+  template <typename F>
+  bool located(const Stmt& s, F f) {
+    try {
+      return f();
+    } catch (const UserError& e) {
+      std::string msg = e.what();
+      if (s.loc.line <= 0 || msg.rfind("line ", 0) == 0) throw;
+      throw UserError(e.kind(), "line " + std::to_string(s.loc.line) + ": " + msg);
+    }
+  }
+
+  bool condition(const Stmt& s, const char* what) {
+    Value v = eval(*s.value);
+    if (v.kind != Value::Kind::kBool) {
+      invalid(std::string(what) + ": condition must be a bool scalar, got " + v.describe());
+    }
+    return v.b;
+  }
+
+  bool run_simple(const Stmt& s) {
+    switch (s.kind) {
+      case Stmt::Kind::kAssign:
+        assign(s.targets, eval(*s.value));
+        return false;
+      case Stmt::Kind::kCheck:
+        if (!condition(s, "check")) {
+          throw_user_error(UserErrorKind::kCheckFailed, "check failed: " + s.message);
+        }
+        return false;
+      case Stmt::Kind::kCheckIsSize:
+        check_is_size(s);
+        return false;
+      case Stmt::Kind::kReturn:
+        for (const auto& e : s.returns) outputs_.push_back(to_host(eval(*e)));
+        return true;
+      case Stmt::Kind::kIf:
+        SF_UNREACHABLE() << "if handled by run_stmt";
+    }
+    SF_UNREACHABLE();
+  }
+
+  void assign(const std::vector<std::string>& targets, Value v) {
+    SF_CHECK(!targets.empty()) << "assignment without targets";
+    if (targets.size() == 1) {
+      bind(targets[0], std::move(v));
+      return;
+    }
+    if (v.kind != Value::Kind::kTuple) {
+      invalid("cannot unpack " + v.describe() + " into " + std::to_string(targets.size()) +
+              " names");
+    }
+    if (v.elems.size() != targets.size()) {
+      // The count can be data-dependent (tolist), so this is a value error as in Python.
+      throw_user_error(UserErrorKind::kValue, "cannot unpack a tuple of " +
+                                                  std::to_string(v.elems.size()) + " into " +
+                                                  std::to_string(targets.size()) + " names");
+    }
+    for (size_t k = 0; k < targets.size(); ++k) bind(targets[k], v.elems[k]);
+  }
+
+  void check_is_size(const Stmt& s) {
+    Value n = eval(*s.value);
+    if (n.kind != Value::Kind::kInt) invalid("check_is_size: expected an int, got " + n.describe());
+    if (n.i < 0) {
+      throw_user_error(UserErrorKind::kCheckFailed,
+                       "check_is_size failed: " + std::to_string(n.i) + " is negative");
+    }
+    if (!s.max) return;
+    Value max = eval(*s.max);
+    if (max.kind != Value::Kind::kInt) {
+      invalid("check_is_size: max must be an int, got " + max.describe());
+    }
+    if (n.i > max.i) {
+      throw_user_error(UserErrorKind::kCheckFailed, "check_is_size failed: " + std::to_string(n.i) +
+                                                        " > max " + std::to_string(max.i));
+    }
+  }
+
+  Value eval(const Expr& e) {
+    switch (e.kind) {
+      case Expr::Kind::kVar: {
+        auto it = env_.find(e.name);
+        if (it == env_.end()) invalid("undefined variable '" + e.name + "'");
+        return it->second;
+      }
+      case Expr::Kind::kInt:
+        return Value::of_int(e.int_value);
+      case Expr::Kind::kFloat:
+        return Value::of_float(e.float_value);
+      case Expr::Kind::kBool:
+        return Value::of_bool(e.bool_value);
+      case Expr::Kind::kString: {
+        Value v;
+        v.kind = Value::Kind::kStr;
+        v.str = e.name;
+        return v;
+      }
+      case Expr::Kind::kDType: {
+        Value v;
+        v.kind = Value::Kind::kDType;
+        v.dtype = e.dtype;
+        return v;
+      }
+      case Expr::Kind::kNone:
+        return Value{};
+      case Expr::Kind::kList: {
+        std::vector<Value> elems;
+        for (const auto& x : e.elems) elems.push_back(eval(*x));
+        return Value::tuple(std::move(elems));
+      }
+      case Expr::Kind::kCall: {
+        std::vector<program::ExprPtr> bound = program::bind_call(e);
+        std::vector<Value> args;
+        for (const auto& a : bound) args.push_back(a ? eval(*a) : Value{});
+        return dispatch(Call(e.op, std::move(args)));
+      }
+    }
+    SF_UNREACHABLE();
+  }
+
+  std::map<std::string, Value> env_;
+  std::vector<HostValue> outputs_;
+};
+
+bool tensor_data_ok(const program::HostTensor& t) {
+  for (int64_t s : t.sizes) {
+    if (s < 0) return false;
+  }
+  size_t n = static_cast<size_t>(t.numel());
+  return t.is_float() ? t.floats.size() == n : t.ints.size() == n;
+}
+
+Value input_value(const program::InputDecl& d, const HostValue& v) {
+  const std::string where = "input '" + d.name + "': ";
+  if (d.is_tensor) {
+    if (v.kind != HostValue::Kind::kTensor || v.tensor.dtype != d.dtype ||
+        v.tensor.sizes != d.sizes || !tensor_data_ok(v.tensor)) {
+      invalid(where + "expected a " + program::dtype_name(d.dtype) + shape_str(d.sizes) +
+              " tensor, got " + v.str());
+    }
+    return Value::of_tensor(v.tensor);  // a private copy: add_ never reaches the caller's map
+  }
+  HostValue::Kind want = d.dtype == DType::kFloat32 ? HostValue::Kind::kFloat
+                         : d.dtype == DType::kInt64 ? HostValue::Kind::kInt
+                                                    : HostValue::Kind::kBool;
+  if (v.kind != want) {
+    invalid(where + "expected a " + program::dtype_name(d.dtype) + " scalar, got " + v.str());
+  }
+  return v.kind == HostValue::Kind::kFloat ? Value::of_float(v.f)
+         : v.kind == HostValue::Kind::kInt ? Value::of_int(v.i)
+                                           : Value::of_bool(v.b);
+}
+
+}  // namespace
+
+EagerResult run_eager(const program::Program& p, const std::map<std::string, HostValue>& inputs) {
+  Interpreter interp;
+  for (const auto& d : p.inputs) {
+    auto it = inputs.find(d.name);
+    if (it == inputs.end()) invalid("missing value for input '" + d.name + "'");
+    interp.bind(d.name, input_value(d, it->second));
+  }
+  for (const auto& [name, value] : inputs) {
+    bool declared = false;
+    for (const auto& d : p.inputs) declared = declared || d.name == name;
+    if (!declared) invalid("value given for undeclared input '" + name + "'");
+  }
+  interp.run_block(p.body);
+  return EagerResult{interp.take_outputs()};
+}
+
+EagerResult run_eager(const program::Program& p) {
+  return run_eager(p, program::make_input_values(p));
+}
+
+}  // namespace sf::eager

@@ -1,0 +1,150 @@
+// Joins and gathers: cat (1-D empty tensors skipped, as PyTorch), stack, index_select (negative
+// indices wrap, docs/ops.md).
+#include "engine/eager/internal.h"
+#include "engine/eager/tensor_util.h"
+
+namespace sf::eager::internal {
+
+namespace {
+
+int64_t prod(const Shape& s, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t d = from; d < to; ++d) p *= s[d];
+  return p;
+}
+
+std::vector<TensorPtr> nonempty_list(const Call& c) {
+  std::vector<TensorPtr> ts = c.tensors(0);
+  if (ts.empty()) c.fail(UserErrorKind::kValue, "expected a non-empty list of tensors");
+  return ts;
+}
+
+// Appends, for every outer index, `chunk` consecutive elements of `t` (cast to out's dtype).
+void interleave(const std::vector<HostTensor>& parts, const std::vector<int64_t>& chunks,
+                int64_t outer, HostTensor* out) {
+  int64_t pos = 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (size_t k = 0; k < parts.size(); ++k) {
+      for (int64_t i = 0; i < chunks[k]; ++i, ++pos) {
+        if (out->is_float()) {
+          out->floats[pos] = parts[k].floats[o * chunks[k] + i];
+        } else {
+          out->ints[pos] = parts[k].ints[o * chunks[k] + i];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Value cat(const Call& c) {
+  std::vector<TensorPtr> ts = nonempty_list(c);
+  DType dtype = ts[0]->dtype;
+  const HostTensor* ref = nullptr;
+  for (size_t k = 0; k < ts.size(); ++k) {
+    dtype = promote(dtype, ts[k]->dtype);
+    if (ts[k]->sizes.empty()) {
+      c.fail(UserErrorKind::kShape, "zero-dimensional tensor (at position " + std::to_string(k) +
+                                        ") cannot be concatenated");
+    }
+    bool skipped = ts[k]->sizes.size() == 1 && ts[k]->sizes[0] == 0;
+    if (!skipped && !ref) ref = ts[k].get();
+  }
+  if (!ref) {  // every tensor is a 1-D empty one
+    wrap_dim(c, c.integer(1), 1);
+    return Value::of_tensor(alloc(c, dtype, {0}));
+  }
+  int64_t rank = static_cast<int64_t>(ref->sizes.size());
+  int64_t d = wrap_dim(c, c.integer(1), rank);
+  Shape sizes = ref->sizes;
+  sizes[d] = 0;
+  std::vector<HostTensor> parts;
+  std::vector<int64_t> chunks;
+  int64_t inner = prod(ref->sizes, d + 1, rank);
+  for (size_t k = 0; k < ts.size(); ++k) {
+    const HostTensor& t = *ts[k];
+    if (t.sizes.size() == 1 && t.sizes[0] == 0) continue;
+    if (static_cast<int64_t>(t.sizes.size()) != rank) {
+      c.fail(UserErrorKind::kShape, "tensors must have the same rank: got shapes " +
+                                        shape_str(ref->sizes) + " and " + shape_str(t.sizes) +
+                                        " (tensor " + std::to_string(k) + ")");
+    }
+    for (int64_t e = 0; e < rank; ++e) {
+      if (e != d && t.sizes[e] != ref->sizes[e]) {
+        c.fail(UserErrorKind::kShape,
+               "sizes must match except in dim " + std::to_string(d) + ": expected " +
+                   std::to_string(ref->sizes[e]) + " but got " + std::to_string(t.sizes[e]) +
+                   " in dim " + std::to_string(e) + " for tensor " + std::to_string(k) +
+                   " (shapes " + shape_str(ref->sizes) + " and " + shape_str(t.sizes) + ")");
+      }
+    }
+    sizes[d] += t.sizes[d];
+    parts.push_back(cast(t, dtype));
+    chunks.push_back(t.sizes[d] * inner);
+  }
+  HostTensor out = alloc(c, dtype, sizes);
+  interleave(parts, chunks, prod(sizes, 0, d), &out);
+  return Value::of_tensor(std::move(out));
+}
+
+Value stack(const Call& c) {
+  std::vector<TensorPtr> ts = nonempty_list(c);
+  const Shape& shape = ts[0]->sizes;
+  DType dtype = ts[0]->dtype;
+  for (size_t k = 1; k < ts.size(); ++k) {
+    if (ts[k]->sizes != shape) {
+      c.fail(UserErrorKind::kShape, "expects tensors of equal shape, got " + shape_str(shape) +
+                                        " at entry 0 and " + shape_str(ts[k]->sizes) +
+                                        " at entry " + std::to_string(k));
+    }
+    dtype = promote(dtype, ts[k]->dtype);
+  }
+  int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t d = wrap_new_dim(c, c.integer(1), rank);
+  Shape sizes = shape;
+  sizes.insert(sizes.begin() + d, static_cast<int64_t>(ts.size()));
+  std::vector<HostTensor> parts;
+  std::vector<int64_t> chunks;
+  for (const TensorPtr& t : ts) {
+    parts.push_back(cast(*t, dtype));
+    chunks.push_back(prod(shape, d, rank));
+  }
+  HostTensor out = alloc(c, dtype, sizes);
+  interleave(parts, chunks, prod(shape, 0, d), &out);
+  return Value::of_tensor(std::move(out));
+}
+
+Value index_select(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  const HostTensor& idx = c.tensor(2);
+  if (idx.dtype != DType::kInt64) {
+    c.fail(UserErrorKind::kInvalidProgram,
+           "index must be an i64 tensor, got " + c.arg(2).describe());
+  }
+  if (idx.sizes.size() > 1) {
+    c.fail(UserErrorKind::kShape, "index must be 0-D or 1-D, got shape " + shape_str(idx.sizes));
+  }
+  int64_t rank = static_cast<int64_t>(t.sizes.size());
+  int64_t d = wrap_dim(c, c.integer(1), rank);
+  int64_t size = rank == 0 ? 1 : t.sizes[d];  // a 0-dim tensor is indexed as one element
+  int64_t m = idx.numel();
+  if (rank == 0 && m != 1) {
+    c.fail(UserErrorKind::kIndex,
+           "index into a 0-dim tensor must have one value, got " + std::to_string(m));
+  }
+  std::vector<int64_t> rows(m);
+  for (int64_t j = 0; j < m; ++j) {
+    int64_t i = idx.ints[j];
+    if (i < -size || i >= size) {
+      c.fail(UserErrorKind::kIndex, "index " + std::to_string(i) + " is out of range for dim " +
+                                        std::to_string(d) + " with size " + std::to_string(size) +
+                                        " (shape " + shape_str(t.sizes) + ")");
+    }
+    rows[j] = i < 0 ? i + size : i;
+  }
+  if (rank == 0) return Value::of_tensor(t);
+  return Value::of_tensor(take_rows(c, t, d, rows));
+}
+
+}  // namespace sf::eager::internal

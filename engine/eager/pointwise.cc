@@ -1,0 +1,261 @@
+// Pointwise tensor ops: broadcasting binary ops with the weak-scalar promotion rule, unary ops,
+// relu, casts, where, and the in-place add_. f32 arithmetic is done in float, i64 wraps.
+#include <cmath>
+
+#include "engine/base/check.h"
+#include "engine/eager/internal.h"
+#include "engine/eager/tensor_util.h"
+
+namespace sf::eager::internal {
+
+namespace {
+
+struct Spec {
+  DType compute;  // both operands are cast to this
+  DType out;
+};
+
+Spec spec_for(BinaryOp op, DType promoted) {
+  switch (op) {
+    case BinaryOp::kAdd:
+    case BinaryOp::kSub:
+    case BinaryOp::kMul:
+    case BinaryOp::kFloorDiv:
+    case BinaryOp::kRemainder: {
+      DType d = promoted == DType::kBool ? DType::kInt64 : promoted;  // bool is i64 in arithmetic
+      return {d, d};
+    }
+    case BinaryOp::kDiv:
+      return {DType::kFloat32, DType::kFloat32};
+    case BinaryOp::kMaximum:
+    case BinaryOp::kMinimum:
+      return {promoted, promoted};
+    case BinaryOp::kEq:
+    case BinaryOp::kNe:
+    case BinaryOp::kLt:
+    case BinaryOp::kLe:
+    case BinaryOp::kGt:
+    case BinaryOp::kGe:
+    case BinaryOp::kLogicalAnd:
+    case BinaryOp::kLogicalOr:
+      return {promoted, DType::kBool};
+  }
+  SF_UNREACHABLE();
+}
+
+int64_t wrap(uint64_t v) { return static_cast<int64_t>(v); }
+
+// Integer (and bool as 0/1) kernel; `zero` is set instead of dividing by zero.
+int64_t int_op(BinaryOp op, int64_t x, int64_t y, bool* zero) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return wrap(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
+    case BinaryOp::kSub:
+      return wrap(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
+    case BinaryOp::kMul:
+      return wrap(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+    case BinaryOp::kFloorDiv: {
+      if (y == 0) return *zero = true, 0;
+      if (y == -1) return wrap(0 - static_cast<uint64_t>(x));  // INT64_MIN // -1 wraps
+      int64_t q = x / y;
+      return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
+    }
+    case BinaryOp::kRemainder: {
+      if (y == 0) return *zero = true, 0;
+      if (y == -1) return 0;
+      int64_t r = x % y;
+      return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+    }
+    case BinaryOp::kMaximum:
+      return x < y ? y : x;
+    case BinaryOp::kMinimum:
+      return y < x ? y : x;
+    case BinaryOp::kEq:
+      return x == y;
+    case BinaryOp::kNe:
+      return x != y;
+    case BinaryOp::kLt:
+      return x < y;
+    case BinaryOp::kLe:
+      return x <= y;
+    case BinaryOp::kGt:
+      return x > y;
+    case BinaryOp::kGe:
+      return x >= y;
+    case BinaryOp::kLogicalAnd:
+      return x != 0 && y != 0;
+    case BinaryOp::kLogicalOr:
+      return x != 0 || y != 0;
+    case BinaryOp::kDiv:
+      SF_UNREACHABLE() << "div computes in f32";
+  }
+  SF_UNREACHABLE();
+}
+
+// f32 kernel, evaluated in float (comparisons and logical ops give 0/1).
+float float_op(BinaryOp op, float x, float y) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return x + y;
+    case BinaryOp::kSub:
+      return x - y;
+    case BinaryOp::kMul:
+      return x * y;
+    case BinaryOp::kDiv:
+      return x / y;
+    case BinaryOp::kFloorDiv:
+      return std::floor(x / y);
+    case BinaryOp::kRemainder: {
+      float q = std::floor(x / y);
+      float p = q * y;
+      return x - p;
+    }
+    case BinaryOp::kMaximum:
+      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? x : y;
+      return x < y ? y : x;
+    case BinaryOp::kMinimum:
+      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? x : y;
+      return y < x ? y : x;
+    case BinaryOp::kEq:
+      return x == y;
+    case BinaryOp::kNe:
+      return x != y;
+    case BinaryOp::kLt:
+      return x < y;
+    case BinaryOp::kLe:
+      return x <= y;
+    case BinaryOp::kGt:
+      return x > y;
+    case BinaryOp::kGe:
+      return x >= y;
+    case BinaryOp::kLogicalAnd:
+      return x != 0.0f && y != 0.0f;
+    case BinaryOp::kLogicalOr:
+      return x != 0.0f || y != 0.0f;
+  }
+  SF_UNREACHABLE();
+}
+
+// The broadcast result of `a op b` (at least one a tensor), before any in-place cast.
+HostTensor binary_tensors(const Call& c, BinaryOp op, const Value& a, const Value& b) {
+  Spec s = spec_for(op, result_type({&a, &b}));
+  HostTensor x = operand_as(a, s.compute), y = operand_as(b, s.compute);
+  Shape shape = broadcast_shapes(c, {x.sizes, y.sizes});
+  HostTensor out = alloc(c, s.out, shape);
+  std::vector<int64_t> xi = strided_offsets(shape, broadcast_strides(shape, x.sizes));
+  std::vector<int64_t> yi = strided_offsets(shape, broadcast_strides(shape, y.sizes));
+  bool zero = false;
+  for (size_t k = 0; k < xi.size(); ++k) {
+    if (s.compute == DType::kFloat32) {
+      float r = float_op(op, x.floats[xi[k]], y.floats[yi[k]]);
+      if (out.is_float()) {
+        out.floats[k] = r;
+      } else {
+        out.ints[k] = r != 0.0f;
+      }
+    } else {
+      out.ints[k] = int_op(op, x.ints[xi[k]], y.ints[yi[k]], &zero);
+      if (zero) {
+        c.fail(UserErrorKind::kZeroDivision,
+               "integer division by zero (dividend " + x.str() + ", divisor " + y.str() + ")");
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Value binary(const Call& c, BinaryOp op) {
+  const Value& a = c.tensor_or_scalar(0);
+  const Value& b = c.tensor_or_scalar(1);
+  if (a.is_scalar() && b.is_scalar()) return scalar_binary(c, op, a, b);
+  return Value::of_tensor(binary_tensors(c, op, a, b));
+}
+
+Value unary(const Call& c, UnaryOp op) {
+  const Value& a = c.tensor_or_scalar(0);
+  if (a.is_scalar()) return scalar_unary(c, op, a);
+  const HostTensor& t = *a.tensor;
+  switch (op) {
+    case UnaryOp::kLogicalNot: {
+      HostTensor out = alloc(c, DType::kBool, t.sizes);
+      for (int64_t k = 0; k < t.numel(); ++k) out.ints[k] = !truthy(t, k);
+      return Value::of_tensor(std::move(out));
+    }
+    case UnaryOp::kNeg:
+    case UnaryOp::kAbs: {
+      // bool promotes to i64 in arithmetic (docs/ops.md), so -True is -1.
+      HostTensor out = cast(t, t.dtype == DType::kBool ? DType::kInt64 : t.dtype);
+      bool neg = op == UnaryOp::kNeg;
+      for (int64_t k = 0; k < out.numel(); ++k) {
+        if (out.is_float()) {
+          out.floats[k] = neg ? -out.floats[k] : std::fabs(out.floats[k]);
+        } else if (neg || out.ints[k] < 0) {
+          out.ints[k] = wrap(0 - static_cast<uint64_t>(out.ints[k]));  // INT64_MIN stays
+        }
+      }
+      return Value::of_tensor(std::move(out));
+    }
+  }
+  SF_UNREACHABLE();
+}
+
+Value relu(const Call& c) {
+  c.tensor(0);  // relu takes tensors only
+  // relu(a) = maximum(a, 0) with a weak int 0: bool becomes i64, NaN propagates.
+  return Value::of_tensor(binary_tensors(c, BinaryOp::kMaximum, c.arg(0), Value::of_int(0)));
+}
+
+Value to_dtype(const Call& c) { return Value::of_tensor(cast(c.tensor(0), c.dtype(1))); }
+
+Value where(const Call& c) {
+  const HostTensor& cond = c.tensor(0);
+  if (cond.dtype != DType::kBool) {
+    c.fail(UserErrorKind::kInvalidProgram,
+           "condition must be a bool tensor, got " + c.arg(0).describe());
+  }
+  const Value& a = c.tensor_or_scalar(1);
+  const Value& b = c.tensor_or_scalar(2);
+  DType dtype = result_type({&a, &b});
+  HostTensor x = operand_as(a, dtype), y = operand_as(b, dtype);
+  Shape shape = broadcast_shapes(c, {cond.sizes, x.sizes, y.sizes});
+  std::vector<int64_t> ci = strided_offsets(shape, broadcast_strides(shape, cond.sizes));
+  std::vector<int64_t> xi = strided_offsets(shape, broadcast_strides(shape, x.sizes));
+  std::vector<int64_t> yi = strided_offsets(shape, broadcast_strides(shape, y.sizes));
+  HostTensor out = alloc(c, dtype, shape);
+  for (size_t k = 0; k < ci.size(); ++k) {
+    bool pick_x = cond.ints[ci[k]] != 0;
+    if (out.is_float()) {
+      out.floats[k] = pick_x ? x.floats[xi[k]] : y.floats[yi[k]];
+    } else {
+      out.ints[k] = pick_x ? x.ints[xi[k]] : y.ints[yi[k]];
+    }
+  }
+  return Value::of_tensor(std::move(out));
+}
+
+Value add_inplace(const Call& c) {
+  const TensorPtr& self = c.tensor_ptr(0);
+  const Value& other = c.tensor_or_scalar(1);
+  HostTensor sum = binary_tensors(c, BinaryOp::kAdd, c.arg(0), other);
+  // As PyTorch's in-place ops: the broadcast shape must be self's shape and the result dtype
+  // must cast to self's dtype without a float->int or number->bool narrowing.
+  if (sum.sizes != self->sizes) {
+    c.fail(UserErrorKind::kShape, "output with shape " + shape_str(self->sizes) +
+                                      " doesn't match the broadcast shape " + shape_str(sum.sizes) +
+                                      " (operand " + other.describe() + ")");
+  }
+  bool narrowing = (sum.dtype == DType::kFloat32 && self->dtype != DType::kFloat32) ||
+                   (sum.dtype != DType::kBool && self->dtype == DType::kBool);
+  if (narrowing) {
+    c.fail(UserErrorKind::kInvalidProgram,
+           std::string("result type ") + program::dtype_name(sum.dtype) +
+               " can't be cast to the desired output type " + program::dtype_name(self->dtype) +
+               " (operands " + c.arg(0).describe() + " and " + other.describe() + ")");
+  }
+  *self = cast(sum, self->dtype);  // every name bound to this tensor sees the new value
+  return c.arg(0);
+}
+
+}  // namespace sf::eager::internal

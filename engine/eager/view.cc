@@ -1,0 +1,216 @@
+// View ops as strided copies (in eager only values matter): view/reshape, permute, transpose,
+// unsqueeze, squeeze, expand, slice, narrow, select, flatten.
+#include "engine/eager/internal.h"
+#include "engine/eager/tensor_util.h"
+
+namespace sf::eager::internal {
+
+namespace {
+
+int64_t rank_of(const HostTensor& t) { return static_cast<int64_t>(t.sizes.size()); }
+
+HostTensor with_sizes(const HostTensor& t, Shape sizes) {
+  HostTensor out = t;
+  out.sizes = std::move(sizes);
+  return out;
+}
+
+}  // namespace
+
+Value view(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  Shape shape = c.ints(1);
+  int64_t inferred = -1, known = 1;
+  bool overflow = false;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == -1) {
+      if (inferred >= 0)
+        c.fail(UserErrorKind::kShape,
+               "only one dimension can be inferred in shape " + shape_str(shape));
+      inferred = static_cast<int64_t>(d);
+    } else if (shape[d] < 0) {
+      c.fail(UserErrorKind::kShape, "invalid size " + std::to_string(shape[d]) + " at dim " +
+                                        std::to_string(d) + " of shape " + shape_str(shape));
+    } else {
+      overflow = overflow || __builtin_mul_overflow(known, shape[d], &known);
+    }
+  }
+  int64_t n = t.numel();
+  auto mismatch = [&](const std::string& why) {
+    c.fail(UserErrorKind::kShape, "shape " + shape_str(shape) + " is invalid for input of shape " +
+                                      shape_str(t.sizes) + " (" + std::to_string(n) + " elements)" +
+                                      why);
+  };
+  if (overflow) mismatch("");
+  if (inferred >= 0) {
+    if (known == 0) mismatch(n == 0 ? ": the -1 dim is ambiguous" : "");
+    if (n % known != 0) mismatch("");
+    shape[inferred] = n / known;
+  } else if (known != n) {
+    mismatch("");
+  }
+  return Value::of_tensor(with_sizes(t, shape));
+}
+
+Value permute(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  Shape dims = c.dims(1).value_or(Shape{});
+  int64_t rank = rank_of(t);
+  if (static_cast<int64_t>(dims.size()) != rank) {
+    c.fail(UserErrorKind::kShape, "dims " + shape_str(dims) + " do not match the rank " +
+                                      std::to_string(rank) + " of shape " + shape_str(t.sizes));
+  }
+  Shape in_strides = contiguous_strides(t.sizes), sizes, strides;
+  std::vector<bool> used(rank, false);
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(c, d, rank);
+    if (used[w])
+      c.fail(UserErrorKind::kShape,
+             "dim " + std::to_string(w) + " repeats in dims " + shape_str(dims));
+    used[w] = true;
+    sizes.push_back(t.sizes[w]);
+    strides.push_back(in_strides[w]);
+  }
+  return Value::of_tensor(strided_copy(c, t, sizes, strides));
+}
+
+Value transpose(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  int64_t rank = rank_of(t);
+  int64_t d0 = wrap_dim(c, c.integer(1), rank), d1 = wrap_dim(c, c.integer(2), rank);
+  if (rank == 0) return Value::of_tensor(t);
+  Shape sizes = t.sizes, strides = contiguous_strides(t.sizes);
+  std::swap(sizes[d0], sizes[d1]);
+  std::swap(strides[d0], strides[d1]);
+  return Value::of_tensor(strided_copy(c, t, sizes, strides));
+}
+
+Value unsqueeze(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  int64_t d = wrap_new_dim(c, c.integer(1), rank_of(t));
+  Shape sizes = t.sizes;
+  sizes.insert(sizes.begin() + d, 1);
+  return Value::of_tensor(with_sizes(t, sizes));
+}
+
+Value squeeze(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  int64_t d = wrap_dim(c, c.integer(1), rank_of(t));
+  Shape sizes = t.sizes;
+  if (!sizes.empty() && sizes[d] == 1) sizes.erase(sizes.begin() + d);
+  return Value::of_tensor(with_sizes(t, sizes));
+}
+
+Value expand(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  Shape target = c.ints(1);
+  int64_t rank = rank_of(t), n = static_cast<int64_t>(target.size());
+  auto fail = [&](const std::string& why) {
+    c.fail(UserErrorKind::kShape, why + " (target sizes " + shape_str(target) + ", tensor sizes " +
+                                      shape_str(t.sizes) + ")");
+  };
+  if (n < rank) fail("the number of sizes must be at least the tensor's rank");
+  Shape in_strides = contiguous_strides(t.sizes), sizes(n), strides(n, 0);
+  for (int64_t d = 0; d < n; ++d) {
+    int64_t want = target[d];
+    if (d < n - rank) {
+      if (want < 0)
+        fail("size " + std::to_string(want) + " is not allowed in new leading dim " +
+             std::to_string(d));
+      sizes[d] = want;
+      continue;
+    }
+    int64_t have = t.sizes[d - (n - rank)];
+    if (want == -1 || want == have) {
+      sizes[d] = have;
+      strides[d] = in_strides[d - (n - rank)];
+    } else if (have == 1 && want >= 0) {
+      sizes[d] = want;
+    } else {
+      fail("the expanded size " + std::to_string(want) + " must match the existing size " +
+           std::to_string(have) + " at non-singleton dim " + std::to_string(d));
+    }
+  }
+  return Value::of_tensor(strided_copy(c, t, sizes, strides));
+}
+
+Value slice(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  int64_t d = wrap_dim(c, c.integer(1), rank_of(t), false);
+  int64_t size = t.sizes[d];
+  int64_t step = c.integer(4);
+  if (step <= 0)
+    c.fail(UserErrorKind::kValue, "step must be positive, got " + std::to_string(step));
+  // Python slicing: negative bounds count from the end, then both clamp to [0, size].
+  auto clamp = [&](int64_t v) {
+    if (v < 0) v += size;
+    return v < 0 ? 0 : v > size ? size : v;
+  };
+  int64_t start = clamp(c.has(2) ? c.integer(2) : 0);
+  int64_t end = clamp(c.has(3) ? c.integer(3) : size);
+  int64_t len = end <= start ? 0 : (end - start - 1) / step + 1;
+  Shape sizes = t.sizes, strides = contiguous_strides(t.sizes);
+  sizes[d] = len;
+  int64_t offset = start * strides[d];
+  strides[d] *= step;
+  return Value::of_tensor(strided_copy(c, t, sizes, strides, len == 0 ? 0 : offset));
+}
+
+Value narrow(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  int64_t d = wrap_dim(c, c.integer(1), rank_of(t), false);
+  int64_t size = t.sizes[d], start = c.integer(2), length = c.integer(3);
+  std::string where = " for dim " + std::to_string(d) + " of shape " + shape_str(t.sizes);
+  if (start < -size || start > size) {
+    c.fail(UserErrorKind::kIndex, "start " + std::to_string(start) + " out of range [" +
+                                      std::to_string(-size) + ", " + std::to_string(size) + "]" +
+                                      where);
+  }
+  if (start < 0) start += size;
+  if (length < 0)
+    c.fail(UserErrorKind::kValue, "length must be non-negative, got " + std::to_string(length));
+  if (length > size - start) {
+    c.fail(UserErrorKind::kIndex, "start " + std::to_string(start) + " + length " +
+                                      std::to_string(length) + " exceeds the size " +
+                                      std::to_string(size) + where);
+  }
+  Shape sizes = t.sizes, strides = contiguous_strides(t.sizes);
+  sizes[d] = length;
+  return Value::of_tensor(strided_copy(c, t, sizes, strides, length == 0 ? 0 : start * strides[d]));
+}
+
+Value select(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  int64_t d = wrap_dim(c, c.integer(1), rank_of(t), false);
+  int64_t size = t.sizes[d], i = c.integer(2);
+  if (i < -size || i >= size) {
+    c.fail(UserErrorKind::kIndex, "index " + std::to_string(i) + " is out of bounds for dim " +
+                                      std::to_string(d) + " with size " + std::to_string(size) +
+                                      " (shape " + shape_str(t.sizes) + ")");
+  }
+  if (i < 0) i += size;
+  Shape sizes = t.sizes, strides = contiguous_strides(t.sizes);
+  int64_t offset = i * strides[d];
+  sizes.erase(sizes.begin() + d);
+  strides.erase(strides.begin() + d);
+  return Value::of_tensor(strided_copy(c, t, sizes, strides, offset));
+}
+
+Value flatten(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  int64_t rank = rank_of(t);
+  int64_t s = wrap_dim(c, c.integer(1), rank), e = wrap_dim(c, c.integer(2), rank);
+  if (rank == 0) return Value::of_tensor(with_sizes(t, {1}));  // PyTorch: 0-dim -> [1]
+  if (s > e) {
+    c.fail(UserErrorKind::kShape, "start_dim " + std::to_string(s) + " comes after end_dim " +
+                                      std::to_string(e) + " (shape " + shape_str(t.sizes) + ")");
+  }
+  Shape sizes(t.sizes.begin(), t.sizes.begin() + s);
+  int64_t prod = 1;
+  for (int64_t d = s; d <= e; ++d) prod *= t.sizes[d];
+  sizes.push_back(prod);
+  sizes.insert(sizes.end(), t.sizes.begin() + e + 1, t.sizes.end());
+  return Value::of_tensor(with_sizes(t, sizes));
+}
+
+}  // namespace sf::eager::internal

@@ -1,0 +1,103 @@
+// Fake tensor construction, input fakification and the memo rules.
+#include "engine/fake/fake_mode.h"
+
+#include "engine/base/check.h"
+#include "engine/base/errors.h"
+#include "engine/sym/make.h"
+
+namespace sf::fake {
+
+FakeTensorPtr FakeMode::make_tensor(DType dtype, std::vector<SymInt> sizes,
+                                    std::vector<SymInt> strides, SymInt offset) {
+  auto storage = std::make_shared<Storage>();
+  storage->id = next_storage_id_++;
+  return std::make_shared<FakeTensor>(dtype, std::move(sizes), std::move(strides),
+                                      std::move(offset), std::move(storage));
+}
+
+std::vector<SymInt> FakeMode::contiguous_strides(const std::vector<SymInt>& sizes) const {
+  std::vector<SymInt> strides(sizes.size(), SymInt(1));
+  SymInt acc = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = acc;
+    // max(size, 1): a size-0 dim must not zero the strides before it. The ShapeEnv drops the
+    // Max for sizes known to be >= 1 (backed sizes), keeping it for possibly-empty unbacked ones.
+    acc = SymInt(env_->simplify((acc * sym_max(sizes[i], 1)).expr()));
+  }
+  return strides;
+}
+
+FakeTensorPtr FakeMode::make_contiguous(DType dtype, std::vector<SymInt> sizes) {
+  std::vector<SymInt> strides = contiguous_strides(sizes);
+  return make_tensor(dtype, std::move(sizes), std::move(strides), 0);
+}
+
+FakeTensorPtr FakeMode::make_view(const FakeTensor& base, std::vector<SymInt> sizes,
+                                  std::vector<SymInt> strides, SymInt offset, DType dtype) {
+  return std::make_shared<FakeTensor>(dtype, std::move(sizes), std::move(strides),
+                                      std::move(offset), base.storage());
+}
+
+Value FakeMode::fakify_input(const program::InputDecl& decl, StatefulSymbolicContext* context) {
+  auto mode_of = [](program::DimMode m) {
+    switch (m) {
+      case program::DimMode::kStatic:
+        return DimDynamic::kStatic;
+      case program::DimMode::kDynamic:
+        return DimDynamic::kDuck;
+      case program::DimMode::kUnbacked:
+        return DimDynamic::kSizeLikeUnbacked;
+    }
+    return DimDynamic::kStatic;
+  };
+  if (!decl.is_tensor) {
+    if (decl.dtype == DType::kFloat32) return Value(SymFloat(decl.data.literal.at(0)));
+    if (decl.dtype == DType::kBool) return Value(SymBool(decl.data.literal.at(0) != 0));
+    int64_t v = static_cast<int64_t>(decl.data.literal.at(0));
+    switch (decl.scalar_mode) {
+      case program::DimMode::kStatic:
+        return Value(SymInt(v));
+      case program::DimMode::kDynamic:
+        return Value(
+            env_->create_symbol(v, decl.name, DimDynamic::kDynamic, /*positive=*/false, context));
+      case program::DimMode::kUnbacked: {
+        // An unbacked int input: like mark_unbacked on a scalar; the placeholder binds it.
+        if (context) {
+          auto& cached = context->cache[env_->id()];
+          auto hit = cached.find(decl.name);
+          if (hit != cached.end()) return Value(SymInt(hit->second));
+        }
+        SymInt u = env_->create_unbacked_symint(decl.name);
+        if (context) context->cache[env_->id()][decl.name] = u.expr();
+        return Value(u);
+      }
+    }
+  }
+  std::vector<SymInt> sizes;
+  for (size_t d = 0; d < decl.sizes.size(); ++d) {
+    std::string source = decl.name + ".size(" + std::to_string(d) + ")";
+    sizes.push_back(
+        env_->create_symbol(decl.sizes[d], source, mode_of(decl.dims[d]), true, context));
+  }
+  return Value::tensor(make_contiguous(decl.dtype, std::move(sizes)));
+}
+
+std::optional<Value> FakeMode::memo_get(const FakeTensor& t, Memo FakeTensor::*memo) const {
+  Memo& m = const_cast<Memo&>(t.*memo);  // the memo members are mutable
+  if (!m.value) return std::nullopt;
+  if (m.version != t.version() || m.epoch != epoch_) {
+    m = Memo();  // stale: cleared on read, like UnbackedMemoDescriptor.__get__
+    return std::nullopt;
+  }
+  return m.value;
+}
+
+void FakeMode::memo_set(const FakeTensor& t, Memo FakeTensor::*memo, const Value& v) const {
+  if (inference_mode) return;            // inference tensors do not track versions: never memoize
+  Memo& m = const_cast<Memo&>(t.*memo);  // the memo members are mutable
+  m.value = v;
+  m.version = t.version();
+  m.epoch = epoch_;
+}
+
+}  // namespace sf::fake

@@ -1,0 +1,194 @@
+// Meta functions for ops whose output shape or value depends on data (spec §4.2): they allocate
+// unbacked symbols with the documented ranges and size-likeness, honour the memos (same version
+// and epoch only), and return literal 0 for statically empty inputs instead of a symbol.
+#include <cstdint>
+
+#include "engine/fake/meta/meta_internal.h"
+#include "engine/sym/make.h"
+
+namespace sf::fake::detail {
+
+using program::OpKind;
+
+namespace {
+
+constexpr int64_t kSysMaxsizeMinusOne = INT64_MAX - 1;
+
+bool statically_empty(MetaContext& ctx, const SymInt& numel) {
+  return static_bool(ctx, sym_eq(numel, 0)).value_or(false);
+}
+
+// The bound spec §4.2 uses: the static numel, or the product of upper bounds when finite.
+std::optional<int64_t> numel_bound(MetaContext& ctx, const SymInt& numel) {
+  if (auto c = numel.maybe_as_int()) return *c;
+  sym::ValueRange r = ctx.env().bound(numel.expr());
+  if (r.hi().is_finite()) return r.hi().value();
+  return std::nullopt;
+}
+
+void require_dynamic(MetaContext& ctx, OpKind op) {
+  if (!ctx.mode.allow_dynamic_output_shape_ops) {
+    fail(ctx, UserErrorKind::kUnsupported,
+         std::string(program::op_name(op)) +
+             " has a data-dependent output shape "
+             "(DynamicOutputShapeException)");
+  }
+}
+
+// nonzero(mask) with the memo, shared by nonzero and boolean indexing.
+SymInt nonzero_count(MetaContext& ctx, const FakeTensor& a) {
+  if (std::optional<Value> hit = ctx.mode.memo_get(a, &FakeTensor::nonzero_memo)) {
+    return hit->as_int();
+  }
+  SymInt numel = a.numel();
+  SymInt n;
+  if (statically_empty(ctx, numel)) {
+    n = 0;
+  } else {
+    n = ctx.env().create_unbacked_symint();
+    std::optional<int64_t> max = numel_bound(ctx, numel);
+    ctx.env().constrain_range_for_size(n.expr(), 0, max.value_or(kSysMaxsizeMinusOne));
+  }
+  ctx.mode.memo_set(a, &FakeTensor::nonzero_memo, Value(n));
+  return n;
+}
+
+}  // namespace
+
+Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
+  const FakeTensor& a = tensor_arg(ctx, args[0], "a");
+  switch (op) {
+    case OpKind::kNonzero: {
+      require_dynamic(ctx, op);
+      SymInt n = nonzero_count(ctx, a);
+      return Value::tensor(ctx.mode.make_contiguous(DType::kInt64, {n, SymInt(a.dim())}));
+    }
+    case OpKind::kIndex: {
+      require_dynamic(ctx, op);
+      const FakeTensor& mask = tensor_arg(ctx, args[1], "mask");
+      if (mask.dtype() != DType::kBool) {
+        fail(ctx, UserErrorKind::kInvalidProgram,
+             "index: the mask must be bool, got " + mask.type_str());
+      }
+      if (mask.dim() > a.dim() || mask.dim() == 0) {
+        fail(ctx, UserErrorKind::kShape,
+             "index: mask " + mask.type_str() + " does not match the leading dims of " +
+                 a.type_str());
+      }
+      for (int64_t d = 0; d < mask.dim(); ++d) {
+        if (mask.sizes()[d].same_as(a.sizes()[d])) continue;
+        require(ctx, sym_eq(mask.sizes()[d], a.sizes()[d]), UserErrorKind::kShape,
+                "index: the shape of the mask " + mask.type_str() + " at index " +
+                    std::to_string(d) + " does not match the shape of the indexed tensor " +
+                    a.type_str());
+      }
+      std::vector<SymInt> out{nonzero_count(ctx, mask)};
+      out.insert(out.end(), a.sizes().begin() + mask.dim(), a.sizes().end());
+      return Value::tensor(ctx.mode.make_contiguous(a.dtype(), out));
+    }
+    case OpKind::kMaskedSelect: {
+      require_dynamic(ctx, op);
+      const FakeTensor& mask = tensor_arg(ctx, args[1], "mask");
+      if (mask.dtype() != DType::kBool) {
+        fail(ctx, UserErrorKind::kInvalidProgram, "masked_select: the mask must be bool");
+      }
+      std::vector<SymInt> shape = broadcast(ctx, a.sizes(), mask.sizes());
+      SymInt numel = 1;
+      for (const SymInt& s : shape) numel = numel * s;
+      SymInt n = ctx.env().create_unbacked_symint();
+      std::optional<int64_t> max = numel_bound(ctx, numel);
+      if (max && *max > 2) {
+        ctx.env().constrain_range_for_size(n.expr(), 0, *max);
+      } else {
+        ctx.env().constrain_range_for_size(n.expr());
+      }
+      return Value::tensor(ctx.mode.make_contiguous(a.dtype(), {n}));
+    }
+    case OpKind::kUnique: {
+      require_dynamic(ctx, op);
+      SymInt n;
+      if (std::optional<Value> hit = ctx.mode.memo_get(a, &FakeTensor::unique_memo)) {
+        n = hit->as_int();
+      } else {
+        SymInt numel = a.numel();
+        if (statically_empty(ctx, numel)) {
+          n = 0;
+        } else {
+          n = ctx.env().create_unbacked_symint();
+          std::optional<int64_t> max = numel.maybe_as_int();
+          ctx.env().constrain_range_for_size(n.expr(), 0, max.value_or(kSysMaxsizeMinusOne));
+        }
+        ctx.mode.memo_set(a, &FakeTensor::unique_memo, Value(n));
+      }
+      Value values = Value::tensor(ctx.mode.make_contiguous(a.dtype(), {n}));
+      if (!args[1].flag) return values;
+      return Value::tuple({values, Value::tensor(ctx.mode.make_contiguous(DType::kInt64, {n}))});
+    }
+    case OpKind::kItem: {
+      if (!ctx.mode.allow_scalar_outputs) {
+        fail(ctx, UserErrorKind::kUnsupported,
+             "item: scalar outputs are not allowed "
+             "(DataDependentOutputException)");
+      }
+      require(
+          ctx, sym_eq(a.numel(), 1), UserErrorKind::kShape,
+          "item: a Tensor with " + a.numel().str() + " elements cannot be converted to a scalar");
+      if (std::optional<Value> hit = ctx.mode.memo_get(a, &FakeTensor::item_memo)) return *hit;
+      Value v;
+      switch (a.dtype()) {
+        case DType::kFloat32:
+          v = Value(ctx.env().create_unbacked_symfloat());
+          break;
+        case DType::kInt64:
+          v = Value(ctx.env().create_unbacked_symint());
+          break;
+        case DType::kBool:
+          v = Value(ctx.env().create_unbacked_symbool());
+          break;
+      }
+      ctx.mode.memo_set(a, &FakeTensor::item_memo, v);
+      return v;
+    }
+    case OpKind::kTolist:
+      // The tracer expands tolist into select + item per element (spec §11 item 6).
+      fail(ctx, UserErrorKind::kInvalidProgram, "tolist is expanded by the tracer");
+    case OpKind::kRepeatInterleave: {
+      require_dynamic(ctx, op);
+      const FakeTensor& repeats = args[1].present ? tensor_arg(ctx, args[1], "repeats") : a;
+      if (repeats.dtype() != DType::kInt64) {
+        fail(ctx, UserErrorKind::kInvalidProgram,
+             "repeat_interleave: repeats must be an i64 tensor, got " + repeats.type_str());
+      }
+      if (repeats.dim() != 1) {
+        fail(ctx, UserErrorKind::kShape,
+             "repeat_interleave: repeats must be 1-D, got " + repeats.type_str());
+      }
+      if (!args[1].present && args[2].present) {
+        fail(ctx, UserErrorKind::kInvalidProgram, "repeat_interleave: dim given without repeats");
+      }
+      if (args[1].present && !args[2].present) {
+        // Without dim the input is flattened first (as PyTorch).
+        require(ctx, sym_eq(repeats.sizes()[0], a.numel()), UserErrorKind::kShape,
+                "repeat_interleave: repeats must have the same size as the flattened input (" +
+                    repeats.sizes()[0].str() + " vs " + a.numel().str() + ")");
+      }
+      SymInt n = ctx.env().create_unbacked_symint();
+      ctx.env().constrain_range_for_size(n.expr());
+      if (!args[1].present) return Value::tensor(ctx.mode.make_contiguous(DType::kInt64, {n}));
+      if (!args[2].present) return Value::tensor(ctx.mode.make_contiguous(a.dtype(), {n}));
+      int64_t d = normalize_dim(ctx, args[2].dims[0], a.dim());
+      require(ctx, sym_eq(repeats.sizes()[0], a.sizes()[d]), UserErrorKind::kShape,
+              "repeat_interleave: repeats must have the same size as input along dim " +
+                  std::to_string(d) + " (" + repeats.sizes()[0].str() + " vs " +
+                  a.sizes()[d].str() + ")");
+      std::vector<SymInt> out = a.sizes();
+      out[d] = n;
+      return Value::tensor(ctx.mode.make_contiguous(a.dtype(), out));
+    }
+    default:
+      break;
+  }
+  fail(ctx, UserErrorKind::kInvalidProgram, "not a data-dependent op");
+}
+
+}  // namespace sf::fake::detail

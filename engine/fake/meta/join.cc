@@ -1,0 +1,97 @@
+// Meta functions for cat, stack and index_select.
+#include "engine/fake/meta/meta_internal.h"
+
+namespace sf::fake::detail {
+
+using program::OpKind;
+
+namespace {
+
+Value cat_of(MetaContext& ctx, const std::vector<const FakeTensor*>& ts, int64_t dim_arg) {
+  // Like PyTorch, 1-D tensors of (static) size 0 are skipped (legacy empty tensors).
+  std::vector<const FakeTensor*> used;
+  for (const FakeTensor* t : ts) {
+    bool legacy_empty = t->dim() == 1 && t->sizes()[0].is_constant() && t->sizes()[0].as_int() == 0;
+    if (!legacy_empty) used.push_back(t);
+  }
+  DType dtype = ts[0]->dtype();
+  for (const FakeTensor* t : ts) dtype = promote(dtype, t->dtype());
+  if (used.empty()) return Value::tensor(ctx.mode.make_contiguous(dtype, {SymInt(0)}));
+  int64_t rank = used[0]->dim();
+  if (rank == 0)
+    fail(ctx, UserErrorKind::kShape, "zero-dimensional tensors cannot be concatenated");
+  int64_t dim = normalize_dim(ctx, dim_arg, rank);
+  std::vector<SymInt> out = used[0]->sizes();
+  for (size_t k = 1; k < used.size(); ++k) {
+    const FakeTensor& t = *used[k];
+    if (t.dim() != rank) {
+      fail(ctx, UserErrorKind::kShape,
+           "tensors must have the same rank: " + used[0]->type_str() + " vs " + t.type_str());
+    }
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == dim) {
+        out[d] = out[d] + t.sizes()[d];
+        continue;
+      }
+      if (out[d].same_as(t.sizes()[d])) continue;
+      require(ctx, sym_eq(out[d], t.sizes()[d]), UserErrorKind::kShape,
+              "sizes of tensors must match except in dimension " + std::to_string(dim) +
+                  ": expected " + out[d].str() + " but got " + t.sizes()[d].str() + " in dim " +
+                  std::to_string(d) + " (tensor " + std::to_string(k) + ")");
+    }
+  }
+  out[dim] = simplified(ctx, out[dim]);
+  return Value::tensor(ctx.mode.make_contiguous(dtype, out));
+}
+
+}  // namespace
+
+Value meta_join(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
+  if (op == OpKind::kIndexSelect) {
+    const FakeTensor& a = tensor_arg(ctx, args[0], "a");
+    const FakeTensor& index = tensor_arg(ctx, args[2], "index");
+    if (index.dtype() != DType::kInt64 || index.dim() > 1) {
+      fail(ctx, UserErrorKind::kInvalidProgram,
+           "index_select: index must be a 1-D i64 tensor, got " + index.type_str());
+    }
+    std::vector<SymInt> out = a.sizes();
+    if (a.dim() == 0) return Value::tensor(ctx.mode.make_contiguous(a.dtype(), {}));
+    int64_t d = normalize_dim(ctx, args[1].dims[0], a.dim());
+    out[d] = index.dim() == 0 ? SymInt(1) : index.sizes()[0];
+    return Value::tensor(ctx.mode.make_contiguous(a.dtype(), out));
+  }
+  const std::vector<Value>& tensors = args[0].tensors;
+  if (tensors.empty()) {
+    fail(ctx, UserErrorKind::kInvalidProgram,
+         std::string(program::op_name(op)) + " expects a non-empty list of tensors");
+  }
+  std::vector<const FakeTensor*> ts;
+  for (const Value& v : tensors) {
+    if (!is_tensor(v)) fail(ctx, UserErrorKind::kInvalidProgram, "list element is not a tensor");
+    ts.push_back(&fake_of(v));
+  }
+  if (op == OpKind::kCat) return cat_of(ctx, ts, args[1].dims[0]);
+  // stack: all shapes equal, then a new dim.
+  int64_t rank = ts[0]->dim();
+  int64_t dim = normalize_dim(ctx, args[1].dims[0], rank + 1);
+  std::vector<SymInt> shape = ts[0]->sizes();
+  for (size_t k = 1; k < ts.size(); ++k) {
+    if (ts[k]->dim() != rank) {
+      fail(ctx, UserErrorKind::kShape,
+           "stack expects each tensor to be equal size, but got " + ts[0]->type_str() + " and " +
+               ts[k]->type_str());
+    }
+    for (int64_t d = 0; d < rank; ++d) {
+      if (shape[d].same_as(ts[k]->sizes()[d])) continue;
+      require(ctx, sym_eq(shape[d], ts[k]->sizes()[d]), UserErrorKind::kShape,
+              "stack expects each tensor to be equal size, but got " + ts[0]->type_str() + " and " +
+                  ts[k]->type_str());
+    }
+  }
+  DType dtype = ts[0]->dtype();
+  for (const FakeTensor* t : ts) dtype = promote(dtype, t->dtype());
+  shape.insert(shape.begin() + dim, SymInt(static_cast<int64_t>(ts.size())));
+  return Value::tensor(ctx.mode.make_contiguous(dtype, shape));
+}
+
+}  // namespace sf::fake::detail

@@ -1,0 +1,34 @@
+// Meta functions: output metadata for every program op on fake values. They guard only through
+// the ShapeEnv (never by comparing hints), allocate unbacked symbols with the ranges of spec §4.2,
+// and report user errors (bad shapes, data-dependent guards) as typed UserErrors.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/fake/fake_mode.h"
+#include "engine/program/schema.h"
+
+namespace sf::fake {
+
+// One bound parameter of a call, in the form its ParamKind calls for.
+struct MetaArg {
+  program::ParamKind kind = program::ParamKind::kAny;
+  bool present = false;
+  Value value;                 // kTensor, kScalar, kAny, kInt (a scalar or a fake tensor)
+  std::vector<SymInt> ints;    // kInts
+  std::vector<int64_t> dims;   // kDim (one entry), kDims
+  std::vector<Value> tensors;  // kTensors
+  DType dtype = DType::kFloat32;
+  bool flag = false;
+};
+
+struct MetaContext {
+  FakeMode& mode;
+  std::string where;  // "line 4: index" — prefixes every error message
+  ShapeEnv& env() const { return mode.env(); }
+};
+
+Value run_meta(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
+
+}  // namespace sf::fake

@@ -1,0 +1,52 @@
+// Internal helpers shared by the meta function families (one .cc per family).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/base/errors.h"
+#include "engine/fake/meta/meta.h"
+
+namespace sf::fake::detail {
+
+[[noreturn]] void fail(const MetaContext& ctx, UserErrorKind kind, const std::string& msg);
+// Requires cond (guarding or deferring through the ShapeEnv); false -> UserError(kind, msg).
+void require(MetaContext& ctx, const SymBool& cond, UserErrorKind kind, const std::string& msg);
+
+std::string shape_str(const std::vector<SymInt>& sizes);
+int64_t normalize_dim(const MetaContext& ctx, int64_t dim, int64_t rank, const char* what = "dim");
+
+bool is_tensor(const Value& v);
+bool is_scalar(const Value& v);
+// The dtype a scalar behaves as (int -> i64, float -> f32, bool -> bool).
+DType scalar_dtype(const Value& v);
+DType promote(DType a, DType b);
+// Result dtype of a binary arithmetic op with weak scalars (docs/ops.md "Values and dtypes").
+DType arithmetic_dtype(const Value& a, const Value& b);
+const FakeTensor& tensor_arg(const MetaContext& ctx, const MetaArg& arg, const char* name);
+
+// Broadcasts two shapes: size-1 dims stretch (decided with guard_or_false, so an unbacked size is
+// assumed not to be 1), other pairs must be equal (a deferred assert when unbacked).
+std::vector<SymInt> broadcast(MetaContext& ctx, const std::vector<SymInt>& a,
+                              const std::vector<SymInt>& b);
+SymInt simplified(const MetaContext& ctx, const SymInt& s);
+std::optional<bool> static_bool(const MetaContext& ctx, const SymBool& b);
+
+Value meta_creation(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
+Value meta_pointwise(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
+Value meta_reduction(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
+Value meta_view(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
+Value meta_join(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
+Value meta_data_dependent(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
+Value meta_scalar(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
+Value meta_mutation(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
+
+// Scalar arithmetic shared by pointwise ops on two scalars and the scalar family.
+Value scalar_binary(MetaContext& ctx, program::OpKind op, const Value& a, const Value& b);
+Value scalar_unary(MetaContext& ctx, program::OpKind op, const Value& a);
+
+// Reshape target sizes (one -1 inferred) checked against numel.
+std::vector<SymInt> infer_reshape(MetaContext& ctx, const FakeTensor& a,
+                                  const std::vector<SymInt>& shape);
+
+}  // namespace sf::fake::detail

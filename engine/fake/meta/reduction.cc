@@ -1,0 +1,58 @@
+// Meta functions for reductions: sum, amax, amin, any, all, count_nonzero.
+#include <set>
+
+#include "engine/fake/meta/meta_internal.h"
+
+namespace sf::fake::detail {
+
+using program::OpKind;
+
+Value meta_reduction(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
+  const FakeTensor& a = tensor_arg(ctx, args[0], "a");
+  int64_t rank = a.dim();
+  std::set<int64_t> dims;
+  if (args[1].present) {
+    for (int64_t d : args[1].dims) {
+      int64_t nd = normalize_dim(ctx, d, rank);
+      if (!dims.insert(nd).second) {
+        fail(ctx, UserErrorKind::kShape, "dim " + std::to_string(d) + " appears twice");
+      }
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d) dims.insert(d);
+  }
+  bool keepdim = op != OpKind::kCountNonzero && args[2].flag;
+  if (op == OpKind::kAmax || op == OpKind::kAmin) {
+    // No identity: reducing an empty extent is an error in eager, so it must be here too.
+    SymInt extent = 1;
+    for (int64_t d : dims) extent = extent * (rank == 0 ? SymInt(1) : a.sizes()[d]);
+    require(ctx, sym_ne(extent, 0), UserErrorKind::kShape,
+            std::string(program::op_name(op)) + " over an empty extent of " + a.type_str());
+  }
+  std::vector<SymInt> out;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!dims.count(d)) {
+      out.push_back(a.sizes()[d]);
+    } else if (keepdim) {
+      out.push_back(1);
+    }
+  }
+  DType dtype = a.dtype();
+  switch (op) {
+    case OpKind::kSum:
+      if (dtype == DType::kBool) dtype = DType::kInt64;
+      break;
+    case OpKind::kAny:
+    case OpKind::kAll:
+      dtype = DType::kBool;
+      break;
+    case OpKind::kCountNonzero:
+      dtype = DType::kInt64;
+      break;
+    default:
+      break;
+  }
+  return Value::tensor(ctx.mode.make_contiguous(dtype, out));
+}
+
+}  // namespace sf::fake::detail

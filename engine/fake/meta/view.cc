@@ -1,0 +1,241 @@
+// Meta functions for views: view/reshape, permute, transpose, (un)squeeze, expand, slice, narrow,
+// select, flatten. Views share storage; slicing bounds stay symbolic (Python clamping as
+// Piecewise/Max/Min expressions the ShapeEnv simplifies where ranges allow).
+#include "engine/fake/meta/meta_internal.h"
+#include "engine/shape_env/contiguity.h"
+#include "engine/sym/make.h"
+
+namespace sf::fake::detail {
+
+using program::OpKind;
+
+std::vector<SymInt> infer_reshape(MetaContext& ctx, const FakeTensor& a,
+                                  const std::vector<SymInt>& shape) {
+  int infer_at = -1;
+  SymInt known = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i].is_constant() && shape[i].as_int() == -1) {
+      if (infer_at >= 0) fail(ctx, UserErrorKind::kShape, "only one dimension can be inferred");
+      infer_at = static_cast<int>(i);
+      continue;
+    }
+    require(ctx, sym_ge(shape[i], 0), UserErrorKind::kShape,
+            "invalid shape dimension " + shape[i].str() + " in " + shape_str(shape));
+    known = known * shape[i];
+  }
+  SymInt numel = a.numel();
+  std::vector<SymInt> out = shape;
+  if (infer_at >= 0) {
+    require(ctx, sym_ne(known, 0), UserErrorKind::kShape,
+            "cannot infer -1 in " + shape_str(shape) + ": the other sizes multiply to 0");
+    out[infer_at] = simplified(ctx, floordiv(numel, known));
+  }
+  SymInt total = 1;
+  for (const SymInt& s : out) total = total * s;
+  require(ctx, sym_eq(total, numel), UserErrorKind::kShape,
+          "shape " + shape_str(shape) + " is invalid for input of size " + numel.str() +
+              " (shape " + shape_str(a.sizes()) + ")");
+  return out;
+}
+
+namespace {
+
+Value view_of(MetaContext& ctx, const FakeTensor& a, std::vector<SymInt> sizes,
+              std::vector<SymInt> strides, SymInt offset) {
+  for (SymInt& s : sizes) s = simplified(ctx, s);
+  for (SymInt& s : strides) s = simplified(ctx, s);
+  return Value::tensor(ctx.mode.make_view(a, std::move(sizes), std::move(strides),
+                                          simplified(ctx, offset), a.dtype()));
+}
+
+// reshape semantics: a view when the layout allows (contiguous), otherwise a contiguous copy.
+Value reshape_to(MetaContext& ctx, const FakeTensor& a, const std::vector<SymInt>& sizes,
+                 bool must_view) {
+  std::vector<SymInt> out = infer_reshape(ctx, a, sizes);
+  if (is_contiguous(ctx.env(), a.sizes(), a.strides())) {
+    return view_of(ctx, a, out, ctx.mode.contiguous_strides(out), a.storage_offset());
+  }
+  if (must_view) {
+    bool all_static = true;
+    for (const SymInt& s : a.sizes()) all_static = all_static && s.is_constant();
+    for (const SymInt& s : a.strides()) all_static = all_static && s.is_constant();
+    std::string msg = "view " + shape_str(sizes) + " of " + a.describe() +
+                      ": the layout is not (provably) contiguous; use reshape instead";
+    if (!all_static) throw GuardOnDataDependentSymNode(ctx.where + ": " + msg);
+    fail(ctx, UserErrorKind::kShape, msg);
+  }
+  return Value::tensor(ctx.mode.make_contiguous(a.dtype(), out));
+}
+
+// Python's index normalization for slice bounds: negative counts from the end, then clamp.
+SymInt clamp_index(MetaContext& ctx, const SymInt& i, const SymInt& n) {
+  ExprRef x = i.expr(), size = n.expr();
+  ExprRef wrapped = sym::where(sym::lt(x, sym::integer(0)), sym::add(x, size), x);
+  ExprRef clamped = sym::min(sym::max(wrapped, sym::integer(0)), size);
+  return simplified(ctx, SymInt(clamped));
+}
+
+}  // namespace
+
+Value meta_view(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
+  const FakeTensor& a = tensor_arg(ctx, args[0], "a");
+  int64_t rank = a.dim();
+  std::vector<SymInt> sizes = a.sizes(), strides = a.strides();
+  SymInt offset = a.storage_offset();
+  switch (op) {
+    case OpKind::kView:
+    case OpKind::kReshape:
+      return reshape_to(ctx, a, args[1].ints, op == OpKind::kView);
+    case OpKind::kFlatten: {
+      if (rank == 0) return reshape_to(ctx, a, {1}, false);
+      int64_t s = normalize_dim(ctx, args[1].dims[0], rank, "start_dim");
+      int64_t e = normalize_dim(ctx, args[2].dims[0], rank, "end_dim");
+      if (s > e) fail(ctx, UserErrorKind::kShape, "flatten: start_dim cannot come after end_dim");
+      std::vector<SymInt> shape(sizes.begin(), sizes.begin() + s);
+      SymInt prod = 1;
+      for (int64_t d = s; d <= e; ++d) prod = prod * sizes[d];
+      shape.push_back(simplified(ctx, prod));
+      shape.insert(shape.end(), sizes.begin() + e + 1, sizes.end());
+      return reshape_to(ctx, a, shape, false);
+    }
+    case OpKind::kPermute: {
+      const std::vector<int64_t>& dims = args[1].dims;
+      if (static_cast<int64_t>(dims.size()) != rank) {
+        fail(ctx, UserErrorKind::kShape,
+             "permute: number of dims " + std::to_string(dims.size()) + " does not match rank " +
+                 std::to_string(rank));
+      }
+      std::vector<bool> seen(rank, false);
+      std::vector<SymInt> ns, nt;
+      for (int64_t d : dims) {
+        int64_t nd = normalize_dim(ctx, d, rank);
+        if (seen[nd])
+          fail(ctx, UserErrorKind::kShape, "permute: repeated dim " + std::to_string(d));
+        seen[nd] = true;
+        ns.push_back(sizes[nd]);
+        nt.push_back(strides[nd]);
+      }
+      return view_of(ctx, a, ns, nt, offset);
+    }
+    case OpKind::kTranspose: {
+      if (rank == 0) return view_of(ctx, a, sizes, strides, offset);
+      int64_t d0 = normalize_dim(ctx, args[1].dims[0], rank),
+              d1 = normalize_dim(ctx, args[2].dims[0], rank);
+      std::swap(sizes[d0], sizes[d1]);
+      std::swap(strides[d0], strides[d1]);
+      return view_of(ctx, a, sizes, strides, offset);
+    }
+    case OpKind::kUnsqueeze: {
+      int64_t d = normalize_dim(ctx, args[1].dims[0], rank + 1);
+      SymInt st = d < rank ? sizes[d] * strides[d] : SymInt(1);
+      sizes.insert(sizes.begin() + d, SymInt(1));
+      strides.insert(strides.begin() + d, st);
+      return view_of(ctx, a, sizes, strides, offset);
+    }
+    case OpKind::kSqueeze: {
+      if (rank == 0) return view_of(ctx, a, sizes, strides, offset);
+      int64_t d = normalize_dim(ctx, args[1].dims[0], rank);
+      if (ctx.env().guard_or_false(sym_eq(sizes[d], 1))) {
+        sizes.erase(sizes.begin() + d);
+        strides.erase(strides.begin() + d);
+      }
+      return view_of(ctx, a, sizes, strides, offset);
+    }
+    case OpKind::kExpand: {
+      const std::vector<SymInt>& target = args[1].ints;
+      if (target.size() < sizes.size()) {
+        fail(ctx, UserErrorKind::kShape,
+             "expand: target " + shape_str(target) + " has fewer dims than " + shape_str(sizes));
+      }
+      size_t lead = target.size() - sizes.size();
+      std::vector<SymInt> ns, nt;
+      for (size_t i = 0; i < target.size(); ++i) {
+        const SymInt& t = target[i];
+        bool keep = t.is_constant() && t.as_int() == -1;
+        if (i < lead) {
+          if (keep)
+            fail(ctx, UserErrorKind::kShape, "expand: -1 is not allowed in a new leading dim");
+          require(ctx, sym_ge(t, 0), UserErrorKind::kShape, "expand: negative size " + t.str());
+          ns.push_back(t);
+          nt.push_back(0);
+          continue;
+        }
+        const SymInt& s = sizes[i - lead];
+        if (keep || t.same_as(s)) {
+          ns.push_back(s);
+          nt.push_back(strides[i - lead]);
+        } else if (ctx.env().guard_or_false(sym_eq(s, 1))) {
+          require(ctx, sym_ge(t, 0), UserErrorKind::kShape, "expand: negative size " + t.str());
+          ns.push_back(t);
+          nt.push_back(0);
+        } else {
+          require(ctx, sym_eq(s, t), UserErrorKind::kShape,
+                  "expand: the expanded size " + t.str() + " must match the existing size " +
+                      s.str() + " at non-singleton dim " + std::to_string(i));
+          ns.push_back(s);
+          nt.push_back(strides[i - lead]);
+        }
+      }
+      return view_of(ctx, a, ns, nt, offset);
+    }
+    case OpKind::kSlice: {
+      if (rank == 0) fail(ctx, UserErrorKind::kShape, "slice of a 0-d tensor");
+      int64_t d = normalize_dim(ctx, args[1].dims[0], rank);
+      const SymInt& n = sizes[d];
+      SymInt step = args[4].value.as_int();
+      require(ctx, sym_gt(step, 0), UserErrorKind::kValue,
+              "slice step must be positive, got " + step.str());
+      SymInt start = args[2].present ? clamp_index(ctx, args[2].value.as_int(), n) : SymInt(0);
+      SymInt end = args[3].present ? clamp_index(ctx, args[3].value.as_int(), n) : n;
+      SymInt len = sym_max(floordiv(end - start + step - SymInt(1), step), 0);
+      offset = offset + start * strides[d];
+      sizes[d] = simplified(ctx, len);
+      strides[d] = strides[d] * step;
+      return view_of(ctx, a, sizes, strides, offset);
+    }
+    case OpKind::kNarrow: {
+      if (rank == 0) fail(ctx, UserErrorKind::kShape, "narrow of a 0-d tensor");
+      int64_t d = normalize_dim(ctx, args[1].dims[0], rank);
+      const SymInt& n = sizes[d];
+      SymInt start = args[2].value.as_int(), length = args[3].value.as_int();
+      SymInt s =
+          simplified(ctx, SymInt(sym::where(sym::lt(start.expr(), sym::integer(0)),
+                                            sym::add(start.expr(), n.expr()), start.expr())));
+      require(ctx, sym_ge(length, 0), UserErrorKind::kValue,
+              "narrow: negative length " + length.str());
+      require(
+          ctx, sym_and(sym_ge(start, -n), sym_le(start, n)), UserErrorKind::kIndex,
+          "narrow: start " + start.str() + " out of range [" + (-n).str() + ", " + n.str() + "]");
+      require(ctx, sym_ge(s, 0), UserErrorKind::kIndex,
+              "narrow: start " + start.str() + " out of range for dim " + std::to_string(d) +
+                  " of size " + n.str());
+      require(ctx, sym_le(s + length, n), UserErrorKind::kIndex,
+              "narrow: start (" + start.str() + ") + length (" + length.str() +
+                  ") exceeds dimension size (" + n.str() + ")");
+      offset = offset + s * strides[d];
+      sizes[d] = length;
+      return view_of(ctx, a, sizes, strides, offset);
+    }
+    case OpKind::kSelect: {
+      if (rank == 0) fail(ctx, UserErrorKind::kShape, "select of a 0-d tensor");
+      int64_t d = normalize_dim(ctx, args[1].dims[0], rank);
+      const SymInt& n = sizes[d];
+      SymInt index = args[2].value.as_int();
+      require(ctx, sym_and(sym_ge(index, -n), sym_lt(index, n)), UserErrorKind::kIndex,
+              "select: index " + index.str() + " out of range for dim " + std::to_string(d) +
+                  " of size " + n.str());
+      SymInt i =
+          simplified(ctx, SymInt(sym::where(sym::lt(index.expr(), sym::integer(0)),
+                                            sym::add(index.expr(), n.expr()), index.expr())));
+      offset = offset + i * strides[d];
+      sizes.erase(sizes.begin() + d);
+      strides.erase(strides.begin() + d);
+      return view_of(ctx, a, sizes, strides, offset);
+    }
+    default:
+      break;
+  }
+  fail(ctx, UserErrorKind::kInvalidProgram, "not a view op");
+}
+
+}  // namespace sf::fake::detail

@@ -1,0 +1,109 @@
+// The graph IR (torch.fx analogue): placeholders, calls of program ops, tuple accessors, checks,
+// runtime asserts and the output. Each node carries its fake example value and the unbacked
+// symbols it binds (unbacked_bindings: symbol -> keypath into the node's value).
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/program/ast.h"
+#include "engine/shape_env/keypath.h"
+#include "engine/shape_env/value.h"
+
+namespace sf::graph {
+
+struct Node;
+
+enum class NodeKind {
+  kPlaceholder,    // a program input
+  kCall,           // a program op (ops.def)
+  kGetItem,        // element of a tuple-valued node: args [node, index]
+  kStorageOffset,  // storage_offset() of a tensor node (keypath reification)
+  kCheck,          // check(...) / check_is_size(...) from the program: args [cond]
+  kAssertScalar,   // a runtime assert inserted by the runtime-assert pass
+  kOutput,         // args: the returned values
+};
+const char* node_kind_name(NodeKind k);
+
+struct NodeArg {
+  enum class Kind { kNone, kNode, kInt, kFloat, kBool, kDType, kList };
+  Kind kind = Kind::kNone;
+  Node* node = nullptr;
+  int64_t i = 0;
+  double f = 0.0;
+  bool b = false;
+  program::DType dtype = program::DType::kFloat32;
+  std::vector<NodeArg> list;
+
+  static NodeArg none() { return NodeArg(); }
+  static NodeArg of(Node* n);
+  static NodeArg integer(int64_t v);
+  static NodeArg floating(double v);
+  static NodeArg boolean(bool v);
+  static NodeArg dtype_of(program::DType d);
+  static NodeArg list_of(std::vector<NodeArg> elems);
+  // Calls fn on every node referenced (recursively through lists).
+  template <typename F>
+  void for_each_node(F&& fn) const {
+    if (kind == Kind::kNode) fn(node);
+    for (const NodeArg& a : list) a.for_each_node(fn);
+  }
+};
+
+struct Node {
+  int64_t id = 0;
+  std::string name;
+  NodeKind kind = NodeKind::kCall;
+  program::OpKind op = program::OpKind::kAdd;  // kCall
+  std::vector<NodeArg> args;                   // kCall: one per schema parameter
+  Value value;                                 // fake example value (meta["val"])
+  Bindings unbacked_bindings;                  // meta["unbacked_bindings"]
+  Bindings input_bindings;                     // placeholders: every symbol of the input
+  ExprRef assert_expr;                         // kCheck / kAssertScalar
+  std::string message;                         // kCheck / kAssertScalar
+  std::string input_name;                      // kPlaceholder
+  int line = 0;                                // program line, for messages
+  bool derived_binding = false;  // binds a divisibility factor as i0 // d (not re-allocated)
+  std::vector<Node*> users;
+  std::list<std::unique_ptr<Node>>::iterator pos;
+};
+
+class Graph {
+ public:
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  Graph(Graph&&) = default;
+  Graph& operator=(Graph&&) = default;
+
+  // Appends a node (or inserts it right after `after`); names are made unique ("nonzero_1").
+  Node* add(NodeKind kind, std::string base_name, std::vector<NodeArg> args, Node* after = nullptr);
+  // Removes a node that has no users.
+  void erase(Node* n);
+  // Rewrites every use of `from` to `to`.
+  void replace_all_uses(Node* from, Node* to);
+  template <typename F>
+  void for_each(F&& fn) const {
+    for (const auto& n : nodes_) fn(n.get());
+  }
+  std::vector<Node*> nodes() const;
+  std::vector<Node*> placeholders() const;
+  Node* output() const;
+  size_t size() const { return nodes_.size(); }
+  // FX-style text: example values, bindings and asserts.
+  std::string print() const;
+
+ private:
+  std::list<std::unique_ptr<Node>> nodes_;
+  int64_t next_id_ = 0;
+  std::map<std::string, int> name_counts_;
+};
+
+std::string value_type_str(const Value& v);  // "f32[u0, 4]", "Sym(u1)", "(i64[u2], i64[u2])"
+std::string arg_str(const NodeArg& a);
+
+}  // namespace sf::graph

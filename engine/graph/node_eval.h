@@ -1,0 +1,23 @@
+// Fake evaluation of one node from its arguments: shared by the tracer (which builds nodes from
+// program expressions) and the re-propagation pass (which re-runs existing nodes).
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "engine/fake/meta/meta.h"
+#include "engine/graph/graph.h"
+
+namespace sf::graph {
+
+// Converts a call node's arguments into meta arguments of the op's schema, reading node values
+// through `value_of`. Kind mismatches (a tensor where an int is required) are user errors.
+std::vector<fake::MetaArg> to_meta_args(const fake::MetaContext& ctx, program::OpKind op,
+                                        const std::vector<NodeArg>& args,
+                                        const std::function<const Value&(Node*)>& value_of);
+
+// The fake value of a (non-placeholder) node given its inputs' values.
+Value eval_node(fake::MetaContext& ctx, const Node& n,
+                const std::function<const Value&(Node*)>& value_of);
+
+}  // namespace sf::graph

@@ -1,0 +1,90 @@
+// DCE with binding-site protection.
+#include "engine/graph/passes/dce.h"
+
+#include <set>
+
+#include "engine/sym/walk.h"
+
+namespace sf::graph {
+
+namespace {
+
+void collect_symbols(const ShapeEnv& env, const Value& v, std::set<ExprRef, sym::ExprLess>& out) {
+  auto add_expr = [&](const ExprRef& e) {
+    for (const ExprRef& s : sym::free_symbols(e)) {
+      out.insert(env.resolve_renaming(s));
+      for (const ExprRef& r : sym::free_symbols(env.replace(s))) out.insert(r);
+    }
+  };
+  switch (v.kind()) {
+    case Value::Kind::kInt:
+    case Value::Kind::kFloat:
+    case Value::Kind::kBool:
+      add_expr(v.expr());
+      break;
+    case Value::Kind::kTuple:
+      for (const Value& e : v.elems()) collect_symbols(env, e, out);
+      break;
+    case Value::Kind::kTensor: {
+      const TensorLike& t = *v.tensor();
+      for (const SymInt& s : t.sizes()) add_expr(s.expr());
+      for (const SymInt& s : t.strides()) add_expr(s.expr());
+      add_expr(t.storage_offset().expr());
+      break;
+    }
+    case Value::Kind::kNone:
+      break;
+  }
+}
+
+bool removable(const Node* n) {
+  if (!n->users.empty()) return false;
+  switch (n->kind) {
+    case NodeKind::kCall:
+      return n->op != program::OpKind::kAddInplace;
+    case NodeKind::kGetItem:
+    case NodeKind::kStorageOffset:
+      return true;
+    case NodeKind::kPlaceholder:
+    case NodeKind::kCheck:
+    case NodeKind::kAssertScalar:
+    case NodeKind::kOutput:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+int eliminate_dead_code(Graph& g, const ShapeEnv& env) {
+  int removed = 0;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    std::vector<Node*> nodes = g.nodes();
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+      Node* n = *it;
+      if (!removable(n)) continue;
+      if (!n->unbacked_bindings.empty()) {
+        // Keep a binding site while any other node (value or assert) still mentions its symbols.
+        std::set<ExprRef, sym::ExprLess> used;
+        for (Node* other : g.nodes()) {
+          if (other == n) continue;
+          collect_symbols(env, other->value, used);
+          if (other->assert_expr) collect_symbols(env, Value(SymBool(other->assert_expr)), used);
+        }
+        bool needed = false;
+        for (const auto& [s, path] : env.resolve_unbacked_bindings(n->unbacked_bindings)) {
+          needed = needed || used.count(s) > 0;
+        }
+        if (needed) continue;
+      }
+      g.erase(n);
+      ++removed;
+      changed = true;
+    }
+  }
+  return removed;
+}
+
+}  // namespace sf::graph

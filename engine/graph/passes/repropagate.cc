@@ -1,0 +1,105 @@
+// Re-propagation with rebinding.
+#include "engine/graph/passes/repropagate.h"
+
+#include <map>
+
+#include "engine/base/check.h"
+#include "engine/base/errors.h"
+#include "engine/graph/node_eval.h"
+
+namespace sf::graph {
+
+namespace {
+
+NodeArg remap(const NodeArg& a, const std::map<Node*, Node*>& m) {
+  NodeArg out = a;
+  if (a.kind == NodeArg::Kind::kNode) out.node = m.at(a.node);
+  for (NodeArg& e : out.list) e = remap(e, m);
+  return out;
+}
+
+std::vector<NodeArg> remap_all(const std::vector<NodeArg>& args, const std::map<Node*, Node*>& m) {
+  std::vector<NodeArg> out;
+  for (const NodeArg& a : args) out.push_back(remap(a, m));
+  return out;
+}
+
+}  // namespace
+
+Graph repropagate(Trace& t, const RepropagateOptions& opts) {
+  ShapeEnv& env = *t.env;
+  if (opts.fresh_fake_mode) {
+    auto mode = std::make_unique<fake::FakeMode>(&env);
+    mode->inference_mode = t.mode->inference_mode;
+    t.mode = std::move(mode);
+  }
+  if (opts.bump_epoch) t.mode->bump_epoch();
+  Graph g;
+  std::map<Node*, Node*> m;
+  auto value_of = [&](Node* old) -> const Value& { return m.at(old)->value; };
+  for (Node* old : t.graph.nodes()) {
+    Node* n = g.add(old->kind, old->name, remap_all(old->args, m));
+    m[old] = n;
+    n->op = old->op;
+    n->line = old->line;
+    n->message = old->message;
+    n->input_name = old->input_name;
+    n->derived_binding = old->derived_binding;
+    switch (old->kind) {
+      case NodeKind::kPlaceholder: {
+        if (opts.fresh_fake_mode) {
+          const program::InputDecl* decl = nullptr;
+          for (const program::InputDecl& in : t.program->inputs) {
+            if (in.name == old->input_name) decl = &in;
+          }
+          SF_CHECK(decl) << "no input declaration for placeholder " << old->name;
+          n->value = t.mode->fakify_input(*decl, &t.contexts[decl->name]);
+          std::optional<Bindings> b = env.compute_unbacked_bindings(n->value);
+          SF_CHECK(!b) << "re-fakifying input " << old->name << " allocated fresh symbols";
+        } else {
+          n->value = old->value;
+        }
+        n->unbacked_bindings = old->unbacked_bindings;
+        n->input_bindings = old->input_bindings;
+        continue;
+      }
+      case NodeKind::kOutput: {
+        std::vector<Value> values;
+        for (const NodeArg& a : n->args)
+          values.push_back(a.kind == NodeArg::Kind::kNode ? a.node->value : Value());
+        n->value = Value::tuple(values);
+        continue;
+      }
+      case NodeKind::kCheck:
+      case NodeKind::kAssertScalar: {
+        n->assert_expr = old->assert_expr;
+        if (!n->args.empty() && n->args[0].kind == NodeArg::Kind::kNode &&
+            n->args[0].node->value.kind() == Value::Kind::kBool) {
+          // Re-running the check on renamed symbols: already known, so this adds nothing.
+          env.check(n->args[0].node->value.as_bool(), n->message);
+          n->assert_expr = n->args[0].node->value.expr();
+        }
+        continue;
+      }
+      default:
+        break;
+    }
+    if (old->derived_binding) {
+      // i1 = i0 // d is computed, not allocated: the old symbol stays its own binding.
+      n->value = old->value;
+      n->unbacked_bindings = old->unbacked_bindings;
+      continue;
+    }
+    fake::MetaContext ctx{*t.mode, "line " + std::to_string(old->line) + ": " + old->name};
+    n->value = eval_node(ctx, *old, value_of);
+    std::optional<Bindings> fresh = env.compute_unbacked_bindings(n->value);
+    if (fresh) n->unbacked_bindings = *fresh;
+    env.rebind_unbacked(old->unbacked_bindings, n->value, false);
+  }
+  if (!env.pending_fresh_unbacked_symbols().empty()) {
+    throw EngineBug("pending unbacked symbols left after re-propagation (INV-1)");
+  }
+  return g;
+}
+
+}  // namespace sf::graph

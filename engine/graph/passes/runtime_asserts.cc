@@ -1,0 +1,148 @@
+// Runtime-assert insertion (spec §5.1).
+#include "engine/graph/passes/runtime_asserts.h"
+
+#include <algorithm>
+#include <set>
+
+#include "engine/base/check.h"
+#include "engine/sym/make.h"
+#include "engine/sym/walk.h"
+
+namespace sf::graph {
+
+namespace {
+
+using Buckets = std::map<ExprRef, std::vector<RuntimeAssert>, sym::ExprLessNullFirst>;
+
+class Inserter {
+ public:
+  Inserter(Graph& g, ShapeEnv& env, RuntimeAssertReport& report)
+      : g_(g), env_(env), report_(report), buckets_(env.deferred_runtime_asserts()) {}
+
+  void run() {
+    std::vector<Node*> nodes = g_.nodes();
+    Node* last_placeholder = nullptr;
+    std::vector<std::pair<ExprRef, KeyPath>> input_defs;
+    for (Node* n : nodes) {
+      if (n->kind != NodeKind::kPlaceholder) continue;
+      last_placeholder = n;
+      for (const auto& [s, path] : n->input_bindings) bound_.insert(env_.resolve_renaming(s));
+      for (const auto& [s, path] : n->unbacked_bindings) input_defs.emplace_back(s, path);
+    }
+    insert_after_ = last_placeholder;
+    // Asserts over backed symbols only (the None bucket), then unbacked inputs' own asserts.
+    emit_bucket(ExprRef());
+    for (const auto& [s, path] : input_defs) define(env_.resolve_renaming(s), path);
+    for (Node* n : nodes) {
+      if (n->kind == NodeKind::kPlaceholder) continue;
+      insert_after_ = n;
+      if (n->kind == NodeKind::kCheck) {
+        handle_check(n);
+        continue;
+      }
+      for (const auto& [s, path] : env_.resolve_unbacked_bindings(n->unbacked_bindings)) {
+        define(s, path);
+      }
+    }
+    for (auto& [key, ras] : buckets_) {
+      for (RuntimeAssert& ra : ras) {
+        if (!added_.count(ra.expr)) report_.unplaced.push_back(ra);
+      }
+    }
+  }
+
+ private:
+  void handle_check(Node* n) {
+    std::optional<ExprRef> st = env_.maybe_evaluate_static(n->assert_expr);
+    bool implied = (st && (*st)->bool_value()) || added_.count(n->assert_expr);
+    if (implied && n->users.empty()) {
+      // The deferred assert recorded for this check is emitted from its bucket instead.
+      insert_after_ = std::prev(n->pos)->get();
+      g_.erase(n);
+      ++report_.dropped_checks;
+      return;
+    }
+    added_.insert(n->assert_expr);
+  }
+
+  void define(const ExprRef& s, const KeyPath& path) {
+    if (!bound_.insert(s).second) return;
+    bool is_bool = !path.empty() && path.back().kind == KeyEntry::Kind::kConvertInt;
+    sym::ValueRange vr = env_.var_range(s);
+    if (!is_bool && !vr.is_float() && !vr.is_unknown()) {
+      if (vr.lo().is_finite())
+        add_assert(sym::ge(s, sym::integer(vr.lo().value())), "range of " + s->str(), true);
+      // sys.maxsize - 1 is the "no bound" of size-like symbols (spec §5.1).
+      if (vr.hi().is_finite() && vr.hi().value() < INT64_MAX - 1) {
+        add_assert(sym::le(s, sym::integer(vr.hi().value())), "range of " + s->str(), true);
+      }
+      range_asserted_.insert(s);
+    }
+    emit_bucket(s);
+  }
+
+  void emit_bucket(const ExprRef& key) {
+    auto it = buckets_.find(key);
+    if (it == buckets_.end()) return;
+    std::vector<RuntimeAssert> ras = std::move(it->second);
+    buckets_.erase(it);
+    for (const RuntimeAssert& ra : ras) place(ra);
+  }
+
+  void place(const RuntimeAssert& ra) {
+    if (added_.count(ra.expr)) return;
+    if (sym::contains_kind(ra.expr, sym::ExprKind::kToFloat) ||
+        sym::contains_kind(ra.expr, sym::ExprKind::kTruncToInt)) {
+      return;  // not interpretable at runtime by the FX pass either
+    }
+    std::vector<ExprRef> fs = sym::free_symbols(ra.expr);
+    if (fs.size() == 1 && range_asserted_.count(fs[0]) && ra.expr->is_relation() &&
+        (ra.expr->arg(0)->is_number() || ra.expr->arg(1)->is_number())) {
+      return;  // a plain bound of a symbol whose range is already asserted
+    }
+    std::vector<ExprRef> missing;
+    for (const ExprRef& s : fs) {
+      if (!bound_.count(s)) missing.push_back(s);
+    }
+    if (!missing.empty()) {
+      // Re-bucket under the smallest missing symbol (by name), as upstream.
+      ExprRef key =
+          *std::min_element(missing.begin(), missing.end(),
+                            [](const ExprRef& a, const ExprRef& b) { return a->str() < b->str(); });
+      buckets_[key].push_back(ra);
+      return;
+    }
+    add_assert(ra.expr, ra.msg, false);
+  }
+
+  void add_assert(const ExprRef& expr, const std::string& msg, bool is_range) {
+    if (added_.count(expr)) return;
+    added_.insert(expr);
+    Node* a = g_.add(NodeKind::kAssertScalar, "assert", {}, insert_after_);
+    a->assert_expr = expr;
+    a->message = msg;
+    insert_after_ = a;
+    if (is_range) {
+      ++report_.range_asserts;
+    } else {
+      ++report_.deferred_asserts;
+    }
+  }
+
+  Graph& g_;
+  ShapeEnv& env_;
+  RuntimeAssertReport& report_;
+  Buckets buckets_;
+  std::set<ExprRef, sym::ExprLess> bound_, range_asserted_, added_;
+  Node* insert_after_ = nullptr;
+};
+
+}  // namespace
+
+RuntimeAssertReport insert_runtime_asserts(Graph& g, ShapeEnv& env) {
+  RuntimeAssertReport report;
+  Inserter(g, env, report).run();
+  return report;
+}
+
+}  // namespace sf::graph

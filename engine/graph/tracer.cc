@@ -1,0 +1,508 @@
+// The tracer: evaluates program statements on fake values, creating one graph node per op call
+// (constants folded away), calling compute_unbacked_bindings after every node, expanding tolist
+// into select + item, functionalizing add_, and binding divisibility factors after checks.
+#include "engine/graph/tracer.h"
+
+#include "engine/base/check.h"
+#include "engine/base/errors.h"
+#include "engine/graph/node_eval.h"
+#include "engine/program/schema.h"
+#include "engine/sym/make.h"
+
+namespace sf::graph {
+
+using program::Expr;
+using program::ExprPtr;
+using program::OpKind;
+using program::ParamKind;
+using program::Stmt;
+
+namespace {
+
+// A traced value: its fake value and how nodes refer to it (a node or a literal). Tuples built
+// by the tracer itself (tolist) keep their elements.
+struct TV {
+  Value value;
+  NodeArg arg;
+  std::vector<TV> elems;
+};
+
+class Tracer {
+ public:
+  Tracer(const program::Program& p, Trace& out) : p_(p), t_(out) {}
+
+  void run() {
+    for (const program::InputDecl& in : p_.inputs) add_input(in);
+    run_block(p_.body);
+    if (!t_.env->pending_fresh_unbacked_symbols().empty()) {
+      throw EngineBug("pending unbacked symbols left at the end of the trace (INV-1): " +
+                      pending_str());
+    }
+  }
+
+ private:
+  std::string pending_str() const {
+    std::string s;
+    for (const ExprRef& p : t_.env->pending_fresh_unbacked_symbols()) s += p->str() + " ";
+    return s;
+  }
+
+  std::string where(int line, const std::string& what) const {
+    return "line " + std::to_string(line) + ": " + what;
+  }
+
+  void add_input(const program::InputDecl& in) {
+    Node* n = t_.graph.add(NodeKind::kPlaceholder, in.name, {});
+    n->input_name = in.name;
+    n->line = in.loc.line;
+    n->value = t_.mode->fakify_input(in, &t_.contexts[in.name]);
+    std::optional<Bindings> b = t_.env->compute_unbacked_bindings(n->value);
+    if (b) n->unbacked_bindings = *b;
+    record_input_bindings(n);
+    vars_[in.name] = TV{n->value, NodeArg::of(n), {}};
+  }
+
+  // Every symbol an input introduces, with its first keypath (sizes before strides).
+  void record_input_bindings(Node* n) {
+    auto note = [&](const ExprRef& e, KeyPath path) {
+      if (!e->is(sym::ExprKind::kSymbol) || sites_.count(e)) return;
+      n->input_bindings.emplace(e, path);
+      sites_.emplace(e, std::make_pair(n, path));
+    };
+    if (n->value.kind() == Value::Kind::kTensor) {
+      const TensorLike& t = *n->value.tensor();
+      for (size_t i = 0; i < t.sizes().size(); ++i) {
+        note(t.sizes()[i].expr(), {KeyEntry::call_method(TensorMethod::kSize),
+                                   KeyEntry::sequence(static_cast<int64_t>(i))});
+      }
+      for (size_t i = 0; i < t.strides().size(); ++i) {
+        note(t.strides()[i].expr(), {KeyEntry::call_method(TensorMethod::kStride),
+                                     KeyEntry::sequence(static_cast<int64_t>(i))});
+      }
+    } else if (n->value.kind() != Value::Kind::kNone) {
+      note(n->value.expr(), {});
+    }
+  }
+
+  // Creates a call node whose value was computed already, and records what it binds.
+  Node* add_node(OpKind op, std::vector<NodeArg> args, Value value, int line) {
+    Node* n = t_.graph.add(NodeKind::kCall, program::op_name(op), std::move(args));
+    n->op = op;
+    n->line = line;
+    n->value = std::move(value);
+    std::optional<Bindings> b = t_.env->compute_unbacked_bindings(n->value);
+    if (b) {
+      n->unbacked_bindings = *b;
+      for (const auto& [s, path] : *b) sites_.emplace(s, std::make_pair(n, path));
+    }
+    return n;
+  }
+
+  fake::MetaContext ctx(int line, OpKind op) {
+    return fake::MetaContext{*t_.mode, where(line, program::op_name(op))};
+  }
+
+  static std::optional<int64_t> literal_int(const ExprPtr& e) {
+    if (e->kind == Expr::Kind::kInt) return e->int_value;
+    if (e->kind == Expr::Kind::kCall && e->op == OpKind::kNeg && e->args.size() == 1 &&
+        e->args[0]->kind == Expr::Kind::kInt) {
+      return -e->args[0]->int_value;
+    }
+    return std::nullopt;
+  }
+
+  [[noreturn]] void invalid(const ExprPtr& e, const std::string& msg) {
+    throw_user_error(UserErrorKind::kInvalidProgram, where(e->loc.line, msg));
+  }
+
+  NodeArg arg_for(const program::Param& p, const ExprPtr& e, const std::string& opname) {
+    if (!e) return NodeArg::none();
+    switch (p.kind) {
+      case ParamKind::kDim:
+      case ParamKind::kDims: {
+        std::vector<ExprPtr> elems =
+            e->kind == Expr::Kind::kList ? e->elems : std::vector<ExprPtr>{e};
+        std::vector<NodeArg> out;
+        for (const ExprPtr& x : elems) {
+          std::optional<int64_t> v = literal_int(x);
+          if (!v)
+            invalid(e,
+                    opname + ": argument '" + p.name + "' must be a literal int (dims are static)");
+          out.push_back(NodeArg::integer(*v));
+        }
+        if (p.kind == ParamKind::kDim) {
+          if (out.size() != 1) invalid(e, opname + ": argument '" + p.name + "' must be one dim");
+          return out[0];
+        }
+        return NodeArg::list_of(out);
+      }
+      case ParamKind::kInts:
+      case ParamKind::kTensors: {
+        if (e->kind != Expr::Kind::kList) {
+          // A tuple value (from tolist or unique) also serves as a list; an int as a 1-list.
+          TV tv = eval(e);
+          if (tv.value.kind() == Value::Kind::kTuple)
+            return NodeArg::list_of(tuple_elements(tv, e->loc.line));
+          if (p.kind == ParamKind::kTensors)
+            invalid(e, opname + ": argument '" + p.name + "' must be a list");
+          return NodeArg::list_of({tv.arg});
+        }
+        std::vector<NodeArg> out;
+        for (const ExprPtr& x : e->elems) out.push_back(eval(x).arg);
+        return NodeArg::list_of(out);
+      }
+      case ParamKind::kDType:
+        if (e->kind != Expr::Kind::kDType)
+          invalid(e, opname + ": argument '" + p.name + "' must be a dtype");
+        return NodeArg::dtype_of(e->dtype);
+      case ParamKind::kFlag:
+        if (e->kind != Expr::Kind::kBool)
+          invalid(e, opname + ": argument '" + p.name + "' must be True/False");
+        return NodeArg::boolean(e->bool_value);
+      case ParamKind::kStr:
+        invalid(e, opname + ": unexpected string argument");
+      default:
+        return eval(e).arg;
+    }
+  }
+
+  // The elements of a tuple value as node arguments (getitem nodes when a node produced it).
+  std::vector<NodeArg> tuple_elements(const TV& tv, int line) {
+    std::vector<NodeArg> out;
+    for (size_t i = 0; i < tv.value.elems().size(); ++i) {
+      if (!tv.elems.empty()) {
+        out.push_back(tv.elems[i].arg);
+        continue;
+      }
+      Node* g = t_.graph.add(NodeKind::kGetItem, "getitem",
+                             {tv.arg, NodeArg::integer(static_cast<int64_t>(i))});
+      g->line = line;
+      g->value = tv.value.elems()[i];
+      out.push_back(g->value.is_constant_scalar() ? literal_tv(g->value).arg : NodeArg::of(g));
+    }
+    return out;
+  }
+
+  TV literal_tv(const Value& v) {
+    switch (v.kind()) {
+      case Value::Kind::kInt:
+        return TV{v, NodeArg::integer(v.expr()->int_value()), {}};
+      case Value::Kind::kFloat:
+        return TV{v, NodeArg::floating(v.expr()->float_value()), {}};
+      case Value::Kind::kBool:
+        return TV{v, NodeArg::boolean(v.expr()->bool_value()), {}};
+      default:
+        SF_UNREACHABLE() << "not a literal: " << v.str();
+    }
+  }
+
+  static bool all_literal(const std::vector<NodeArg>& args) {
+    for (const NodeArg& a : args) {
+      bool lit = true;
+      a.for_each_node([&](Node*) { lit = false; });
+      if (!lit) return false;
+    }
+    return true;
+  }
+
+  TV eval_call(const ExprPtr& e) {
+    std::vector<ExprPtr> bound = program::bind_call(*e);
+    const program::OpSchema& s = program::schema(e->op);
+    if (e->op == OpKind::kTolist) return expand_tolist(e, bound);
+    std::vector<NodeArg> args;
+    for (size_t i = 0; i < bound.size(); ++i)
+      args.push_back(arg_for(s.params[i], bound[i], s.name));
+    fake::MetaContext c = ctx(e->loc.line, e->op);
+    auto value_of = [](Node* n) -> const Value& { return n->value; };
+    Value v = fake::run_meta(c, e->op, to_meta_args(c, e->op, args, value_of));
+    if (v.is_constant_scalar() && all_literal(args)) return literal_tv(v);
+    Node* n = add_node(e->op, args, v, e->loc.line);
+    if (e->op == OpKind::kAddInplace) functionalize_mutation(e, n);
+    return TV{n->value, NodeArg::of(n), {}};
+  }
+
+  // add_ returns its (mutated) first argument: every variable naming that tensor now names the
+  // new node. Mutating a tensor that has other views alive is not modelled.
+  void functionalize_mutation(const ExprPtr& e, Node* n) {
+    const TensorLike* mutated = n->value.tensor().get();
+    auto storage = fake::fake_of(n->value).storage();
+    for (auto& [name, tv] : vars_) {
+      if (tv.value.kind() != Value::Kind::kTensor) continue;
+      if (tv.value.tensor().get() == mutated) {
+        tv.arg = NodeArg::of(n);
+      } else if (fake::is_fake_tensor(tv.value) && fake::fake_of(tv.value).storage() == storage) {
+        throw_user_error(UserErrorKind::kUnsupported,
+                         where(e->loc.line, "add_ on a tensor whose view '" + name +
+                                                "' is alive is not supported (views are not "
+                                                "re-derived after mutation)"));
+      }
+    }
+  }
+
+  // tolist on a 1-D tensor of static length: select + item per element (spec §11 item 6).
+  TV expand_tolist(const ExprPtr& e, const std::vector<ExprPtr>& bound) {
+    TV t = eval(bound[0]);
+    if (t.value.kind() != Value::Kind::kTensor) invalid(e, "tolist: argument must be a tensor");
+    const fake::FakeTensor& ft = fake::fake_of(t.value);
+    if (ft.dtype() == program::DType::kFloat32) invalid(e, "tolist of an f32 tensor");
+    if (ft.dim() != 1) {
+      throw_user_error(UserErrorKind::kShape,
+                       where(e->loc.line, "tolist needs a 1-D tensor, got " + ft.type_str()));
+    }
+    if (!ft.sizes()[0].is_constant()) {
+      throw_user_error(
+          UserErrorKind::kUnsupported,
+          where(e->loc.line, "tolist needs a 1-D tensor of static length, got " + ft.type_str()));
+    }
+    TV out;
+    std::vector<Value> values;
+    for (int64_t i = 0; i < ft.sizes()[0].as_int(); ++i) {
+      std::vector<NodeArg> sel_args{t.arg, NodeArg::integer(0), NodeArg::integer(i)};
+      fake::MetaContext c = ctx(e->loc.line, OpKind::kSelect);
+      auto value_of = [](Node* n) -> const Value& { return n->value; };
+      Value sv =
+          fake::run_meta(c, OpKind::kSelect, to_meta_args(c, OpKind::kSelect, sel_args, value_of));
+      Node* sel = add_node(OpKind::kSelect, sel_args, sv, e->loc.line);
+      std::vector<NodeArg> item_args{NodeArg::of(sel)};
+      fake::MetaContext ci = ctx(e->loc.line, OpKind::kItem);
+      Value iv =
+          fake::run_meta(ci, OpKind::kItem, to_meta_args(ci, OpKind::kItem, item_args, value_of));
+      Node* item = add_node(OpKind::kItem, item_args, iv, e->loc.line);
+      out.elems.push_back(TV{iv, NodeArg::of(item), {}});
+      values.push_back(iv);
+    }
+    out.value = Value::tuple(values);
+    std::vector<NodeArg> elem_args;
+    for (const TV& x : out.elems) elem_args.push_back(x.arg);
+    out.arg = NodeArg::list_of(elem_args);
+    return out;
+  }
+
+  TV eval(const ExprPtr& e) {
+    switch (e->kind) {
+      case Expr::Kind::kVar: {
+        auto it = vars_.find(e->name);
+        if (it == vars_.end()) invalid(e, "undefined variable '" + e->name + "'");
+        return it->second;
+      }
+      case Expr::Kind::kInt:
+        return literal_tv(Value(SymInt(e->int_value)));
+      case Expr::Kind::kFloat:
+        return literal_tv(Value(SymFloat(e->float_value)));
+      case Expr::Kind::kBool:
+        return literal_tv(Value(SymBool(e->bool_value)));
+      case Expr::Kind::kCall:
+        return eval_call(e);
+      case Expr::Kind::kList:
+        invalid(e, "a list is only allowed as an op argument");
+      case Expr::Kind::kString:
+      case Expr::Kind::kDType:
+      case Expr::Kind::kNone:
+        invalid(e, "not a value here");
+    }
+    SF_UNREACHABLE();
+  }
+
+  void assign(const Stmt& s, TV tv) {
+    if (s.targets.size() == 1) {
+      vars_[s.targets[0]] = std::move(tv);
+      return;
+    }
+    if (tv.value.kind() != Value::Kind::kTuple) {
+      throw_user_error(UserErrorKind::kInvalidProgram,
+                       where(s.loc.line, "cannot unpack the non-tuple " + tv.value.str()));
+    }
+    if (tv.value.elems().size() != s.targets.size()) {
+      throw_user_error(UserErrorKind::kValue,
+                       where(s.loc.line, "cannot unpack " + tv.value.str() + " into " +
+                                             std::to_string(s.targets.size()) + " names"));
+    }
+    for (size_t i = 0; i < s.targets.size(); ++i) {
+      if (!tv.elems.empty()) {
+        vars_[s.targets[i]] = tv.elems[i];
+        continue;
+      }
+      SF_CHECK(tv.arg.kind == NodeArg::Kind::kNode) << "tuple without a producing node";
+      Node* g = t_.graph.add(NodeKind::kGetItem, "getitem",
+                             {tv.arg, NodeArg::integer(static_cast<int64_t>(i))});
+      g->line = s.loc.line;
+      g->value = tv.value.elems()[i];
+      vars_[s.targets[i]] = TV{g->value, NodeArg::of(g), {}};
+    }
+  }
+
+  // After a check: symbols the divisibility rewrite allocated (i0 == d * i1) are bound at a node
+  // computing i0 // d from i0's binding site.
+  void bind_divisibility_factors(int line) {
+    std::vector<ExprRef> pending = t_.env->pending_fresh_unbacked_symbols();
+    for (const ExprRef& p : pending) {
+      auto f = t_.env->divisibility_factors().find(p);
+      if (f == t_.env->divisibility_factors().end()) {
+        throw EngineBug("symbol " + p->str() +
+                        " pending after a check but not a divisibility factor");
+      }
+      const auto& [i0, d] = f->second;
+      auto site = sites_.find(i0);
+      if (site == sites_.end())
+        throw EngineBug("divisibility factor of unbound symbol " + i0->str());
+      Node* last = t_.graph.nodes().back();
+      Node* src = reify_keypath(t_.graph, site->second.first, site->second.second, last);
+      Node* n = t_.graph.add(NodeKind::kCall, "floordiv", {NodeArg::of(src), NodeArg::integer(d)});
+      n->op = OpKind::kFloorDiv;
+      n->line = line;
+      n->value = Value(SymInt(p));
+      n->derived_binding = true;
+      std::optional<Bindings> b = t_.env->compute_unbacked_bindings(Value::tuple({n->value}));
+      SF_CHECK(b && b->count(p)) << "divisibility factor " << p->str() << " not bound";
+      n->unbacked_bindings = {{p, KeyPath{}}};
+      sites_.emplace(p, std::make_pair(n, KeyPath{}));
+    }
+  }
+
+  void add_check(const Stmt& s, const TV& cond, const ExprRef& expr, const std::string& msg) {
+    Node* n = t_.graph.add(NodeKind::kCheck, "check", {cond.arg});
+    n->line = s.loc.line;
+    n->assert_expr = expr;
+    n->message = msg;
+  }
+
+  void run_stmt(const Stmt& s) {
+    switch (s.kind) {
+      case Stmt::Kind::kAssign:
+        assign(s, eval(s.value));
+        return;
+      case Stmt::Kind::kCheck: {
+        TV cond = eval(s.value);
+        if (cond.value.kind() != Value::Kind::kBool) {
+          throw_user_error(UserErrorKind::kInvalidProgram,
+                           where(s.loc.line, "check: the condition must be a scalar bool, got " +
+                                                 cond.value.str()));
+        }
+        t_.env->check(cond.value.as_bool(), where(s.loc.line, s.message));
+        if (!cond.value.is_constant_scalar()) add_check(s, cond, cond.value.expr(), s.message);
+        bind_divisibility_factors(s.loc.line);
+        return;
+      }
+      case Stmt::Kind::kCheckIsSize: {
+        TV v = eval(s.value);
+        if (v.value.kind() != Value::Kind::kInt) {
+          throw_user_error(
+              UserErrorKind::kInvalidProgram,
+              where(s.loc.line, "check_is_size: expected an int, got " + v.value.str()));
+        }
+        std::optional<int64_t> max;
+        if (s.max) {
+          std::optional<int64_t> m = literal_int(s.max);
+          if (!m) invalid(s.max, "check_is_size: max must be a literal int");
+          max = m;
+        }
+        SymInt n = v.value.as_int();
+        t_.env->check_is_size(n, max);
+        if (!n.is_constant()) {
+          SymBool cond = sym_ge(n, 0);
+          if (max) cond = sym_and(cond, sym_le(n, *max));
+          add_check(s, v, cond.expr(), "check_is_size(" + n.str() + ")");
+        }
+        bind_divisibility_factors(s.loc.line);
+        return;
+      }
+      case Stmt::Kind::kIf: {
+        TV cond = eval(s.value);
+        if (cond.value.kind() != Value::Kind::kBool) {
+          throw_user_error(UserErrorKind::kInvalidProgram,
+                           where(s.loc.line, "if: the condition must be a scalar bool"));
+        }
+        // A static if: guards when backed, a data-dependent error when unbacked.
+        bool taken = t_.env->guard_bool(cond.value.as_bool(), where(s.loc.line, "if"));
+        run_block(taken ? s.then_body : s.else_body);
+        return;
+      }
+      case Stmt::Kind::kReturn: {
+        std::vector<NodeArg> args;
+        std::vector<Value> values;
+        for (const ExprPtr& r : s.returns) {
+          TV tv = eval(r);
+          args.push_back(tv.arg);
+          values.push_back(tv.value);
+        }
+        Node* out = t_.graph.add(NodeKind::kOutput, "output", std::move(args));
+        out->line = s.loc.line;
+        out->value = Value::tuple(values);
+        return;
+      }
+    }
+  }
+
+  void run_block(const std::vector<Stmt>& body) {
+    for (const Stmt& s : body) run_stmt(s);
+  }
+
+  const program::Program& p_;
+  Trace& t_;
+  std::map<std::string, TV> vars_;
+  // Where each symbol can be read from at runtime: the binding node and keypath.
+  std::map<ExprRef, std::pair<Node*, KeyPath>, sym::ExprLess> sites_;
+};
+
+}  // namespace
+
+Node* reify_keypath(Graph& g, Node* n, const KeyPath& path, Node* after) {
+  Node* cur = n;
+  for (size_t i = 0; i < path.size(); ++i) {
+    const KeyEntry& k = path[i];
+    Node* next = nullptr;
+    switch (k.kind) {
+      case KeyEntry::Kind::kSequence:
+        next = g.add(NodeKind::kGetItem, "getitem", {NodeArg::of(cur), NodeArg::integer(k.index)},
+                     after);
+        next->value = cur->value.elems().at(k.index);
+        break;
+      case KeyEntry::Kind::kCallMethod: {
+        const TensorLike& t = *cur->value.tensor();
+        if (k.method == TensorMethod::kStorageOffset) {
+          next = g.add(NodeKind::kStorageOffset, "storage_offset", {NodeArg::of(cur)}, after);
+          next->value = Value(t.storage_offset());
+          break;
+        }
+        SF_CHECK(i + 1 < path.size() && path[i + 1].kind == KeyEntry::Kind::kSequence)
+            << "size/stride keypath without an index";
+        int64_t d = path[++i].index;
+        bool size = k.method == TensorMethod::kSize;
+        next = g.add(NodeKind::kCall, size ? "size" : "stride",
+                     {NodeArg::of(cur), NodeArg::integer(d)}, after);
+        next->op = size ? OpKind::kSize : OpKind::kStride;
+        next->value = Value(size ? t.sizes().at(d) : t.strides().at(d));
+        break;
+      }
+      case KeyEntry::Kind::kDivideBy: {
+        SF_CHECK(k.divisor->is(sym::ExprKind::kInteger)) << "symbolic DivideByKey not reifiable";
+        next = g.add(NodeKind::kCall, "floordiv",
+                     {NodeArg::of(cur), NodeArg::integer(k.divisor->int_value())}, after);
+        next->op = OpKind::kFloorDiv;
+        next->value = Value(floordiv(cur->value.as_int(), SymInt(k.divisor->int_value())));
+        break;
+      }
+      case KeyEntry::Kind::kConvertInt:
+        SF_CHECK(false) << "ConvertIntKey reification is not needed by any caller";
+        break;
+      case KeyEntry::Kind::kInnerTensor:
+        SF_CHECK(false) << "inner tensors are not modelled";
+        break;
+    }
+    after = next;
+    cur = next;
+  }
+  return cur;
+}
+
+Trace trace_program(const program::Program& p, const TraceOptions& opts) {
+  Trace t;
+  t.env = std::make_unique<ShapeEnv>(opts.settings);
+  t.mode = std::make_unique<fake::FakeMode>(t.env.get());
+  t.mode->inference_mode = p.header.inference_mode;
+  t.program = std::make_shared<const program::Program>(p);
+  Tracer(p, t).run();
+  return t;
+}
+
+}  // namespace sf::graph

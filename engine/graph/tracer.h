@@ -1,0 +1,39 @@
+// The tracer (Dynamo + make_fx analogue): runs a program under a FakeMode and records a graph
+// whose nodes carry fake example values and unbacked_bindings (computed right after each node's
+// value is produced), with guards and deferred runtime asserts collected in the ShapeEnv.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "engine/fake/fake_mode.h"
+#include "engine/graph/graph.h"
+#include "engine/program/ast.h"
+#include "engine/shape_env/shape_env.h"
+
+namespace sf::graph {
+
+struct TraceOptions {
+  ShapeEnvSettings settings;
+};
+
+// Everything a trace produces; self-contained (owns the ShapeEnv, the fake mode, the inputs'
+// symbolic contexts and a copy of the program).
+struct Trace {
+  std::unique_ptr<ShapeEnv> env;
+  std::unique_ptr<fake::FakeMode> mode;
+  std::map<std::string, StatefulSymbolicContext> contexts;  // per input name
+  std::shared_ptr<const program::Program> program;
+  Graph graph;
+};
+
+// Traces `p`. User errors (invalid program, shape errors, failed checks, data-dependent guards)
+// propagate as UserError; engine bugs as EngineBug or SF_CHECK aborts.
+Trace trace_program(const program::Program& p, const TraceOptions& opts = {});
+
+// Reifies `path` into accessor nodes after `after` (size/stride/getitem/storage_offset/floordiv),
+// like FX's insert_deferred_runtime_asserts `go(node, keypath)`; returns the node computing it.
+Node* reify_keypath(Graph& g, Node* n, const KeyPath& path, Node* after);
+
+}  // namespace sf::graph

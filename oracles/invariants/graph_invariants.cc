@@ -1,0 +1,212 @@
+// Graph-level invariant checkers (spec §8).
+#include "oracles/invariants/graph_invariants.h"
+
+#include <map>
+#include <set>
+
+#include "engine/fake/fake_tensor.h"
+#include "engine/sym/make.h"
+#include "engine/sym/walk.h"
+
+namespace sf::oracles {
+
+using graph::Node;
+using graph::NodeKind;
+
+namespace {
+
+std::string where(const Node* n) {
+  return "%" + n->name + " (line " + std::to_string(n->line) + ")";
+}
+
+void value_symbols(const Value& v, std::set<ExprRef, sym::ExprLess>& out) {
+  auto add = [&](const ExprRef& e) {
+    for (const ExprRef& s : sym::free_unbacked_symbols(e)) out.insert(s);
+  };
+  switch (v.kind()) {
+    case Value::Kind::kInt:
+    case Value::Kind::kFloat:
+    case Value::Kind::kBool:
+      add(v.expr());
+      break;
+    case Value::Kind::kTuple:
+      for (const Value& e : v.elems()) value_symbols(e, out);
+      break;
+    case Value::Kind::kTensor: {
+      const TensorLike& t = *v.tensor();
+      for (const SymInt& s : t.sizes()) add(s.expr());
+      for (const SymInt& s : t.strides()) add(s.expr());
+      add(t.storage_offset().expr());
+      break;
+    }
+    case Value::Kind::kNone:
+      break;
+  }
+}
+
+}  // namespace
+
+SymbolWindow SymbolWindow::all(const ShapeEnv& env) {
+  SymbolWindow w;
+  w.end_int = env.unbacked_symint_counter();
+  w.end_float = env.unbacked_symfloat_counter();
+  return w;
+}
+
+std::vector<Violation> check_bindings(const graph::Graph& g, const ShapeEnv& env,
+                                      const SymbolWindow& window) {
+  std::vector<Violation> out;
+  std::map<ExprRef, const Node*, sym::ExprLess> bound_at;
+  for (const Node* n : g.nodes()) {
+    for (const auto& [s, path] : n->unbacked_bindings) {
+      auto [it, inserted] = bound_at.emplace(s, n);
+      if (!inserted) {
+        out.push_back(
+            {"INV-3", s->str() + " is bound by both " + where(it->second) + " and " + where(n)});
+      }
+      if (!keypath_well_formed(path)) {
+        out.push_back(
+            {"INV-4", where(n) + ": malformed keypath " + keypath_str(path) + " for " + s->str()});
+        continue;
+      }
+      // INV-4: the path leads to the symbol (raw expressions).
+      KeyPath prefix = keypath_without_conversion(path);
+      Value at = key_get(n->value, prefix);
+      bool ok = false;
+      if (!path.empty() && path.back().kind == KeyEntry::Kind::kDivideBy) {
+        ok = at.kind() == Value::Kind::kInt && at.expr() == sym::mul(path.back().divisor, s);
+      } else if (!path.empty() && path.back().kind == KeyEntry::Kind::kConvertInt) {
+        ok = at.kind() == Value::Kind::kBool && at.expr() == sym::eq(s, sym::integer(1));
+        if (!env.var_range(s).issubset(sym::ValueRange::ints(0, 1))) {
+          out.push_back({"INV-23", s->str() + " is bound through ConvertIntKey but has range " +
+                                       env.var_range(s).str()});
+        }
+      } else {
+        ok = (at.kind() == Value::Kind::kInt || at.kind() == Value::Kind::kFloat) && at.expr() == s;
+      }
+      if (!ok) {
+        out.push_back({"INV-4", where(n) + ": " + keypath_str(path) + " of " + n->value.str() +
+                                    " does not yield " + s->str()});
+      }
+    }
+    // INV-5: each recorded path is the first occurrence in traversal order.
+    if (!n->unbacked_bindings.empty() && !n->derived_binding) {
+      std::vector<ExprRef> keys;
+      for (const auto& [s, path] : n->unbacked_bindings) keys.push_back(s);
+      Bindings first = binding_paths(env, n->value, keys);
+      for (const auto& [s, path] : n->unbacked_bindings) {
+        auto f = first.find(s);
+        if (f == first.end() || !(f->second == path)) {
+          out.push_back(
+              {"INV-5", where(n) + ": " + s->str() + " recorded at " + keypath_str(path) +
+                            " but first occurs at " +
+                            (f == first.end() ? std::string("nowhere") : keypath_str(f->second))});
+        }
+      }
+    }
+    // INV-25: nonzero / unique of a statically empty input allocate nothing.
+    if (n->kind == NodeKind::kCall &&
+        (n->op == program::OpKind::kNonzero || n->op == program::OpKind::kUnique) &&
+        n->args[0].kind == graph::NodeArg::Kind::kNode) {
+      const Value& in = n->args[0].node->value;
+      if (fake::is_fake_tensor(in)) {
+        SymInt numel = fake::fake_of(in).numel();
+        std::optional<ExprRef> zero =
+            env.maybe_evaluate_static(sym::eq(numel.expr(), sym::integer(0)));
+        if (zero && (*zero)->bool_value() && !n->unbacked_bindings.empty()) {
+          out.push_back({"INV-25", where(n) + ": allocated a symbol for a statically empty input"});
+        }
+      }
+    }
+  }
+  // INV-2: every symbol allocated in the window is bound exactly once (or unbound by design).
+  auto expect_bound = [&](const ExprRef& s) {
+    if (env.unbound_by_design().count(s) || bound_at.count(s)) return;
+    out.push_back({"INV-2", s->str() + " was allocated but no node binds it"});
+  };
+  for (int64_t i = window.first_int; i < window.end_int; ++i) {
+    expect_bound(sym::symbol(sym::SymKind::kUnbackedInt, i));
+  }
+  for (int64_t i = window.first_float; i < window.end_float; ++i) {
+    expect_bound(sym::symbol(sym::SymKind::kUnbackedFloat, i));
+  }
+  return out;
+}
+
+std::vector<Violation> check_def_before_use(const graph::Graph& g, const ShapeEnv& env) {
+  std::vector<Violation> out;
+  std::set<ExprRef, sym::ExprLess> bound;  // resolved names
+  auto usable = [&](const ExprRef& s) {
+    if (bound.count(env.resolve_renaming(s)) || bound.count(s)) return true;
+    ExprRef r = env.replace(s);
+    if (r == s) return false;
+    for (const ExprRef& x : sym::free_unbacked_symbols(r)) {
+      if (!bound.count(env.resolve_renaming(x)) && !bound.count(x)) return false;
+    }
+    return true;
+  };
+  for (const Node* n : g.nodes()) {
+    for (const auto& [s, path] : n->unbacked_bindings) {
+      bound.insert(s);
+      bound.insert(env.resolve_renaming(s));
+    }
+    std::set<ExprRef, sym::ExprLess> used;
+    value_symbols(n->value, used);
+    if (n->assert_expr) {
+      for (const ExprRef& s : sym::free_unbacked_symbols(n->assert_expr)) used.insert(s);
+    }
+    for (const ExprRef& s : used) {
+      if (!usable(s)) {
+        out.push_back({"INV-6", where(n) + " uses " + s->str() + " before any node binds it"});
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Violation> check_retrace_rebinding(const graph::Graph& old_graph,
+                                               const graph::Graph& new_graph, const ShapeEnv& env) {
+  std::vector<Violation> out;
+  std::vector<Node*> a = old_graph.nodes(), b = new_graph.nodes();
+  std::map<std::string, Node*> by_name;
+  for (Node* n : b) by_name[n->name] = n;
+  for (Node* old : a) {
+    if (old->unbacked_bindings.empty() || old->kind == NodeKind::kPlaceholder ||
+        old->derived_binding) {
+      continue;
+    }
+    auto it = by_name.find(old->name);
+    if (it == by_name.end()) {
+      out.push_back({"INV-17", where(old) + " has no counterpart after re-propagation"});
+      continue;
+    }
+    for (const auto& [s, path] : env.resolve_unbacked_bindings(old->unbacked_bindings)) {
+      Value fresh = key_get(it->second->value, keypath_without_conversion(path));
+      if (fresh.is_constant_scalar()) continue;
+      ExprRef f;
+      if (fresh.kind() == Value::Kind::kBool && fresh.expr()->is(sym::ExprKind::kEq)) {
+        f = fresh.expr()->arg(0);  // Eq(u, 1) under a ConvertIntKey
+      } else if (fresh.kind() == Value::Kind::kInt && fresh.expr()->is(sym::ExprKind::kMul) &&
+                 !path.empty() && path.back().kind == KeyEntry::Kind::kDivideBy) {
+        f = fresh.expr()->arg(1);  // c*u under a DivideByKey
+      } else if (fresh.kind() == Value::Kind::kInt || fresh.kind() == Value::Kind::kFloat) {
+        f = fresh.expr();
+      }
+      if (!f || !f->is(sym::ExprKind::kSymbol)) {
+        out.push_back({"INV-17", where(old) + ": re-propagated " + keypath_str(path) + " is " +
+                                     fresh.str() + ", not a fresh symbol"});
+        continue;
+      }
+      if (f == s) {
+        out.push_back(
+            {"INV-17", where(old) + ": " + s->str() + " was not re-allocated (memo survived)"});
+      } else if (env.replace(f) != env.replace(s)) {
+        out.push_back({"INV-17", where(old) + ": fresh " + f->str() + " resolves to " +
+                                     env.replace(f)->str() + ", not to " + env.replace(s)->str()});
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace sf::oracles

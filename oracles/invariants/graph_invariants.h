@@ -1,0 +1,33 @@
+// Checkers for the graph-level invariants of spec §8: binding completeness and uniqueness
+// (INV-2/3), path validity and earliest path (INV-4/5), def-before-use (INV-6), retrace
+// rebinding (INV-17), SymBool bindings (INV-23) and numel-zero (INV-25).
+#pragma once
+
+#include <vector>
+
+#include "engine/graph/graph.h"
+#include "engine/shape_env/shape_env.h"
+#include "oracles/invariants/shape_env_invariants.h"
+
+namespace sf::oracles {
+
+// The unbacked symbols a graph must bind: those allocated by the ShapeEnv with index in
+// [first_int, end_int) (and floats in [first_float, end_float)), minus the unbound-by-design ones.
+struct SymbolWindow {
+  int64_t first_int = 0, end_int = 0;
+  int64_t first_float = 0, end_float = 0;
+  static SymbolWindow all(const ShapeEnv& env);
+};
+
+// INV-2, 3, 4, 5, 23, 25 on one graph.
+std::vector<Violation> check_bindings(const graph::Graph& g, const ShapeEnv& env,
+                                      const SymbolWindow& window);
+// INV-6: every symbol used by a node (value, assert) is bound earlier (through renamings and
+// replacements), and asserts come after all their symbols are bound.
+std::vector<Violation> check_def_before_use(const graph::Graph& g, const ShapeEnv& env);
+// INV-17: after re-propagation, each old binding site's path holds a fresh symbol (or a
+// constant) that now resolves to the old one. `old_graph` and `new_graph` correspond node by node.
+std::vector<Violation> check_retrace_rebinding(const graph::Graph& old_graph,
+                                               const graph::Graph& new_graph, const ShapeEnv& env);
+
+}  // namespace sf::oracles

@@ -1,0 +1,32 @@
+// Verdicts: pass, rejected (a user error, with its kind), or fail (an oracle found a bug). A user
+// error is never a failure; a crash, an invariant violation or a wrong result always is.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "oracles/invariants/shape_env_invariants.h"
+
+namespace sf::oracles {
+
+struct Verdict {
+  enum class Kind { kPass, kRejected, kFail };
+  Kind kind = Kind::kPass;
+  std::string error_kind;             // kRejected: the user error kind name (engine/base/errors.cc)
+  std::string stage;                  // where it was decided: "trace", "eager", "oracles", ...
+  std::string message;                // kRejected: the user error message; kFail: details
+  std::vector<Violation> violations;  // kFail from invariant checkers
+
+  static Verdict pass() { return Verdict(); }
+  static Verdict rejected(std::string kind, std::string stage, std::string message);
+  static Verdict fail(std::string stage, std::string message, std::vector<Violation> vs = {});
+  std::string str() const;  // "pass", "rejected(check_failed) at trace: ...", "FAIL(INV-6) ..."
+  // The short bucket used for deduplication: "pass", "rejected:<kind>", "fail:<oracle>".
+  std::string bucket() const;
+};
+
+// Whether a verdict satisfies a corpus expectation header: "ok" | "error <kind> [\"substring\"]".
+// A malformed expectation never matches.
+bool matches_expectation(const Verdict& v, const std::string& expect);
+
+}  // namespace sf::oracles

@@ -1,0 +1,94 @@
+// add_: in-place update seen through every alias (shared storage), broadcasting of the operand,
+// the dtype cast rules, and that inputs given to run_eager are never changed.
+#include "tests/eager/test_util.h"
+
+namespace sf::eager::testing {
+namespace {
+
+std::vector<HostValue> run(const Inputs& in, std::vector<Stmt> body) {
+  return run_eager(program_of(in, std::move(body)), in).outputs;
+}
+
+void expect_outputs(const std::vector<HostValue>& got, const std::vector<HostValue>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    EXPECT_TRUE(same(got[k], want[k]))
+        << "output " << k << "\nOutput: " << show(got[k]) << "\nExpected: " << show(want[k]);
+  }
+}
+
+Stmt add_(const std::string& target, ExprPtr a, ExprPtr b) {
+  return assign(target, C(OpKind::kAddInplace, {std::move(a), std::move(b)}));
+}
+
+TEST(Mutation, AliasesSeeTheUpdate) {
+  Inputs in{{"a", I64({2}, {1, 2})}};
+  expect_outputs(run(in, {assign("b", V("a")), assign("s", C(OpKind::kSum, {V("a")})),
+                          add_("c", V("a"), I(10)), ret({V("a"), V("b"), V("c"), V("s")})}),
+                 {I64({2}, {11, 12}), I64({2}, {11, 12}), I64({2}, {11, 12}), I64({}, {3})});
+}
+
+TEST(Mutation, ResultAliasesToo) {
+  Inputs in{{"a", I64({2}, {1, 2})}};
+  expect_outputs(run(in, {add_("c", V("a"), I(1)), add_("d", V("c"), I(1)), ret({V("a")})}),
+                 {I64({2}, {3, 4})});
+}
+
+TEST(Mutation, TupleElementsAlias) {
+  Inputs in{{"u", I64({3}, {2, 1, 2})}};
+  expect_outputs(run(in, {assign("p", C(OpKind::kUnique, {V("u"), B(true)})),
+                          unpack({"v", "c"}, V("p")), add_("w", V("v"), I(5)), ret({V("p")})}),
+                 {Tup({I64({2}, {6, 7}), I64({2}, {1, 2})})});
+}
+
+TEST(Mutation, ViewsAreCopies) {
+  // docs/ops.md: in eager a view's value does not alias its base.
+  Inputs in{{"a", I64({2}, {1, 2})}};
+  expect_outputs(run(in, {assign("v", C(OpKind::kView, {V("a"), Ints({2})})),
+                          add_("c", V("a"), I(1)), ret({V("v")})}),
+                 {I64({2}, {1, 2})});
+}
+
+TEST(Mutation, BroadcastsAndCasts) {
+  Inputs in{{"a", F32({2, 2}, {1, 2, 3, 4})}, {"r", I64({2}, {10, 20})}, {"m", Bool({2}, {1, 0})}};
+  expect_outputs(run(in, {add_("x", V("a"), V("r")), add_("y", V("a"), V("m")), ret({V("a")})}),
+                 {F32({2, 2}, {12, 22, 14, 24})});
+}
+
+TEST(Mutation, IntegerPlusBoolStaysInteger) {
+  Inputs in{{"a", I64({2}, {1, 2})}, {"m", Bool({2}, {1, 0})}};
+  expect_outputs(run(in, {add_("x", V("a"), V("m")), add_("y", V("a"), B(true)), ret({V("a")})}),
+                 {I64({2}, {3, 3})});
+}
+
+TEST(Mutation, InputsAreNotChanged) {
+  Inputs in{{"a", I64({2}, {1, 2})}};
+  run(in, {add_("c", V("a"), I(1))});
+  EXPECT_TRUE(same(in.at("a"), I64({2}, {1, 2})));
+}
+
+TEST(MutationErrors, FloatIntoInteger) {
+  Inputs in{{"a", I64({2}, {1, 2})}};
+  expect_error(program_of(in, {add_("c", V("a"), F(0.5))}), in, UserErrorKind::kInvalidProgram,
+               "add_: result type f32 can't be cast to the desired output type i64");
+}
+
+TEST(MutationErrors, IntoBool) {
+  Inputs in{{"m", Bool({2}, {1, 0})}};
+  expect_error(program_of(in, {add_("c", V("m"), V("m"))}), in, UserErrorKind::kInvalidProgram,
+               "result type i64 can't be cast to the desired output type bool");
+}
+
+TEST(MutationErrors, OutputCannotGrow) {
+  Inputs in{{"a", I64({2}, {1, 2})}, {"b", I64({3, 2}, {1, 2, 3, 4, 5, 6})}};
+  expect_error(program_of(in, {add_("c", V("a"), V("b"))}), in, UserErrorKind::kShape,
+               "add_: output with shape [2] doesn't match the broadcast shape [3, 2]");
+}
+
+TEST(MutationErrors, ScalarTarget) {
+  expect_error(program_of({}, {add_("c", I(1), I(2))}), {}, UserErrorKind::kInvalidProgram,
+               "add_: argument 'a' must be a tensor, got int 1");
+}
+
+}  // namespace
+}  // namespace sf::eager::testing

@@ -1,0 +1,92 @@
+// `shapefuzz run FILE.sfz`: parses a program, runs the pipeline and prints every stage: the
+// program, the traced graph with bindings, guards, deferred asserts, the final graph with runtime
+// asserts, the eager result and the verdict against the file's expectation.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "engine/base/errors.h"
+#include "engine/program/parser.h"
+#include "engine/program/printer.h"
+#include "oracles/pipeline.h"
+#include "tools/cli/commands.h"
+
+namespace sf::cli {
+
+namespace {
+
+void section(const char* title) { std::printf("== %s ==\n", title); }
+
+}  // namespace
+
+bool read_file(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+int run_command(const Args& args) {
+  if (args.positional().size() != 1) {
+    std::fprintf(stderr, "usage: shapefuzz run FILE.sfz\n");
+    return 2;
+  }
+  std::string text;
+  if (!read_file(args.positional()[0], &text)) {
+    std::fprintf(stderr, "cannot read %s\n", args.positional()[0].c_str());
+    return 2;
+  }
+  program::Program p;
+  try {
+    p = program::parse_program(text);
+  } catch (const UserError& e) {
+    oracles::Verdict v =
+        oracles::Verdict::rejected(user_error_kind_name(e.kind()), "parse", e.what());
+    section("verdict");
+    std::printf("%s\n", v.str().c_str());
+    return 1;
+  }
+  section("program");
+  std::printf("%s", program::print_program(p).c_str());
+  oracles::PipelineResult r = oracles::run_pipeline(p);
+  if (r.trace) {
+    section("traced graph");
+    std::printf("%s", r.traced_graph.c_str());
+    section("guards");
+    for (const ShapeGuard& g : r.trace->env->guards()) std::printf("  %s\n", g.expr->str().c_str());
+    section("deferred runtime asserts (bucket: expr)");
+    for (const auto& [key, ras] : r.trace->env->deferred_runtime_asserts()) {
+      for (const RuntimeAssert& ra : ras) {
+        std::printf("  %s: %s  # %s\n", key ? key->str().c_str() : "None", ra.expr->str().c_str(),
+                    ra.msg.c_str());
+      }
+    }
+    section("symbols");
+    for (const auto& [s, vr] : r.trace->env->var_to_range()) {
+      ExprRef rep = r.trace->env->replace(s);
+      std::printf("  %s: %s%s%s\n", s->str().c_str(), vr.str().c_str(),
+                  r.trace->env->is_size_like(s) ? " size-like" : "",
+                  rep != s ? (" -> " + rep->str()).c_str() : "");
+    }
+  }
+  if (r.final_graph) {
+    section("final graph (re-propagated, runtime asserts, DCE)");
+    std::printf("%s", r.final_graph->print().c_str());
+  }
+  section("eager");
+  if (r.eager) {
+    for (const program::HostValue& v : r.eager->outputs) std::printf("  %s\n", v.str().c_str());
+  } else {
+    std::printf("  error (%s): %s\n", r.eager_error_kind.c_str(), r.eager_error.c_str());
+  }
+  section("verdict");
+  std::printf("%s\n", r.verdict.str().c_str());
+  bool matches = oracles::matches_expectation(r.verdict, p.header.expect);
+  std::printf("expectation: %s (%s)\n", p.header.expect.c_str(), matches ? "matches" : "MISMATCH");
+  if (r.verdict.kind == oracles::Verdict::Kind::kFail) return 1;
+  return matches ? 0 : 3;
+}
+
+}  // namespace sf::cli
