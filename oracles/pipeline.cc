@@ -3,6 +3,9 @@
 #include "oracles/pipeline.h"
 
 #include "engine/base/errors.h"
+#include "engine/lower/lowering.h"
+#include "engine/program/input_data.h"
+#include "oracles/differential.h"
 #include "engine/graph/passes/dce.h"
 #include "engine/graph/passes/repropagate.h"
 #include "oracles/invariants/graph_invariants.h"
@@ -13,6 +16,42 @@ namespace {
 
 void append(std::vector<Violation>& out, std::vector<Violation> more) {
   out.insert(out.end(), more.begin(), more.end());
+}
+
+// Lowering, a backend run on the program's inputs, and the differential against eager: the
+// compiled program must raise exactly when eager does, and otherwise agree on every output.
+PipelineResult& run_compiled(PipelineResult& r, const program::Program& p, backend::Backend& b) {
+  graph::Trace& t = *r.trace;
+  try {
+    r.plan = lower::lower_graph(*r.final_graph, t);
+    r.run = b.run(*r.plan, *t.env, program::make_input_values(p));
+  } catch (const backend::GuardFailed& e) {
+    r.verdict = Verdict::fail("run", std::string("a guard fails on the very inputs it was traced for: ") + e.what());
+    return r;
+  } catch (const UserError& e) {
+    r.run_error_kind = user_error_kind_name(e.kind());
+    r.run_error = e.what();
+  } catch (const EngineBug& e) {
+    r.verdict = Verdict::fail("run", e.what());
+    return r;
+  }
+  if (!r.eager && !r.run) {
+    r.verdict = Verdict::rejected(r.eager_error_kind, "eager+" + b.name(),
+                                  r.eager_error + " | compiled: " + r.run_error);
+  } else if (!r.eager) {
+    r.verdict = Verdict::fail("differential", "eager raised (" + r.eager_error_kind + ": " +
+                                                  r.eager_error + ") but the compiled program on " +
+                                                  b.name() + " returned normally");
+  } else if (!r.run) {
+    r.verdict = Verdict::fail("differential", "the compiled program on " + b.name() + " raised (" +
+                                                  r.run_error_kind + ": " + r.run_error +
+                                                  ") but eager returned normally");
+  } else if (auto diff = compare_values(r.eager->outputs, r.run->outputs)) {
+    r.verdict = Verdict::fail("differential", "eager vs " + b.name() + ": " + *diff);
+  } else {
+    r.verdict = Verdict::pass();
+  }
+  return r;
 }
 
 }  // namespace
@@ -82,9 +121,13 @@ PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& op
     r.verdict = Verdict::fail("oracles", "invariants violated", vs);
     return r;
   }
+  if (opts.backend) {
+    run_compiled(r, p, *opts.backend);
+    return r;
+  }
   if (!r.eager) {
-    // The trace accepted the program but eager raised: the compiled program must raise too at
-    // run time (checked once a backend executes the plan); the program is rejected either way.
+    // The trace accepted the program but eager raised: without a backend run we cannot check
+    // that the compiled program raises too; the program is rejected either way.
     r.verdict = Verdict::rejected(r.eager_error_kind, "eager", r.eager_error);
     return r;
   }

@@ -7,7 +7,9 @@
 #include <optional>
 #include <string>
 
+#include "engine/backend/backend.h"
 #include "engine/eager/eager.h"
+#include "engine/lower/plan.h"
 #include "engine/graph/passes/runtime_asserts.h"
 #include "engine/graph/tracer.h"
 #include "oracles/verdict.h"
@@ -17,6 +19,9 @@ namespace sf::oracles {
 struct PipelineOptions {
   ShapeEnvSettings settings;
   bool repropagate = true;
+  // Lower the final graph and run it on this backend, comparing with eager (null: stop before
+  // lowering).
+  backend::Backend* backend = nullptr;
 };
 
 struct PipelineResult {
@@ -29,6 +34,9 @@ struct PipelineResult {
   std::string traced_graph;                 // printed right after tracing
   std::optional<graph::Graph> final_graph;  // re-propagated, asserts inserted, DCE'd
   graph::RuntimeAssertReport asserts;
+  std::optional<lower::Plan> plan;
+  std::optional<backend::RunResult> run;       // the compiled run, when it completed
+  std::string run_error_kind, run_error;       // or the user error it raised
 };
 
 PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& opts = {});

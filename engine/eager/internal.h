@@ -10,6 +10,7 @@
 
 #include "engine/base/errors.h"
 #include "engine/program/ast.h"
+#include "engine/program/elementwise.h"
 #include "engine/program/host_value.h"
 
 namespace sf::eager::internal {
@@ -74,26 +75,10 @@ class Call {
   std::vector<Value> args_;
 };
 
-// Pointwise ops. Binary ops with two scalars go to scalar_binary.
-enum class BinaryOp {
-  kAdd,
-  kSub,
-  kMul,
-  kDiv,
-  kFloorDiv,
-  kRemainder,
-  kMaximum,
-  kMinimum,
-  kEq,
-  kNe,
-  kLt,
-  kLe,
-  kGt,
-  kGe,
-  kLogicalAnd,
-  kLogicalOr,
-};
-enum class UnaryOp { kLogicalNot, kNeg, kAbs };
+// Pointwise ops. Binary ops with two scalars go to scalar_binary. The element-level semantics
+// are shared with the CPU backend (engine/program/elementwise.h).
+using program::BinaryOp;
+using program::UnaryOp;
 Value binary(const Call& c, BinaryOp op);  // arguments 0 and 1
 Value unary(const Call& c, UnaryOp op);    // argument 0
 Value relu(const Call& c);

@@ -45,97 +45,6 @@ Spec spec_for(BinaryOp op, DType promoted) {
 
 int64_t wrap(uint64_t v) { return static_cast<int64_t>(v); }
 
-// Integer (and bool as 0/1) kernel; `zero` is set instead of dividing by zero.
-int64_t int_op(BinaryOp op, int64_t x, int64_t y, bool* zero) {
-  switch (op) {
-    case BinaryOp::kAdd:
-      return wrap(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
-    case BinaryOp::kSub:
-      return wrap(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
-    case BinaryOp::kMul:
-      return wrap(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
-    case BinaryOp::kFloorDiv: {
-      if (y == 0) return *zero = true, 0;
-      if (y == -1) return wrap(0 - static_cast<uint64_t>(x));  // INT64_MIN // -1 wraps
-      int64_t q = x / y;
-      return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
-    }
-    case BinaryOp::kRemainder: {
-      if (y == 0) return *zero = true, 0;
-      if (y == -1) return 0;
-      int64_t r = x % y;
-      return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
-    }
-    case BinaryOp::kMaximum:
-      return x < y ? y : x;
-    case BinaryOp::kMinimum:
-      return y < x ? y : x;
-    case BinaryOp::kEq:
-      return x == y;
-    case BinaryOp::kNe:
-      return x != y;
-    case BinaryOp::kLt:
-      return x < y;
-    case BinaryOp::kLe:
-      return x <= y;
-    case BinaryOp::kGt:
-      return x > y;
-    case BinaryOp::kGe:
-      return x >= y;
-    case BinaryOp::kLogicalAnd:
-      return x != 0 && y != 0;
-    case BinaryOp::kLogicalOr:
-      return x != 0 || y != 0;
-    case BinaryOp::kDiv:
-      SF_UNREACHABLE() << "div computes in f32";
-  }
-  SF_UNREACHABLE();
-}
-
-// f32 kernel, evaluated in float (comparisons and logical ops give 0/1).
-float float_op(BinaryOp op, float x, float y) {
-  switch (op) {
-    case BinaryOp::kAdd:
-      return x + y;
-    case BinaryOp::kSub:
-      return x - y;
-    case BinaryOp::kMul:
-      return x * y;
-    case BinaryOp::kDiv:
-      return x / y;
-    case BinaryOp::kFloorDiv:
-      return std::floor(x / y);
-    case BinaryOp::kRemainder: {
-      float q = std::floor(x / y);
-      float p = q * y;
-      return x - p;
-    }
-    case BinaryOp::kMaximum:
-      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? x : y;
-      return x < y ? y : x;
-    case BinaryOp::kMinimum:
-      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? x : y;
-      return y < x ? y : x;
-    case BinaryOp::kEq:
-      return x == y;
-    case BinaryOp::kNe:
-      return x != y;
-    case BinaryOp::kLt:
-      return x < y;
-    case BinaryOp::kLe:
-      return x <= y;
-    case BinaryOp::kGt:
-      return x > y;
-    case BinaryOp::kGe:
-      return x >= y;
-    case BinaryOp::kLogicalAnd:
-      return x != 0.0f && y != 0.0f;
-    case BinaryOp::kLogicalOr:
-      return x != 0.0f || y != 0.0f;
-  }
-  SF_UNREACHABLE();
-}
-
 // The broadcast result of `a op b` (at least one a tensor), before any in-place cast.
 HostTensor binary_tensors(const Call& c, BinaryOp op, const Value& a, const Value& b) {
   Spec s = spec_for(op, result_type({&a, &b}));
@@ -147,14 +56,14 @@ HostTensor binary_tensors(const Call& c, BinaryOp op, const Value& a, const Valu
   bool zero = false;
   for (size_t k = 0; k < xi.size(); ++k) {
     if (s.compute == DType::kFloat32) {
-      float r = float_op(op, x.floats[xi[k]], y.floats[yi[k]]);
+      float r = program::float_binary(op, x.floats[xi[k]], y.floats[yi[k]]);
       if (out.is_float()) {
         out.floats[k] = r;
       } else {
         out.ints[k] = r != 0.0f;
       }
     } else {
-      out.ints[k] = int_op(op, x.ints[xi[k]], y.ints[yi[k]], &zero);
+      out.ints[k] = program::int_binary(op, x.ints[xi[k]], y.ints[yi[k]], &zero);
       if (zero) {
         c.fail(UserErrorKind::kZeroDivision,
                "integer division by zero (dividend " + x.str() + ", divisor " + y.str() + ")");

@@ -1,6 +1,8 @@
 // Shapes, dims, allocation, promotion, casts and strided gathers for the eager op families.
 #include "engine/eager/tensor_util.h"
 
+#include "engine/program/elementwise.h"
+
 #include <cmath>
 
 #include "engine/base/check.h"
@@ -112,11 +114,7 @@ DType result_type(const std::vector<const Value*>& operands) {
   return tensor_dtype;
 }
 
-int64_t float_to_int(double v) {
-  // 2^63 is exactly representable; anything at or beyond it (or NaN) is out of range.
-  if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return INT64_MIN;
-  return static_cast<int64_t>(v);
-}
+int64_t float_to_int(double v) { return program::float_to_int(v); }
 
 HostTensor scalar_tensor(const Value& v, DType dtype) {
   HostTensor t = HostTensor::zeros(dtype, {});

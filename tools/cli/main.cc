@@ -53,10 +53,11 @@ namespace {
 const char* kUsage = R"(usage: shapefuzz <command> [options]
 
 commands:
-  run FILE.sfz
-      parse, trace, re-propagate, insert runtime asserts and run the eager reference on one
-      program; prints every stage and the verdict; exit 0 when the verdict matches the file's
-      expectation, 1 on FAIL, 3 on a mismatch
+  run FILE.sfz [--backend cpu|cuda|none]
+      parse, trace, re-propagate, insert runtime asserts, lower to a plan, run it on the backend
+      (default cpu) and compare with the eager reference; prints every stage (graphs, bindings,
+      guards, asserts, plan, sigma, outputs) and the verdict; exit 0 when the verdict matches the
+      file's expectation, 1 on FAIL, 3 on a mismatch, 4 when the backend is unavailable
   fuzz-shape-env [--seconds N] [--seed S] [--steps K]
       random ShapeEnv call sequences checked against the ShapeEnv invariants (spec §8) and
       event-log replay; prints a reproducer seed on the first violation

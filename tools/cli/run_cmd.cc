@@ -9,6 +9,7 @@
 #include "engine/program/parser.h"
 #include "engine/program/printer.h"
 #include "oracles/pipeline.h"
+#include "tools/cli/backends.h"
 #include "tools/cli/commands.h"
 
 namespace sf::cli {
@@ -50,7 +51,20 @@ int run_command(const Args& args) {
   }
   section("program");
   std::printf("%s", program::print_program(p).c_str());
-  oracles::PipelineResult r = oracles::run_pipeline(p);
+  std::string backend_name = args.get("backend", "cpu");
+  std::unique_ptr<backend::Backend> b = make_backend(backend_name);
+  if (!b && backend_name != "none") {
+    std::fprintf(stderr, "unknown backend '%s' (cpu, cuda, none)\n", backend_name.c_str());
+    return 2;
+  }
+  std::string why;
+  if (b && !b->available(&why)) {
+    std::printf("backend %s unavailable: %s\n", backend_name.c_str(), why.c_str());
+    return 4;
+  }
+  oracles::PipelineOptions opts;
+  opts.backend = b.get();
+  oracles::PipelineResult r = oracles::run_pipeline(p, opts);
   if (r.trace) {
     section("traced graph");
     std::printf("%s", r.traced_graph.c_str());
@@ -74,6 +88,19 @@ int run_command(const Args& args) {
   if (r.final_graph) {
     section("final graph (re-propagated, runtime asserts, DCE)");
     std::printf("%s", r.final_graph->print().c_str());
+  }
+  if (r.plan) {
+    section("plan");
+    std::printf("%s", r.plan->print().c_str());
+  }
+  if (r.run) {
+    section(("run on " + backend_name + ": sigma").c_str());
+    for (const std::string& line : r.run->bindings) std::printf("  %s\n", line.c_str());
+    section(("run on " + backend_name + ": outputs").c_str());
+    for (const program::HostValue& v : r.run->outputs) std::printf("  %s\n", v.str().c_str());
+  } else if (!r.run_error.empty()) {
+    section(("run on " + backend_name).c_str());
+    std::printf("  error (%s): %s\n", r.run_error_kind.c_str(), r.run_error.c_str());
   }
   section("eager");
   if (r.eager) {

@@ -140,11 +140,10 @@ Value meta_pointwise(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& ar
       return scalar_unary(ctx, op, a);
     }
     const FakeTensor& t = fake_of(a);
-    if (t.dtype() == DType::kBool && (op == OpKind::kNeg || op == OpKind::kRelu)) {
-      fail(ctx, UserErrorKind::kInvalidProgram,
-           std::string(program::op_name(op)) + " is not supported on bool tensors");
-    }
-    DType d = op == OpKind::kLogicalNot ? DType::kBool : t.dtype();
+    // Arithmetic computes bool as i64 (docs/ops.md), so neg/abs/relu of bool give i64.
+    DType d = op == OpKind::kLogicalNot ? DType::kBool
+              : t.dtype() == DType::kBool ? DType::kInt64
+                                          : t.dtype();
     return Value::tensor(ctx.mode.make_contiguous(d, t.sizes()));
   }
   const Value& a = args[0].value;

@@ -1,0 +1,272 @@
+// The shared plan interpreter.
+#include "engine/backend/runner.h"
+
+#include "engine/base/check.h"
+#include "engine/base/errors.h"
+#include "engine/sym/make.h"
+#include "engine/sym/walk.h"
+
+namespace sf::backend {
+
+using lower::Step;
+
+void SymbolEnv::bind(const ExprRef& s, sym::Concrete value) { values_[s] = value; }
+
+ExprRef SymbolEnv::resolve(const ExprRef& e) const {
+  // Symbols not bound directly stand for their replacement (a fresh retrace name -> old name,
+  // an unbacked symbol unified with another, a divisibility multiple).
+  return sym::substitute_symbols(e, [&](const ExprRef& s) -> ExprRef {
+    if (values_.count(s)) return ExprRef();
+    ExprRef r = env_.replace(s);
+    return r == s ? ExprRef() : r;
+  });
+}
+
+sym::Concrete SymbolEnv::eval(const ExprRef& e) const {
+  sym::EvalResult r = sym::evaluate(e, values_);
+  if (!r.defined) {
+    ExprRef resolved = resolve(e);
+    r = sym::evaluate(resolved, values_);
+    for (const ExprRef& s : sym::free_symbols(resolved)) {
+      SF_CHECK(values_.count(s)) << "symbol " << s->str() << " of " << e->str()
+                                 << " is used before any plan step defines it (INV-19)";
+    }
+  }
+  if (!r.defined) {
+    throw_user_error(UserErrorKind::kTooComplex,
+                     "evaluating " + e->str() + " at run time: " + r.why + " (" + describe(e) + ")");
+  }
+  return r.value;
+}
+
+int64_t SymbolEnv::eval_int(const ExprRef& e) const {
+  sym::Concrete c = eval(e);
+  if (c.type == sym::ExprType::kBool) return c.b ? 1 : 0;
+  SF_CHECK(c.type == sym::ExprType::kInt) << e->str() << " is not an integer";
+  return c.i;
+}
+
+bool SymbolEnv::eval_bool(const ExprRef& e) const {
+  sym::Concrete c = eval(e);
+  SF_CHECK(c.type == sym::ExprType::kBool) << e->str() << " is not a boolean";
+  return c.b;
+}
+
+std::string SymbolEnv::describe(const ExprRef& e) const {
+  std::string out;
+  for (const ExprRef& s : sym::free_symbols(e)) {
+    auto it = values_.find(s);
+    out += (out.empty() ? "" : ", ") + s->str() + "=" + (it == values_.end() ? "?" : it->second.str());
+  }
+  return out;
+}
+
+int64_t ResolvedLayout::numel() const {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> strides(sizes.size(), 1);
+  int64_t acc = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = acc;
+    acc *= sizes[i] > 1 ? sizes[i] : 1;
+  }
+  return strides;
+}
+
+ResolvedLayout PlanRunner::resolve(const lower::Layout& l, const SymbolEnv& sigma) const {
+  ResolvedLayout r;
+  r.buffer = l.buffer;
+  r.dtype = l.dtype;
+  for (const ExprRef& s : l.sizes) r.sizes.push_back(sigma.eval_int(s));
+  for (const ExprRef& s : l.strides) r.strides.push_back(sigma.eval_int(s));
+  r.offset = sigma.eval_int(l.offset);
+  return r;
+}
+
+namespace {
+
+// A Value with concrete sizes, so keypaths evaluate with the same key_get as at trace time.
+Value concrete_tensor(const std::vector<int64_t>& shape) {
+  std::vector<SymInt> sizes, strides;
+  for (int64_t s : shape) sizes.emplace_back(s);
+  for (int64_t s : contiguous_strides(shape)) strides.emplace_back(s);
+  return Value::tensor(std::make_shared<TensorMeta>(sizes, strides, SymInt(0)));
+}
+
+Value scalar_value(const sym::Concrete& c) {
+  switch (c.type) {
+    case sym::ExprType::kInt:
+      return Value(SymInt(c.i));
+    case sym::ExprType::kFloat:
+      return Value(SymFloat(c.f));
+    case sym::ExprType::kBool:
+      return Value(SymBool(c.b));
+  }
+  return Value();
+}
+
+// σ value of a symbol from an extern's outputs along a keypath; DivideByKey checks divisibility.
+sym::Concrete eval_binding(const lower::Extern& e, const ExternOutputs& out, const KeyPath& path) {
+  Value root;
+  if (out.scalar) {
+    root = scalar_value(*out.scalar);
+  } else if (out.shapes.size() == 1 && !e.return_counts) {
+    root = concrete_tensor(out.shapes[0]);
+  } else {
+    std::vector<Value> elems;
+    for (const auto& s : out.shapes) elems.push_back(concrete_tensor(s));
+    root = Value::tuple(elems);
+  }
+  KeyPath prefix = keypath_without_conversion(path);
+  Value v = key_get(root, prefix);
+  if (!path.empty() && path.back().kind == KeyEntry::Kind::kDivideBy) {
+    int64_t undivided = v.expr()->int_value(), d = path.back().divisor->int_value();
+    if (d <= 0 || undivided % d != 0) {  // INV-20: the Python wrapper's divisibility assert
+      throw_user_error(UserErrorKind::kRuntimeAssertFailed,
+                       e.name + ": " + std::to_string(undivided) + " is not divisible by " +
+                           std::to_string(d) + " (DivideByKey binding)");
+    }
+    return sym::Concrete::of_int(undivided / d);
+  }
+  if (!path.empty() && path.back().kind == KeyEntry::Kind::kConvertInt) {
+    return sym::Concrete::of_int(v.expr()->bool_value() ? 1 : 0);
+  }
+  if (v.kind() == Value::Kind::kFloat) return sym::Concrete::of_float(v.expr()->float_value());
+  if (v.kind() == Value::Kind::kBool) return sym::Concrete::of_int(v.expr()->bool_value() ? 1 : 0);
+  return sym::Concrete::of_int(v.expr()->int_value());
+}
+
+}  // namespace
+
+RunResult PlanRunner::run(const lower::Plan& plan, const ShapeEnv& env,
+                          const std::map<std::string, program::HostValue>& inputs) {
+  SymbolEnv sigma(env);
+  RunResult result;
+  begin_run();
+  struct EndRun {
+    PlanRunner* r;
+    ~EndRun() { r->end_run(); }
+  } end{this};
+  for (const lower::Buffer& b : plan.buffers) {
+    if (b.input_name.empty()) continue;
+    const program::HostValue& v = inputs.at(b.input_name);
+    SF_CHECK(v.kind == program::HostValue::Kind::kTensor) << "input " << b.input_name << " is not a tensor";
+    upload_input(b.id, v.tensor);
+  }
+  std::vector<ExternOutputs> extern_outputs(plan.externs.size());
+  for (const Step& s : plan.steps) {
+    switch (s.kind) {
+      case Step::Kind::kBindInput: {
+        const program::HostValue& v = inputs.at(s.input_name);
+        sym::Concrete c;
+        if (v.kind == program::HostValue::Kind::kTensor) {
+          SF_CHECK(s.path.size() == 2) << "unexpected input keypath " << keypath_str(s.path);
+          int64_t d = s.path[1].index;
+          bool size = s.path[0].method == TensorMethod::kSize;
+          c = sym::Concrete::of_int(size ? v.tensor.sizes.at(d) : contiguous_strides(v.tensor.sizes).at(d));
+        } else if (v.kind == program::HostValue::Kind::kInt) {
+          c = sym::Concrete::of_int(v.i);
+        } else if (v.kind == program::HostValue::Kind::kFloat) {
+          c = sym::Concrete::of_float(v.f);
+        } else {
+          c = sym::Concrete::of_int(v.b ? 1 : 0);
+        }
+        if (s.symbol->is(sym::ExprKind::kSymbol) && !sigma.is_bound(s.symbol)) {
+          sigma.bind(s.symbol, c);
+          result.bindings.push_back(s.symbol->str() + " = " + s.input_name + "." +
+                                    keypath_str(s.path) + " -> " + c.str());
+        } else if (sigma.eval(s.symbol).as_double() != c.as_double()) {
+          // A static size, or a symbol shared with an earlier input (duck sizing), differs.
+          throw GuardFailed("input " + s.input_name + "." + keypath_str(s.path) + " is " + c.str() +
+                            " but the plan was traced for " + s.symbol->str() + " = " +
+                            sigma.eval(s.symbol).str() + ": retrace");
+        }
+        break;
+      }
+      case Step::Kind::kGuard:
+        if (!sigma.eval_bool(s.expr)) {
+          throw GuardFailed("guard " + s.expr->str() + " fails for these inputs (" +
+                            sigma.describe(s.expr) + "): retrace");
+        }
+        break;
+      case Step::Kind::kAlloc: {
+        const lower::Buffer& b = plan.buffers.at(s.buffer);
+        int64_t n = 1;
+        for (const ExprRef& e : b.sizes) n *= sigma.eval_int(e);
+        allocate(b.id, b.dtype, n);
+        break;
+      }
+      case Step::Kind::kLaunch:
+        launch(plan, plan.kernels.at(s.kernel), sigma);
+        break;
+      case Step::Kind::kExtern: {
+        const lower::Extern& e = plan.externs.at(s.kernel);
+        std::vector<ResolvedLayout> ins;
+        for (const lower::Layout& l : e.inputs) ins.push_back(resolve(l, sigma));
+        extern_outputs[s.kernel] = run_extern(plan, e, ins);
+        break;
+      }
+      case Step::Kind::kBind: {
+        sym::Concrete c = s.kernel >= 0
+                              ? eval_binding(plan.externs.at(s.kernel), extern_outputs.at(s.kernel), s.path)
+                              : sigma.eval(s.expr);
+        if (sigma.is_bound(s.symbol)) {
+          // A second definition (e.g. an extern whose trace-time twin was a memo hit) must agree.
+          if (!(sigma.values().at(s.symbol) == c)) {
+            throw EngineBug("two plan steps define " + s.symbol->str() + " differently: " +
+                            sigma.values().at(s.symbol).str() + " and " + c.str());
+          }
+          break;
+        }
+        sigma.bind(s.symbol, c);
+        result.bindings.push_back(s.symbol->str() + " = " +
+                                  (s.kernel >= 0 ? plan.externs.at(s.kernel).name + "." + keypath_str(s.path)
+                                                 : s.expr->str()) +
+                                  " -> " + c.str());
+        break;
+      }
+      case Step::Kind::kAssert:
+        if (!sigma.eval_bool(s.expr)) {
+          throw_user_error(UserErrorKind::kRuntimeAssertFailed,
+                           "runtime assert failed: " + s.expr->str() + " with " + sigma.describe(s.expr) +
+                               (s.message.empty() ? "" : " (" + s.message + ")"));
+        }
+        break;
+      case Step::Kind::kFree:
+        release(s.buffer);
+        break;
+      case Step::Kind::kOutput: {
+        std::function<program::HostValue(const lower::OutputRef&)> make = [&](const lower::OutputRef& o) {
+          switch (o.kind) {
+            case lower::OutputRef::Kind::kTensor:
+              return program::HostValue::of_tensor(download(resolve(o.layout, sigma)));
+            case lower::OutputRef::Kind::kScalar: {
+              sym::Concrete c = sigma.eval(o.scalar);
+              if (c.type == sym::ExprType::kInt) return program::HostValue::of_int(c.i);
+              if (c.type == sym::ExprType::kFloat) return program::HostValue::of_float(c.f);
+              return program::HostValue::of_bool(c.b);
+            }
+            case lower::OutputRef::Kind::kTuple: {
+              std::vector<program::HostValue> elems;
+              for (const lower::OutputRef& e : o.elems) elems.push_back(make(e));
+              return program::HostValue::tuple(elems);
+            }
+            case lower::OutputRef::Kind::kNone:
+              break;
+          }
+          return program::HostValue();
+        };
+        for (const lower::OutputRef& o : s.outputs) result.outputs.push_back(make(o));
+        break;
+      }
+    }
+  }
+  result.sigma = sigma.values();
+  return result;
+}
+
+}  // namespace sf::backend

@@ -1,0 +1,73 @@
+// The plan interpreter shared by every backend: guards, input binding, σ, asserts, keypath
+// bindings, buffer lifetimes and outputs live here; a backend supplies storage, kernel launches
+// and extern kernels through the hooks.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/backend/backend.h"
+
+namespace sf::backend {
+
+// σ: concrete values of symbols, with fallback through the ShapeEnv's replacements (a renamed or
+// replaced symbol is evaluated as its target).
+class SymbolEnv {
+ public:
+  explicit SymbolEnv(const ShapeEnv& env) : env_(env) {}
+  void bind(const ExprRef& sym, sym::Concrete value);
+  bool is_bound(const ExprRef& sym) const { return values_.count(sym) > 0; }
+  // Evaluates e; an unbound symbol is an internal error (the plan guarantees definitions come
+  // first), an undefined result (e.g. int64 overflow) a user error.
+  sym::Concrete eval(const ExprRef& e) const;
+  int64_t eval_int(const ExprRef& e) const;
+  bool eval_bool(const ExprRef& e) const;
+  const sym::Assignment& values() const { return values_; }
+  std::string describe(const ExprRef& e) const;  // "u0=3, u1=9" for the symbols of e
+
+ private:
+  ExprRef resolve(const ExprRef& e) const;
+  const ShapeEnv& env_;
+  sym::Assignment values_;
+};
+
+struct ResolvedLayout {
+  int buffer = -1;
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> sizes, strides;
+  int64_t offset = 0;
+  int64_t numel() const;
+};
+
+// What an extern produced: its output tensors' shapes (contiguous) or, for item, the scalar.
+struct ExternOutputs {
+  std::vector<std::vector<int64_t>> shapes;  // one per Extern::outputs
+  std::optional<sym::Concrete> scalar;
+};
+
+class PlanRunner : public Backend {
+ public:
+  RunResult run(const lower::Plan& plan, const ShapeEnv& env,
+                const std::map<std::string, program::HostValue>& inputs) override;
+
+ protected:
+  virtual void upload_input(int buffer, const program::HostTensor& t) = 0;
+  virtual void allocate(int buffer, DType dtype, int64_t numel) = 0;
+  virtual void release(int buffer) = 0;
+  virtual void launch(const lower::Plan& plan, const lower::Kernel& k, const SymbolEnv& sigma) = 0;
+  // Runs an extern on resolved input layouts; it allocates its output buffers itself.
+  virtual ExternOutputs run_extern(const lower::Plan& plan, const lower::Extern& e,
+                                   const std::vector<ResolvedLayout>& inputs) = 0;
+  virtual program::HostTensor download(const ResolvedLayout& layout) = 0;
+  virtual void begin_run() {}
+  virtual void end_run() {}
+
+  ResolvedLayout resolve(const lower::Layout& l, const SymbolEnv& sigma) const;
+};
+
+// Contiguous strides of a concrete shape (a size-0 dim counts as 1 for the dims before it).
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);
+
+}  // namespace sf::backend

@@ -1,0 +1,124 @@
+// Kernel IR (Inductor analogue): buffers, strided accesses over a symbolic iteration space,
+// pointwise and reduction kernels with element-wise bodies, and extern kernels for ops whose
+// output size depends on data. Every size, stride, offset and scalar is a sym expression that
+// backends evaluate in the runtime symbol environment σ.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/program/ast.h"
+#include "engine/program/elementwise.h"
+#include "engine/shape_env/keypath.h"
+#include "engine/sym/expr.h"
+
+namespace sf::lower {
+
+using program::DType;
+using sym::ExprRef;
+
+// Dense storage. Kernel outputs are allocated with `numel` elements; extern outputs are allocated
+// by the extern itself (their sizes contain the symbols it defines); inputs come from the caller.
+struct Buffer {
+  int id = 0;
+  std::string name;  // "buf3"
+  DType dtype = DType::kFloat32;
+  std::vector<ExprRef> sizes;  // logical shape of the value that created it
+  std::string input_name;      // non-empty for program inputs
+  int extern_producer = -1;    // index into Plan::externs when an extern allocates it
+};
+
+// How a tensor sits in a buffer: element (i_0..i_k) lives at offset + sum(i_d * strides[d]).
+struct Layout {
+  int buffer = -1;
+  DType dtype = DType::kFloat32;
+  std::vector<ExprRef> sizes, strides;
+  ExprRef offset;
+};
+
+// One kernel input (or the output) over the kernel's iteration space: the element for iteration
+// point (j_0..j_n) is at offset + sum(j_d * strides[d]); broadcast dims have stride 0.
+struct Access {
+  int buffer = -1;
+  DType dtype = DType::kFloat32;
+  ExprRef offset;
+  std::vector<ExprRef> strides;  // one per iteration dim
+};
+
+// Element ops have the semantics of engine/program/elementwise.h (shared with eager).
+using program::BinaryOp;
+using program::UnaryOp;
+enum class ReduceOp { kSum, kMax, kMin, kAny, kAll };
+const char* reduce_op_name(ReduceOp op);
+
+struct KExpr;
+using KExprPtr = std::shared_ptr<const KExpr>;
+
+// The element-wise expression language of kernel bodies. Operands of a binary op have the same
+// dtype (lowering inserts casts); comparison and logical results are bool.
+struct KExpr {
+  enum class Kind { kConst, kScalar, kLoad, kIndex, kUnary, kBinary, kWhere, kCast };
+  Kind kind = Kind::kConst;
+  DType dtype = DType::kFloat32;  // result dtype
+  double fvalue = 0.0;            // kConst (f32)
+  int64_t ivalue = 0;             // kConst (i64 / bool)
+  ExprRef scalar;                 // kScalar: a scalar (int/float/bool expr) evaluated in σ
+  int input = -1;                 // kLoad: index into Kernel::inputs
+  // kLoad with gather: along iteration dim `gather_dim` the element index is `gather` (an i64
+  // expression) instead of the iteration variable; negatives wrap by `gather_size`, and an index
+  // outside [-size, size) is a runtime index error.
+  int gather_dim = -1;
+  KExprPtr gather;
+  ExprRef gather_size;
+  ExprRef gather_stride;  // the source's stride along the gathered dim
+  int dim = -1;           // kIndex: the iteration variable of this dim (as i64)
+  UnaryOp unary = UnaryOp::kNeg;  // kUnary
+  BinaryOp binary = BinaryOp::kAdd;
+  std::vector<KExprPtr> args;  // kUnary 1, kBinary 2, kWhere 3 (cond, a, b), kCast 1
+
+  static KExprPtr constant_f(double v);
+  static KExprPtr constant_i(int64_t v, DType dtype = DType::kInt64);
+  static KExprPtr scalar_of(ExprRef e, DType dtype);
+  static KExprPtr load(int input, DType dtype);
+  static KExprPtr index(int dim);
+  static KExprPtr unary_of(UnaryOp op, KExprPtr a);
+  static KExprPtr binary_of(BinaryOp op, KExprPtr a, KExprPtr b, DType result);
+  static KExprPtr where_of(KExprPtr c, KExprPtr a, KExprPtr b);
+  static KExprPtr cast(KExprPtr a, DType to);  // no-op when already `to`
+};
+
+struct Kernel {
+  enum class Kind { kPointwise, kReduction };
+  Kind kind = Kind::kPointwise;
+  std::string name;            // "k3_add"
+  std::vector<ExprRef> sizes;  // the iteration space
+  std::vector<Access> inputs;
+  KExprPtr body;               // value per iteration point
+  // Pointwise: written at output.offset + sum(j_d * output.strides[d]).
+  // Reduction: output.strides are 0 on reduced dims; the body's values at the iteration points
+  // that share an output element are combined with `reduce` (accumulating in acc_dtype, which is
+  // double-precision for f32 sums), then cast to the output dtype.
+  Access output;
+  std::vector<bool> reduced;
+  ReduceOp reduce = ReduceOp::kSum;
+};
+
+// A data-dependent op run as a library call (FallbackKernel / MultiOutput / DynamicScalar).
+struct Extern {
+  program::OpKind op = program::OpKind::kNonzero;  // nonzero index masked_select unique
+                                                   // repeat_interleave item
+  std::string name;
+  std::vector<Layout> inputs;
+  std::vector<int> outputs;  // buffers it allocates (unique with counts: values, counts)
+  bool return_counts = false;
+  int64_t dim = -1;          // repeat_interleave: the dim, or -1 for the flattened / indices form
+  bool repeats_only = false;  // repeat_interleave(repeats): the indices form
+  // From the process_kernel re-propagation: symbol (fresh name) -> keypath into the outputs (a
+  // tensor, a tuple of tensors, or the scalar for item). `defs` are the resolved symbols.
+  Bindings unbacked_bindings;
+  std::vector<ExprRef> defs;
+  DType scalar_dtype = DType::kInt64;  // item: the element dtype
+};
+
+}  // namespace sf::lower

@@ -1,0 +1,114 @@
+// Extern kernels (FallbackKernel / MultiOutput / DynamicScalar): their unbacked defs come from a
+// process_kernel re-propagation — the meta function re-run on fake inputs derived from the IR
+// layouts, rebind_unbacked against the node's bindings, then compute_unbacked_bindings with the
+// node's example value as the old value (spec §2.7 step 6, §5.2).
+#include "engine/base/check.h"
+#include "engine/fake/fake_tensor.h"
+#include "engine/fake/meta/meta.h"
+#include "engine/graph/node_eval.h"
+#include "engine/lower/lowering_internal.h"
+#include "engine/program/schema.h"
+#include "engine/sym/make.h"
+
+namespace sf::lower::detail {
+
+using graph::Node;
+using graph::NodeArg;
+using program::OpKind;
+
+namespace {
+
+Layout layout_of(const Value& v, int buffer) {
+  const fake::FakeTensor& f = fake::fake_of(v);
+  Layout l;
+  l.buffer = buffer;
+  l.dtype = f.dtype();
+  for (const SymInt& s : f.sizes()) l.sizes.push_back(s.expr());
+  for (const SymInt& s : f.strides()) l.strides.push_back(s.expr());
+  l.offset = sym::integer(0);
+  return l;
+}
+
+}  // namespace
+
+IrValue lower_extern(Lowering& L, const Node* n) {
+  ShapeEnv& env = L.env();
+  Extern e;
+  e.op = n->op;
+  e.name = "e" + std::to_string(L.plan().externs.size()) + "_" + program::op_name(n->op);
+  // IR-derived fake inputs: fresh fake tensors with the layouts the kernel will really see.
+  fake::FakeMode mode(&env);
+  mode.inference_mode = L.trace().mode->inference_mode;
+  std::map<Node*, Value> ir_fakes;
+  for (const NodeArg& a : n->args) {
+    a.for_each_node([&](Node* arg) {
+      const IrValue& v = L.value_of(NodeArg::of(arg));
+      if (v.kind != IrValue::Kind::kTensor || ir_fakes.count(arg)) return;
+      e.inputs.push_back(v.layout);
+      std::vector<SymInt> sizes, strides;
+      for (const ExprRef& x : v.layout.sizes) sizes.emplace_back(x);
+      for (const ExprRef& x : v.layout.strides) strides.emplace_back(x);
+      ir_fakes[arg] = Value::tensor(mode.make_tensor(v.layout.dtype, sizes, strides, SymInt(v.layout.offset)));
+    });
+  }
+  if (n->op == OpKind::kUnique) e.return_counts = n->args[1].kind == NodeArg::Kind::kBool && n->args[1].b;
+  if (n->op == OpKind::kRepeatInterleave) {
+    e.repeats_only = n->args[1].kind == NodeArg::Kind::kNone;
+    e.dim = n->args[2].kind == NodeArg::Kind::kInt ? n->args[2].i : -1;
+    if (e.dim < -1) e.dim += static_cast<int64_t>(e.inputs[0].sizes.size());
+  }
+  if (n->op == OpKind::kItem) e.scalar_dtype = e.inputs.at(0).dtype;
+  Bindings bindings;
+  if (n->op == OpKind::kItem) {
+    bindings = n->unbacked_bindings;  // DynamicScalar: its one binding is its def
+  } else {
+    fake::MetaContext ctx{mode, "lowering %" + n->name};
+    auto value_of = [&](Node* arg) -> const Value& {
+      auto it = ir_fakes.find(arg);
+      return it != ir_fakes.end() ? it->second : arg->value;
+    };
+    Value example = graph::eval_node(ctx, *n, value_of);
+    env.rebind_unbacked(n->unbacked_bindings, example, false);
+    std::optional<Bindings> b = env.compute_unbacked_bindings(example, &n->value);
+    if (b) bindings = *b;
+  }
+  e.unbacked_bindings = bindings;
+  for (const auto& [s, path] : env.resolve_unbacked_bindings(bindings)) e.defs.push_back(s);
+  // Outputs: buffers the extern allocates, shaped like the node's example value.
+  IrValue result;
+  int extern_id = static_cast<int>(L.plan().externs.size());
+  auto new_output = [&](const Value& v) {
+    const fake::FakeTensor& f = fake::fake_of(v);
+    std::vector<ExprRef> sizes;
+    for (const SymInt& s : f.sizes()) sizes.push_back(s.expr());
+    int b = L.add_buffer(f.dtype(), sizes);
+    L.plan().buffers[b].extern_producer = extern_id;
+    e.outputs.push_back(b);
+    return IrValue::tensor(layout_of(v, b));
+  };
+  if (n->op == OpKind::kItem) {
+    result = IrValue::scalar_of(n->value.expr());
+  } else if (n->value.kind() == Value::Kind::kTuple) {
+    result.kind = IrValue::Kind::kTuple;
+    for (const Value& v : n->value.elems()) result.elems.push_back(new_output(v));
+  } else {
+    result = new_output(n->value);
+  }
+  L.plan().externs.push_back(e);
+  Step s;
+  s.kind = Step::Kind::kExtern;
+  s.kernel = extern_id;
+  L.add_step(s);
+  for (const auto& [sym_, path] : bindings) {
+    Step b;
+    b.kind = Step::Kind::kBind;
+    b.symbol = env.resolve_renaming(sym_);
+    b.kernel = extern_id;
+    b.path = path;
+    L.add_step(b);
+    record_def(L, b.symbol, n);
+  }
+  return result;
+}
+
+}  // namespace sf::lower::detail

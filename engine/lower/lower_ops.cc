@@ -1,0 +1,322 @@
+// Lowering of kernel-producing ops: creation, pointwise (with the dtype rules of docs/ops.md),
+// reductions, views (layouts, or a copy when the trace made a fresh tensor), cat/stack and
+// index_select (a gather).
+#include "engine/base/check.h"
+#include "engine/fake/fake_tensor.h"
+#include "engine/lower/lowering_internal.h"
+#include "engine/program/schema.h"
+#include "engine/sym/make.h"
+
+namespace sf::lower::detail {
+
+using graph::Node;
+using graph::NodeArg;
+using program::OpKind;
+
+namespace {
+
+std::vector<ExprRef> sizes_of(const Value& v) {
+  std::vector<ExprRef> out;
+  for (const SymInt& s : fake::fake_of(v).sizes()) out.push_back(s.expr());
+  return out;
+}
+
+BinaryOp binary_for(OpKind op) {
+  switch (op) {
+    case OpKind::kAdd:
+    case OpKind::kAddInplace:
+      return BinaryOp::kAdd;
+    case OpKind::kSub:
+      return BinaryOp::kSub;
+    case OpKind::kMul:
+      return BinaryOp::kMul;
+    case OpKind::kDiv:
+      return BinaryOp::kDiv;
+    case OpKind::kFloorDiv:
+      return BinaryOp::kFloorDiv;
+    case OpKind::kRemainder:
+      return BinaryOp::kRemainder;
+    case OpKind::kMaximum:
+      return BinaryOp::kMaximum;
+    case OpKind::kMinimum:
+      return BinaryOp::kMinimum;
+    case OpKind::kEq:
+      return BinaryOp::kEq;
+    case OpKind::kNe:
+      return BinaryOp::kNe;
+    case OpKind::kLt:
+      return BinaryOp::kLt;
+    case OpKind::kLe:
+      return BinaryOp::kLe;
+    case OpKind::kGt:
+      return BinaryOp::kGt;
+    case OpKind::kGe:
+      return BinaryOp::kGe;
+    case OpKind::kLogicalAnd:
+      return BinaryOp::kLogicalAnd;
+    case OpKind::kLogicalOr:
+      return BinaryOp::kLogicalOr;
+    default:
+      SF_CHECK(false) << "not a binary op: " << program::op_name(op);
+  }
+  return BinaryOp::kAdd;
+}
+
+// The dtype an op computes in (eager's spec_for): bool is i64 in arithmetic, div is f32.
+DType compute_dtype(BinaryOp op, DType promoted) {
+  switch (op) {
+    case BinaryOp::kAdd:
+    case BinaryOp::kSub:
+    case BinaryOp::kMul:
+    case BinaryOp::kFloorDiv:
+    case BinaryOp::kRemainder:
+      return promoted == DType::kBool ? DType::kInt64 : promoted;
+    case BinaryOp::kDiv:
+      return DType::kFloat32;
+    default:
+      return promoted;
+  }
+}
+
+IrValue finish(Lowering& L, const Node* n, Kernel k, const std::string& name) {
+  Layout out = L.alloc_for(n->value, name);
+  k.name = name;
+  k.sizes = out.sizes;
+  k.output = L.contiguous_access(out, k.sizes);
+  L.add_kernel(std::move(k));
+  return IrValue::tensor(out);
+}
+
+}  // namespace
+
+IrValue lower_creation(Lowering& L, const Node* n) {
+  Kernel k;
+  k.kind = Kernel::Kind::kPointwise;
+  DType out = fake::fake_of(n->value).dtype();
+  switch (n->op) {
+    case OpKind::kZeros:
+      k.body = out == DType::kFloat32 ? KExpr::constant_f(0) : KExpr::constant_i(0, out);
+      break;
+    case OpKind::kOnes:
+      k.body = out == DType::kFloat32 ? KExpr::constant_f(1) : KExpr::constant_i(1, out);
+      break;
+    case OpKind::kFull: {
+      IrValue v = L.arg_value(n->args[1]);
+      k.body = KExpr::cast(KExpr::scalar_of(v.scalar, value_dtype(v)), out);
+      break;
+    }
+    case OpKind::kArange: {
+      ExprRef start = n->args[1].kind == NodeArg::Kind::kNone ? sym::integer(0) : L.arg_value(n->args[0]).scalar;
+      k.body = KExpr::cast(KExpr::binary_of(BinaryOp::kAdd, KExpr::index(0),
+                                            KExpr::scalar_of(start, DType::kInt64), DType::kInt64),
+                           out);
+      break;
+    }
+    default:
+      SF_CHECK(false) << "not a creation op";
+  }
+  return finish(L, n, std::move(k), program::op_name(n->op));
+}
+
+IrValue lower_pointwise(Lowering& L, const Node* n) {
+  Kernel k;
+  k.kind = Kernel::Kind::kPointwise;
+  std::vector<ExprRef> iter = sizes_of(n->value);
+  DType out = fake::fake_of(n->value).dtype();
+  switch (n->op) {
+    case OpKind::kTo:
+      k.body = KExpr::cast(operand(k, L, L.arg_value(n->args[0]), iter), out);
+      break;
+    case OpKind::kLogicalNot:
+      k.body = KExpr::unary_of(UnaryOp::kLogicalNot, operand(k, L, L.arg_value(n->args[0]), iter));
+      break;
+    case OpKind::kNeg:
+    case OpKind::kAbs: {
+      KExprPtr a = KExpr::cast(operand(k, L, L.arg_value(n->args[0]), iter), out);
+      k.body = KExpr::unary_of(n->op == OpKind::kNeg ? UnaryOp::kNeg : UnaryOp::kAbs, a);
+      break;
+    }
+    case OpKind::kRelu: {  // maximum(a, 0) with a weak int 0
+      KExprPtr a = KExpr::cast(operand(k, L, L.arg_value(n->args[0]), iter), out);
+      KExprPtr zero = out == DType::kFloat32 ? KExpr::constant_f(0) : KExpr::constant_i(0, out);
+      k.body = KExpr::binary_of(BinaryOp::kMaximum, a, zero, out);
+      break;
+    }
+    case OpKind::kWhere: {
+      KExprPtr c = KExpr::cast(operand(k, L, L.arg_value(n->args[0]), iter), DType::kBool);
+      KExprPtr a = KExpr::cast(operand(k, L, L.arg_value(n->args[1]), iter), out);
+      KExprPtr b = KExpr::cast(operand(k, L, L.arg_value(n->args[2]), iter), out);
+      k.body = KExpr::where_of(c, a, b);
+      break;
+    }
+    default: {
+      IrValue a = L.arg_value(n->args[0]), b = L.arg_value(n->args[1]);
+      BinaryOp op = binary_for(n->op);
+      DType compute = compute_dtype(op, promote(value_dtype(a), value_dtype(b)));
+      KExprPtr x = KExpr::cast(operand(k, L, a, iter), compute);
+      KExprPtr y = KExpr::cast(operand(k, L, b, iter), compute);
+      DType result = (program::is_comparison(op) || program::is_logical(op)) ? DType::kBool : compute;
+      k.body = KExpr::cast(KExpr::binary_of(op, x, y, result), out);
+      break;
+    }
+  }
+  return finish(L, n, std::move(k), program::op_name(n->op));
+}
+
+IrValue lower_reduction(Lowering& L, const Node* n) {
+  const IrValue& a = L.value_of(n->args[0]);
+  int64_t rank = static_cast<int64_t>(a.layout.sizes.size());
+  std::vector<bool> reduced(rank, n->args[1].kind == NodeArg::Kind::kNone);
+  if (n->args[1].kind != NodeArg::Kind::kNone) {
+    std::vector<NodeArg> dims = n->args[1].kind == NodeArg::Kind::kList ? n->args[1].list
+                                                                        : std::vector<NodeArg>{n->args[1]};
+    if (dims.empty()) reduced.assign(rank, true);  // dim=[] reduces every dim
+    for (const NodeArg& d : dims) {
+      int64_t r = rank == 0 ? 1 : rank;
+      int64_t nd = d.i < 0 ? d.i + r : d.i;
+      if (rank > 0) reduced.at(nd) = true;
+    }
+  }
+  Kernel k;
+  k.kind = Kernel::Kind::kReduction;
+  k.sizes = a.layout.sizes;
+  k.reduced = reduced;
+  KExprPtr x = operand(k, L, a, k.sizes);
+  DType out = fake::fake_of(n->value).dtype();
+  switch (n->op) {
+    case OpKind::kSum:
+      k.reduce = ReduceOp::kSum;
+      k.body = KExpr::cast(x, out);
+      break;
+    case OpKind::kAmax:
+    case OpKind::kAmin:
+      k.reduce = n->op == OpKind::kAmax ? ReduceOp::kMax : ReduceOp::kMin;
+      k.body = x;
+      break;
+    case OpKind::kAny:
+    case OpKind::kAll:
+      k.reduce = n->op == OpKind::kAny ? ReduceOp::kAny : ReduceOp::kAll;
+      k.body = KExpr::cast(x, DType::kBool);
+      break;
+    case OpKind::kCountNonzero:
+      k.reduce = ReduceOp::kSum;
+      k.body = KExpr::cast(KExpr::cast(x, DType::kBool), DType::kInt64);
+      break;
+    default:
+      SF_CHECK(false) << "not a reduction";
+  }
+  Layout out_layout = L.alloc_for(n->value, program::op_name(n->op));
+  // Map iteration dims to output dims: reduced dims write nowhere (stride 0).
+  Access o;
+  o.buffer = out_layout.buffer;
+  o.dtype = out_layout.dtype;
+  o.offset = sym::integer(0);
+  bool keepdim = out_layout.sizes.size() == static_cast<size_t>(rank) && rank > 0;
+  size_t od = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (reduced[d]) {
+      o.strides.push_back(sym::integer(0));
+      if (keepdim) ++od;
+    } else {
+      o.strides.push_back(out_layout.strides.at(od++));
+    }
+  }
+  k.output = o;
+  k.name = program::op_name(n->op);
+  L.add_kernel(std::move(k));
+  return IrValue::tensor(out_layout);
+}
+
+IrValue lower_view(Lowering& L, const Node* n) {
+  const IrValue& in = L.value_of(n->args[0]);
+  const fake::FakeTensor& out = fake::fake_of(n->value);
+  const fake::FakeTensor& src = fake::fake_of(n->args[0].node->value);
+  Layout l;
+  l.dtype = out.dtype();
+  for (const SymInt& s : out.sizes()) l.sizes.push_back(s.expr());
+  for (const SymInt& s : out.strides()) l.strides.push_back(s.expr());
+  l.offset = out.storage_offset().expr();
+  if (out.storage() == src.storage()) {  // a true view: same buffer, new layout
+    l.buffer = in.layout.buffer;
+    return IrValue::tensor(l);
+  }
+  // reshape/flatten of a non-contiguous tensor: copy the input in row-major order first.
+  Kernel k;
+  k.kind = Kernel::Kind::kPointwise;
+  k.name = "copy";
+  k.sizes = in.layout.sizes;
+  k.body = operand(k, L, in, k.sizes);
+  l.buffer = L.add_buffer(out.dtype(), l.sizes);
+  L.add_step(Step{Step::Kind::kAlloc, nullptr, "copy", l.buffer});
+  Access o;
+  o.buffer = l.buffer;
+  o.dtype = l.dtype;
+  o.offset = sym::integer(0);
+  std::vector<SymInt> in_sizes;
+  for (const ExprRef& e : in.layout.sizes) in_sizes.emplace_back(e);
+  for (const SymInt& s : L.trace().mode->contiguous_strides(in_sizes)) o.strides.push_back(s.expr());
+  k.output = o;
+  L.add_kernel(std::move(k));
+  return IrValue::tensor(l);
+}
+
+IrValue lower_join(Lowering& L, const Node* n) {
+  if (n->op == OpKind::kIndexSelect) {
+    const IrValue& a = L.value_of(n->args[0]);
+    const IrValue& index = L.value_of(n->args[2]);
+    int64_t rank = static_cast<int64_t>(a.layout.sizes.size());
+    int64_t d = n->args[1].i < 0 ? n->args[1].i + rank : n->args[1].i;
+    Kernel k;
+    k.kind = Kernel::Kind::kPointwise;
+    std::vector<ExprRef> iter = sizes_of(n->value);
+    Access src = L.access_of(a.layout, iter);
+    src.strides[d] = sym::integer(0);  // the gather supplies this dim's offset
+    k.inputs.push_back(src);
+    Access idx;
+    idx.buffer = index.layout.buffer;
+    idx.dtype = index.layout.dtype;
+    idx.offset = index.layout.offset;
+    for (int64_t j = 0; j < rank; ++j) {
+      bool along = j == d && !index.layout.strides.empty();
+      idx.strides.push_back(along ? index.layout.strides[0] : sym::integer(0));
+    }
+    k.inputs.push_back(idx);
+    auto load = std::make_shared<KExpr>(*KExpr::load(0, a.layout.dtype));
+    load->gather_dim = static_cast<int>(d);
+    load->gather = KExpr::load(1, DType::kInt64);
+    load->gather_size = a.layout.sizes[d];
+    load->gather_stride = a.layout.strides[d];
+    k.body = load;
+    return finish(L, n, std::move(k), "index_select");
+  }
+  const std::vector<NodeArg>& items = n->args[0].list;
+  std::vector<IrValue> ins;
+  for (const NodeArg& a : items) ins.push_back(L.value_of(a));
+  DType out_dtype = fake::fake_of(n->value).dtype();
+  Layout out = L.alloc_for(n->value, program::op_name(n->op));
+  int64_t out_rank = static_cast<int64_t>(out.sizes.size());
+  int64_t d = n->args[1].i < 0 ? n->args[1].i + out_rank : n->args[1].i;
+  ExprRef running = sym::integer(0);
+  for (IrValue& v : ins) {
+    Layout l = v.layout;
+    if (n->op == OpKind::kStack) {  // a new size-1 dim at d, then cat along it
+      l.sizes.insert(l.sizes.begin() + d, sym::integer(1));
+      l.strides.insert(l.strides.begin() + d, sym::integer(0));
+    } else if (l.sizes.size() == 1 && l.sizes[0] == sym::integer(0)) {
+      continue;  // a legacy empty 1-D tensor is skipped, as in the meta function
+    }
+    Kernel k;
+    k.kind = Kernel::Kind::kPointwise;
+    k.name = std::string(program::op_name(n->op)) + "_part";
+    k.sizes = l.sizes;
+    k.body = KExpr::cast(operand(k, L, IrValue::tensor(l), k.sizes), out_dtype);
+    Access o = L.contiguous_access(out, out.sizes);
+    o.offset = sym::mul(running, out.strides[d]);
+    k.output = o;
+    L.add_kernel(std::move(k));
+    running = sym::add(running, l.sizes[d]);
+  }
+  return IrValue::tensor(out);
+}
+
+}  // namespace sf::lower::detail

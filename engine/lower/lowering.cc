@@ -1,0 +1,521 @@
+// The lowering driver: input binding and guards, per-node dispatch, asserts and outputs, then
+// buffer frees, with the INV-18 (defs cover bindings) and INV-19 (closure) checks.
+#include "engine/lower/lowering.h"
+
+#include <algorithm>
+
+#include "engine/base/check.h"
+#include "engine/fake/fake_tensor.h"
+#include "engine/lower/lowering_internal.h"
+#include "engine/program/schema.h"
+#include "engine/sym/make.h"
+#include "engine/sym/walk.h"
+
+namespace sf::lower {
+
+namespace detail {
+
+using graph::Node;
+using graph::NodeArg;
+using graph::NodeKind;
+using program::OpKind;
+
+IrValue IrValue::tensor(Layout l) {
+  IrValue v;
+  v.kind = Kind::kTensor;
+  v.layout = std::move(l);
+  return v;
+}
+
+IrValue IrValue::scalar_of(ExprRef e) {
+  IrValue v;
+  v.kind = Kind::kScalar;
+  v.scalar = std::move(e);
+  return v;
+}
+
+DType value_dtype(const IrValue& v) {
+  if (v.kind == IrValue::Kind::kTensor) return v.layout.dtype;
+  SF_CHECK(v.kind == IrValue::Kind::kScalar) << "not a tensor or scalar";
+  if (v.scalar->is_bool()) return DType::kBool;
+  return v.scalar->is_float() ? DType::kFloat32 : DType::kInt64;
+}
+
+DType promote(DType a, DType b) {
+  auto rank = [](DType d) { return d == DType::kBool ? 0 : (d == DType::kInt64 ? 1 : 2); };
+  return rank(a) >= rank(b) ? a : b;
+}
+
+KExprPtr operand(Kernel& k, Lowering& L, const IrValue& v, const std::vector<ExprRef>& iter) {
+  if (v.kind == IrValue::Kind::kScalar) return KExpr::scalar_of(v.scalar, value_dtype(v));
+  k.inputs.push_back(L.access_of(v.layout, iter));
+  return KExpr::load(static_cast<int>(k.inputs.size()) - 1, v.layout.dtype);
+}
+
+const IrValue& Lowering::value_of(const NodeArg& a) const {
+  SF_CHECK(a.kind == NodeArg::Kind::kNode) << "expected a node argument";
+  auto it = values_.find(a.node);
+  SF_CHECK(it != values_.end()) << "%" << a.node->name << " used before it was lowered";
+  return it->second;
+}
+
+IrValue Lowering::arg_value(const NodeArg& a) const {
+  switch (a.kind) {
+    case NodeArg::Kind::kNode:
+      return value_of(a);
+    case NodeArg::Kind::kInt:
+      return IrValue::scalar_of(sym::integer(a.i));
+    case NodeArg::Kind::kFloat:
+      return IrValue::scalar_of(sym::real(a.f));
+    case NodeArg::Kind::kBool:
+      return IrValue::scalar_of(sym::boolean(a.b));
+    default:
+      SF_CHECK(false) << "argument is not a value";
+  }
+  return IrValue();
+}
+
+int Lowering::add_buffer(DType dtype, std::vector<ExprRef> sizes, const std::string& input_name) {
+  Buffer b;
+  b.id = static_cast<int>(plan_.buffers.size());
+  b.name = input_name.empty() ? "buf" + std::to_string(b.id) : input_name;
+  b.dtype = dtype;
+  b.sizes = std::move(sizes);
+  b.input_name = input_name;
+  plan_.buffers.push_back(std::move(b));
+  return plan_.buffers.back().id;
+}
+
+Layout Lowering::alloc_for(const Value& v, const std::string& hint) {
+  const fake::FakeTensor& f = fake::fake_of(v);
+  Layout l;
+  l.dtype = f.dtype();
+  for (const SymInt& s : f.sizes()) l.sizes.push_back(s.expr());
+  for (const SymInt& s : f.strides()) l.strides.push_back(s.expr());
+  l.offset = sym::integer(0);
+  l.buffer = add_buffer(f.dtype(), l.sizes);
+  Step s;
+  s.kind = Step::Kind::kAlloc;
+  s.buffer = l.buffer;
+  s.message = hint;
+  add_step(s);
+  return l;
+}
+
+Access Lowering::access_of(const Layout& l, const std::vector<ExprRef>& iter) const {
+  Access a;
+  a.buffer = l.buffer;
+  a.dtype = l.dtype;
+  a.offset = l.offset;
+  size_t n = iter.size(), k = l.sizes.size();
+  SF_CHECK(k <= n) << "layout of rank " << k << " over an iteration space of rank " << n;
+  for (size_t d = 0; d < n; ++d) {
+    if (d < n - k) {
+      a.strides.push_back(sym::integer(0));
+      continue;
+    }
+    size_t j = d - (n - k);
+    ExprRef size = simplified(l.sizes[j]), it = simplified(iter[d]);
+    bool broadcast = size == sym::integer(1) && it != sym::integer(1);
+    a.strides.push_back(broadcast ? sym::integer(0) : l.strides[j]);
+  }
+  return a;
+}
+
+Access Lowering::contiguous_access(const Layout& out, const std::vector<ExprRef>& iter) const {
+  SF_CHECK(out.sizes.size() == iter.size()) << "output rank differs from the iteration space";
+  Access a;
+  a.buffer = out.buffer;
+  a.dtype = out.dtype;
+  a.offset = out.offset;
+  a.strides = out.strides;
+  return a;
+}
+
+int Lowering::add_kernel(Kernel k) {
+  int id = static_cast<int>(plan_.kernels.size());
+  k.name = "k" + std::to_string(id) + "_" + k.name;
+  plan_.kernels.push_back(std::move(k));
+  Step s;
+  s.kind = Step::Kind::kLaunch;
+  s.kernel = id;
+  add_step(s);
+  return id;
+}
+
+void record_def(Lowering& L, const ExprRef& s, const Node* n) {
+  if (L.defined_.insert(s).second) L.defs_.push_back(s);
+}
+
+void Lowering::bind_inputs() {
+  for (const Node* p : g_.placeholders()) {
+    if (p->value.kind() == Value::Kind::kTensor) {
+      const fake::FakeTensor& f = fake::fake_of(p->value);
+      Layout l;
+      l.dtype = f.dtype();
+      for (const SymInt& s : f.sizes()) l.sizes.push_back(s.expr());
+      for (const SymInt& s : f.strides()) l.strides.push_back(s.expr());
+      l.offset = sym::integer(0);
+      l.buffer = add_buffer(f.dtype(), l.sizes, p->input_name);
+      values_[p] = IrValue::tensor(l);
+      for (size_t d = 0; d < l.sizes.size(); ++d) {
+        Step s;
+        s.kind = Step::Kind::kBindInput;
+        s.symbol = l.sizes[d];
+        s.path = {KeyEntry::call_method(TensorMethod::kSize), KeyEntry::sequence(static_cast<int64_t>(d))};
+        s.input_name = p->input_name;
+        add_step(s);
+        if (l.sizes[d]->is(sym::ExprKind::kSymbol)) record_def(*this, l.sizes[d], p);
+      }
+    } else {
+      values_[p] = IrValue::scalar_of(p->value.expr());
+      Step s;
+      s.kind = Step::Kind::kBindInput;
+      s.symbol = p->value.expr();
+      s.input_name = p->input_name;
+      add_step(s);
+      if (s.symbol->is(sym::ExprKind::kSymbol)) record_def(*this, s.symbol, p);
+    }
+  }
+  // Guards: the recorded ones, and the ranges of backed input symbols (e.g. >= 2 after 0/1
+  // specialization), so a plan is never reused for inputs it was not traced for.
+  for (const ShapeGuard& g : env_.guards()) {
+    Step s;
+    s.kind = Step::Kind::kGuard;
+    s.expr = g.expr;
+    add_step(s);
+  }
+  for (const ExprRef& sym_ : defs_) {
+    if (!env_.is_backed(sym_)) continue;
+    sym::ValueRange vr = env_.var_range(sym_);
+    if (vr.lo().is_finite()) add_step(Step{Step::Kind::kGuard, sym::le(sym::integer(vr.lo().value()), sym_)});
+    if (vr.hi().is_finite()) add_step(Step{Step::Kind::kGuard, sym::le(sym_, sym::integer(vr.hi().value()))});
+  }
+}
+
+void Lowering::check_definitions_cover_bindings(const Node* n, size_t first_new_def) {
+  // INV-18: lowering may define more symbols than the node binds, never fewer.
+  std::set<ExprRef, sym::ExprLess> new_defs(defs_.begin() + first_new_def, defs_.end());
+  for (const auto& [s, path] : env_.resolve_unbacked_bindings(n->unbacked_bindings)) {
+    if (new_defs.count(s)) continue;
+    std::string have;
+    for (const ExprRef& d : new_defs) have += d->str() + " ";
+    SF_CHECK(false) << "INV-18: lowering %" << n->name << " defines {" << have << "} but the node binds "
+                    << bindings_str(n->unbacked_bindings) << " (missing " << s->str() << ")";
+  }
+}
+
+void Lowering::lower_call(const Node* n) {
+  IrValue v;
+  bool scalar_result = n->value.kind() == Value::Kind::kInt ||
+                       n->value.kind() == Value::Kind::kFloat || n->value.kind() == Value::Kind::kBool;
+  if (scalar_result && n->op != OpKind::kItem) {
+    v = IrValue::scalar_of(n->value.expr());
+    if (n->derived_binding) {
+      // i1 = i0 // d for a divisibility factor, computed from i0's value.
+      const IrValue& src = value_of(n->args[0]);
+      for (const auto& [s, path] : env_.resolve_unbacked_bindings(n->unbacked_bindings)) {
+        Step b;
+        b.kind = Step::Kind::kBind;
+        b.symbol = s;
+        b.expr = sym::floordiv(src.scalar, sym::integer(n->args[1].i));
+        add_step(b);
+        record_def(*this, s, n);
+      }
+    }
+    values_[n] = v;
+    return;
+  }
+  switch (n->op) {  // no default: every op lowers somewhere
+    case OpKind::kZeros:
+    case OpKind::kOnes:
+    case OpKind::kFull:
+    case OpKind::kArange:
+      v = lower_creation(*this, n);
+      break;
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+    case OpKind::kDiv:
+    case OpKind::kFloorDiv:
+    case OpKind::kRemainder:
+    case OpKind::kMaximum:
+    case OpKind::kMinimum:
+    case OpKind::kEq:
+    case OpKind::kNe:
+    case OpKind::kLt:
+    case OpKind::kLe:
+    case OpKind::kGt:
+    case OpKind::kGe:
+    case OpKind::kLogicalAnd:
+    case OpKind::kLogicalOr:
+    case OpKind::kLogicalNot:
+    case OpKind::kNeg:
+    case OpKind::kAbs:
+    case OpKind::kRelu:
+    case OpKind::kTo:
+    case OpKind::kWhere:
+    case OpKind::kAddInplace:
+      v = lower_pointwise(*this, n);
+      break;
+    case OpKind::kSum:
+    case OpKind::kAmax:
+    case OpKind::kAmin:
+    case OpKind::kAny:
+    case OpKind::kAll:
+    case OpKind::kCountNonzero:
+      v = lower_reduction(*this, n);
+      break;
+    case OpKind::kView:
+    case OpKind::kReshape:
+    case OpKind::kPermute:
+    case OpKind::kTranspose:
+    case OpKind::kUnsqueeze:
+    case OpKind::kSqueeze:
+    case OpKind::kExpand:
+    case OpKind::kSlice:
+    case OpKind::kNarrow:
+    case OpKind::kSelect:
+    case OpKind::kFlatten:
+      v = lower_view(*this, n);
+      break;
+    case OpKind::kCat:
+    case OpKind::kStack:
+    case OpKind::kIndexSelect:
+      v = lower_join(*this, n);
+      break;
+    case OpKind::kNonzero:
+    case OpKind::kIndex:
+    case OpKind::kMaskedSelect:
+    case OpKind::kUnique:
+    case OpKind::kItem:
+    case OpKind::kRepeatInterleave:
+      v = lower_extern(*this, n);
+      break;
+    case OpKind::kTolist:
+    case OpKind::kSize:
+    case OpKind::kStride:
+    case OpKind::kNumel:
+    case OpKind::kMin:
+    case OpKind::kMax:
+      SF_CHECK(false) << "%" << n->name << ": " << program::op_name(n->op)
+                      << " should have been a scalar or expanded by the tracer";
+  }
+  values_[n] = v;
+}
+
+void Lowering::lower_node(const Node* n) {
+  size_t first_new_def = defs_.size();
+  switch (n->kind) {
+    case NodeKind::kPlaceholder:
+      return;  // bound in bind_inputs
+    case NodeKind::kCall:
+      lower_call(n);
+      break;
+    case NodeKind::kGetItem:
+      values_[n] = value_of(n->args[0]).elems.at(n->args[1].i);
+      break;
+    case NodeKind::kStorageOffset:
+      values_[n] = IrValue::scalar_of(n->value.expr());
+      break;
+    case NodeKind::kCheck:
+    case NodeKind::kAssertScalar: {
+      Step s;
+      s.kind = Step::Kind::kAssert;
+      s.expr = n->assert_expr;
+      s.message = n->message;
+      add_step(s);
+      break;
+    }
+    case NodeKind::kOutput: {
+      Step s;
+      s.kind = Step::Kind::kOutput;
+      std::function<OutputRef(const NodeArg&)> out_of = [&](const NodeArg& a) {
+        OutputRef o;
+        if (a.kind == NodeArg::Kind::kList) {
+          o.kind = OutputRef::Kind::kTuple;
+          for (const NodeArg& e : a.list) o.elems.push_back(out_of(e));
+          return o;
+        }
+        if (a.kind == NodeArg::Kind::kNone) return o;
+        std::function<OutputRef(const IrValue&)> conv = [&](const IrValue& v) {
+          OutputRef r;
+          switch (v.kind) {
+            case IrValue::Kind::kTensor:
+              r.kind = OutputRef::Kind::kTensor;
+              r.layout = v.layout;
+              break;
+            case IrValue::Kind::kScalar:
+              r.kind = OutputRef::Kind::kScalar;
+              r.scalar = v.scalar;
+              break;
+            case IrValue::Kind::kTuple:
+              r.kind = OutputRef::Kind::kTuple;
+              for (const IrValue& e : v.elems) r.elems.push_back(conv(e));
+              break;
+            case IrValue::Kind::kNone:
+              break;
+          }
+          return r;
+        };
+        return conv(arg_value(a));
+      };
+      for (const NodeArg& a : n->args) s.outputs.push_back(out_of(a));
+      add_step(s);
+      break;
+    }
+  }
+  check_definitions_cover_bindings(n, first_new_def);
+}
+
+void Lowering::insert_frees() {
+  std::map<int, size_t> last_use;
+  std::set<int> keep;
+  auto use = [&](int buffer, size_t step) { last_use[buffer] = step; };
+  std::function<void(const OutputRef&)> keep_output = [&](const OutputRef& o) {
+    if (o.kind == OutputRef::Kind::kTensor) keep.insert(o.layout.buffer);
+    for (const OutputRef& e : o.elems) keep_output(e);
+  };
+  for (size_t i = 0; i < plan_.steps.size(); ++i) {
+    const Step& s = plan_.steps[i];
+    switch (s.kind) {
+      case Step::Kind::kLaunch: {
+        const Kernel& k = plan_.kernels[s.kernel];
+        use(k.output.buffer, i);
+        for (const Access& a : k.inputs) use(a.buffer, i);
+        break;
+      }
+      case Step::Kind::kExtern: {
+        const Extern& e = plan_.externs[s.kernel];
+        for (const Layout& l : e.inputs) use(l.buffer, i);
+        for (int b : e.outputs) use(b, i);
+        break;
+      }
+      case Step::Kind::kBind:
+        if (s.kernel >= 0) {
+          for (int b : plan_.externs[s.kernel].outputs) use(b, i);
+        }
+        break;
+      case Step::Kind::kOutput:
+        for (const OutputRef& o : s.outputs) keep_output(o);
+        break;
+      default:
+        break;
+    }
+  }
+  std::vector<Step> out;
+  std::map<size_t, std::vector<int>> frees_after;
+  for (const auto& [b, step] : last_use) {
+    if (keep.count(b) || !plan_.buffers[b].input_name.empty()) continue;
+    frees_after[step].push_back(b);
+  }
+  for (size_t i = 0; i < plan_.steps.size(); ++i) {
+    out.push_back(plan_.steps[i]);
+    for (int b : frees_after[i]) {
+      Step f;
+      f.kind = Step::Kind::kFree;
+      f.buffer = b;
+      out.push_back(f);
+    }
+  }
+  plan_.steps = std::move(out);
+}
+
+void Lowering::check_closure() {
+  // INV-19: every symbol a step uses is defined by an earlier step (directly, or through the
+  // replacements that map a fresh retrace name or a unified symbol to defined ones).
+  std::set<ExprRef, sym::ExprLess> defined;
+  auto available = [&](const ExprRef& s) {
+    if (defined.count(s)) return true;
+    ExprRef r = env_.replace(s);
+    if (r == s) return false;
+    for (const ExprRef& x : sym::free_symbols(r)) {
+      if (!defined.count(x)) return false;
+    }
+    return true;
+  };
+  for (size_t i = 0; i < plan_.steps.size(); ++i) {
+    const Step& s = plan_.steps[i];
+    std::vector<ExprRef> used;
+    auto use = [&](const ExprRef& e) {
+      if (e) {
+        for (const ExprRef& x : sym::free_symbols(e)) used.push_back(x);
+      }
+    };
+    auto use_layout = [&](const Layout& l) {
+      for (const ExprRef& e : l.sizes) use(e);
+      for (const ExprRef& e : l.strides) use(e);
+      use(l.offset);
+    };
+    std::function<void(const KExpr&)> use_kexpr = [&](const KExpr& e) {
+      use(e.scalar);
+      use(e.gather_size);
+      use(e.gather_stride);
+      if (e.gather) use_kexpr(*e.gather);
+      for (const KExprPtr& a : e.args) use_kexpr(*a);
+    };
+    std::function<void(const OutputRef&)> use_output = [&](const OutputRef& o) {
+      if (o.kind == OutputRef::Kind::kTensor) use_layout(o.layout);
+      use(o.scalar);
+      for (const OutputRef& e : o.elems) use_output(e);
+    };
+    switch (s.kind) {
+      case Step::Kind::kBindInput:
+        if (s.symbol->is(sym::ExprKind::kSymbol) && !defined.count(s.symbol)) {
+          defined.insert(s.symbol);
+        } else {
+          use(s.symbol);
+        }
+        break;
+      case Step::Kind::kGuard:
+      case Step::Kind::kAssert:
+        use(s.expr);
+        break;
+      case Step::Kind::kAlloc:
+        for (const ExprRef& e : plan_.buffers[s.buffer].sizes) use(e);
+        break;
+      case Step::Kind::kLaunch: {
+        const Kernel& k = plan_.kernels[s.kernel];
+        for (const ExprRef& e : k.sizes) use(e);
+        for (const Access& a : k.inputs) {
+          use(a.offset);
+          for (const ExprRef& e : a.strides) use(e);
+        }
+        use(k.output.offset);
+        for (const ExprRef& e : k.output.strides) use(e);
+        use_kexpr(*k.body);
+        break;
+      }
+      case Step::Kind::kExtern:
+        for (const Layout& l : plan_.externs[s.kernel].inputs) use_layout(l);
+        break;
+      case Step::Kind::kBind:
+        use(s.expr);
+        break;
+      case Step::Kind::kOutput:
+        for (const OutputRef& o : s.outputs) use_output(o);
+        break;
+      case Step::Kind::kFree:
+        break;
+    }
+    for (const ExprRef& x : used) {
+      SF_CHECK(available(x)) << "INV-19: plan step " << i << " uses " << x->str()
+                             << " before any step defines it\n" << plan_.print();
+    }
+    if (s.kind == Step::Kind::kBind) defined.insert(s.symbol);
+  }
+}
+
+Plan Lowering::run() {
+  bind_inputs();
+  for (const Node* n : g_.nodes()) lower_node(n);
+  insert_frees();
+  check_closure();
+  return std::move(plan_);
+}
+
+}  // namespace detail
+
+Plan lower_graph(const graph::Graph& g, graph::Trace& t) { return detail::Lowering(g, t).run(); }
+
+}  // namespace sf::lower

@@ -1,0 +1,82 @@
+// Internal to lowering: the IR value of each graph node and the builder shared by the op-family
+// lowering files.
+#pragma once
+
+#include <map>
+#include <set>
+#include <vector>
+
+#include "engine/fake/fake_mode.h"
+#include "engine/graph/graph.h"
+#include "engine/graph/tracer.h"
+#include "engine/lower/plan.h"
+
+namespace sf::lower::detail {
+
+// What a graph node lowered to.
+struct IrValue {
+  enum class Kind { kNone, kTensor, kScalar, kTuple };
+  Kind kind = Kind::kNone;
+  Layout layout;               // kTensor
+  ExprRef scalar;              // kScalar (an int/float/bool expression)
+  std::vector<IrValue> elems;  // kTuple
+  static IrValue tensor(Layout l);
+  static IrValue scalar_of(ExprRef e);
+};
+
+class Lowering {
+ public:
+  Lowering(const graph::Graph& g, graph::Trace& t) : g_(g), t_(t), env_(*t.env) {}
+  Plan run();
+
+  // ---- used by the family files ----
+  ShapeEnv& env() { return env_; }
+  const IrValue& value_of(const graph::NodeArg& a) const;
+  IrValue arg_value(const graph::NodeArg& a) const;  // literals become scalars
+  ExprRef simplified(const ExprRef& e) const { return env_.simplify(e); }
+  // A fresh contiguous buffer for `node`'s (tensor) value, allocated by a step now.
+  Layout alloc_for(const Value& v, const std::string& hint);
+  int add_buffer(DType dtype, std::vector<ExprRef> sizes, const std::string& input_name = "");
+  // The access of `l` over an iteration space (aligned at the trailing dims; broadcast dims,
+  // i.e. size 1 against a larger iteration size, get stride 0).
+  Access access_of(const Layout& l, const std::vector<ExprRef>& iter) const;
+  Access contiguous_access(const Layout& out, const std::vector<ExprRef>& iter) const;
+  int add_kernel(Kernel k);  // appends the launch step
+  void add_step(Step s) { plan_.steps.push_back(std::move(s)); }
+  Plan& plan() { return plan_; }
+  graph::Trace& trace() { return t_; }
+
+ private:
+  void lower_node(const graph::Node* n);
+  void lower_call(const graph::Node* n);
+  void bind_inputs();
+  void check_definitions_cover_bindings(const graph::Node* n, size_t first_new_def);
+  void insert_frees();
+  void check_closure();
+
+  const graph::Graph& g_;
+  graph::Trace& t_;
+  ShapeEnv& env_;
+  Plan plan_;
+  std::map<const graph::Node*, IrValue> values_;
+  std::vector<ExprRef> defs_;                 // symbols defined by bind steps, in order
+  std::set<ExprRef, sym::ExprLess> defined_;  // the same, for uniqueness
+  friend IrValue lower_extern(Lowering& L, const graph::Node* n);
+  friend void record_def(Lowering& L, const ExprRef& s, const graph::Node* n);
+};
+
+// Family entry points (lower_ops.cc, lower_extern.cc).
+IrValue lower_pointwise(Lowering& L, const graph::Node* n);
+IrValue lower_reduction(Lowering& L, const graph::Node* n);
+IrValue lower_creation(Lowering& L, const graph::Node* n);
+IrValue lower_view(Lowering& L, const graph::Node* n);
+IrValue lower_join(Lowering& L, const graph::Node* n);
+IrValue lower_extern(Lowering& L, const graph::Node* n);
+void record_def(Lowering& L, const ExprRef& s, const graph::Node* n);
+
+// Promotion helpers mirroring docs/ops.md.
+DType value_dtype(const IrValue& v);  // tensors: their dtype; scalars: the scalar kind's dtype
+DType promote(DType a, DType b);
+KExprPtr operand(Kernel& k, Lowering& L, const IrValue& v, const std::vector<ExprRef>& iter);
+
+}  // namespace sf::lower::detail

@@ -1,0 +1,189 @@
+// The element-level op semantics (one definition for eager and the CPU kernels).
+#include "engine/program/elementwise.h"
+
+#include <cmath>
+
+#include "engine/base/check.h"
+
+namespace sf::program {
+
+namespace {
+int64_t wrap(uint64_t v) { return static_cast<int64_t>(v); }
+}  // namespace
+
+const char* binary_op_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return "add";
+    case BinaryOp::kSub:
+      return "sub";
+    case BinaryOp::kMul:
+      return "mul";
+    case BinaryOp::kDiv:
+      return "div";
+    case BinaryOp::kFloorDiv:
+      return "floordiv";
+    case BinaryOp::kRemainder:
+      return "remainder";
+    case BinaryOp::kMaximum:
+      return "maximum";
+    case BinaryOp::kMinimum:
+      return "minimum";
+    case BinaryOp::kEq:
+      return "eq";
+    case BinaryOp::kNe:
+      return "ne";
+    case BinaryOp::kLt:
+      return "lt";
+    case BinaryOp::kLe:
+      return "le";
+    case BinaryOp::kGt:
+      return "gt";
+    case BinaryOp::kGe:
+      return "ge";
+    case BinaryOp::kLogicalAnd:
+      return "logical_and";
+    case BinaryOp::kLogicalOr:
+      return "logical_or";
+  }
+  return "?";
+}
+
+const char* unary_op_name(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::kLogicalNot:
+      return "logical_not";
+    case UnaryOp::kNeg:
+      return "neg";
+    case UnaryOp::kAbs:
+      return "abs";
+  }
+  return "?";
+}
+
+bool is_comparison(BinaryOp op) {
+  return op == BinaryOp::kEq || op == BinaryOp::kNe || op == BinaryOp::kLt || op == BinaryOp::kLe ||
+         op == BinaryOp::kGt || op == BinaryOp::kGe;
+}
+
+bool is_logical(BinaryOp op) { return op == BinaryOp::kLogicalAnd || op == BinaryOp::kLogicalOr; }
+
+int64_t int_binary(BinaryOp op, int64_t x, int64_t y, bool* zero) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return wrap(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
+    case BinaryOp::kSub:
+      return wrap(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
+    case BinaryOp::kMul:
+      return wrap(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+    case BinaryOp::kFloorDiv: {
+      if (y == 0) return *zero = true, 0;
+      if (y == -1) return wrap(0 - static_cast<uint64_t>(x));  // INT64_MIN // -1 wraps
+      int64_t q = x / y;
+      return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
+    }
+    case BinaryOp::kRemainder: {
+      if (y == 0) return *zero = true, 0;
+      if (y == -1) return 0;
+      int64_t r = x % y;
+      return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+    }
+    case BinaryOp::kMaximum:
+      return x < y ? y : x;
+    case BinaryOp::kMinimum:
+      return y < x ? y : x;
+    case BinaryOp::kEq:
+      return x == y;
+    case BinaryOp::kNe:
+      return x != y;
+    case BinaryOp::kLt:
+      return x < y;
+    case BinaryOp::kLe:
+      return x <= y;
+    case BinaryOp::kGt:
+      return x > y;
+    case BinaryOp::kGe:
+      return x >= y;
+    case BinaryOp::kLogicalAnd:
+      return x != 0 && y != 0;
+    case BinaryOp::kLogicalOr:
+      return x != 0 || y != 0;
+    case BinaryOp::kDiv:
+      SF_UNREACHABLE() << "div computes in f32";
+  }
+  SF_UNREACHABLE();
+}
+
+float float_binary(BinaryOp op, float x, float y) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return x + y;
+    case BinaryOp::kSub:
+      return x - y;
+    case BinaryOp::kMul:
+      return x * y;
+    case BinaryOp::kDiv:
+      return x / y;
+    case BinaryOp::kFloorDiv:
+      return std::floor(x / y);
+    case BinaryOp::kRemainder: {
+      float q = std::floor(x / y);
+      float p = q * y;
+      return x - p;
+    }
+    case BinaryOp::kMaximum:
+      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? x : y;
+      return x < y ? y : x;
+    case BinaryOp::kMinimum:
+      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? x : y;
+      return y < x ? y : x;
+    case BinaryOp::kEq:
+      return x == y;
+    case BinaryOp::kNe:
+      return x != y;
+    case BinaryOp::kLt:
+      return x < y;
+    case BinaryOp::kLe:
+      return x <= y;
+    case BinaryOp::kGt:
+      return x > y;
+    case BinaryOp::kGe:
+      return x >= y;
+    case BinaryOp::kLogicalAnd:
+      return x != 0.0f && y != 0.0f;
+    case BinaryOp::kLogicalOr:
+      return x != 0.0f || y != 0.0f;
+  }
+  SF_UNREACHABLE();
+}
+
+int64_t int_unary(UnaryOp op, int64_t x) {
+  switch (op) {
+    case UnaryOp::kLogicalNot:
+      return x == 0;
+    case UnaryOp::kNeg:
+      return wrap(0 - static_cast<uint64_t>(x));
+    case UnaryOp::kAbs:
+      return x < 0 ? wrap(0 - static_cast<uint64_t>(x)) : x;
+  }
+  SF_UNREACHABLE();
+}
+
+float float_unary(UnaryOp op, float x) {
+  switch (op) {
+    case UnaryOp::kLogicalNot:
+      return x == 0.0f;
+    case UnaryOp::kNeg:
+      return -x;
+    case UnaryOp::kAbs:
+      return std::fabs(x);
+  }
+  SF_UNREACHABLE();
+}
+
+int64_t float_to_int(double v) {
+  if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return INT64_MIN;
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace sf::program

@@ -1,0 +1,13 @@
+// Backend factory for the CLI.
+#include "tools/cli/backends.h"
+
+#include "engine/backend/cpu/cpu_backend.h"
+
+namespace sf::cli {
+
+std::unique_ptr<backend::Backend> make_backend(const std::string& name) {
+  if (name == "cpu") return backend::make_cpu_backend();
+  return nullptr;
+}
+
+}  // namespace sf::cli
