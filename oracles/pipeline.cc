@@ -3,11 +3,12 @@
 #include "oracles/pipeline.h"
 
 #include "engine/base/errors.h"
+#include "engine/fake/meta/meta.h"
+#include "engine/graph/passes/dce.h"
+#include "engine/graph/passes/repropagate.h"
 #include "engine/lower/lowering.h"
 #include "engine/program/input_data.h"
 #include "oracles/differential.h"
-#include "engine/graph/passes/dce.h"
-#include "engine/graph/passes/repropagate.h"
 #include "oracles/invariants/graph_invariants.h"
 
 namespace sf::oracles {
@@ -26,7 +27,8 @@ PipelineResult& run_compiled(PipelineResult& r, const program::Program& p, backe
     r.plan = lower::lower_graph(*r.final_graph, t);
     r.run = b.run(*r.plan, *t.env, program::make_input_values(p));
   } catch (const backend::GuardFailed& e) {
-    r.verdict = Verdict::fail("run", std::string("a guard fails on the very inputs it was traced for: ") + e.what());
+    r.verdict = Verdict::fail(
+        "run", std::string("a guard fails on the very inputs it was traced for: ") + e.what());
     return r;
   } catch (const UserError& e) {
     r.run_error_kind = user_error_kind_name(e.kind());
@@ -42,6 +44,12 @@ PipelineResult& run_compiled(PipelineResult& r, const program::Program& p, backe
     r.verdict = Verdict::fail("differential", "eager raised (" + r.eager_error_kind + ": " +
                                                   r.eager_error + ") but the compiled program on " +
                                                   b.name() + " returned normally");
+  } else if (!r.run &&
+             r.run_error_kind == user_error_kind_name(UserErrorKind::kRuntimeAssertFailed) &&
+             r.run_error.find(fake::kImplicitAssertTag) != std::string::npos) {
+    // An assumption of unbacked semantics (e.g. no broadcasting of an unbacked size) that these
+    // inputs violate: like PyTorch, the compiled program raises where eager does not.
+    r.verdict = Verdict::rejected(r.run_error_kind, b.name(), r.run_error);
   } else if (!r.run) {
     r.verdict = Verdict::fail("differential", "the compiled program on " + b.name() + " raised (" +
                                                   r.run_error_kind + ": " + r.run_error +
@@ -97,7 +105,7 @@ PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& op
       append(vs, check_retrace_rebinding(t.graph, g, *t.env));
       append(vs, check_state(*t.env));
     } else {
-      g = graph::repropagate(t, graph::RepropagateOptions{false, false});
+      g = std::move(t.graph);  // lowered as traced (the printed trace was kept above)
     }
     r.asserts = graph::insert_runtime_asserts(g, *t.env);
     graph::eliminate_dead_code(g, *t.env);

@@ -33,8 +33,8 @@ sym::Concrete SymbolEnv::eval(const ExprRef& e) const {
     }
   }
   if (!r.defined) {
-    throw_user_error(UserErrorKind::kTooComplex,
-                     "evaluating " + e->str() + " at run time: " + r.why + " (" + describe(e) + ")");
+    throw_user_error(UserErrorKind::kTooComplex, "evaluating " + e->str() + " at run time: " +
+                                                     r.why + " (" + describe(e) + ")");
   }
   return r.value;
 }
@@ -56,7 +56,8 @@ std::string SymbolEnv::describe(const ExprRef& e) const {
   std::string out;
   for (const ExprRef& s : sym::free_symbols(e)) {
     auto it = values_.find(s);
-    out += (out.empty() ? "" : ", ") + s->str() + "=" + (it == values_.end() ? "?" : it->second.str());
+    out +=
+        (out.empty() ? "" : ", ") + s->str() + "=" + (it == values_.end() ? "?" : it->second.str());
   }
   return out;
 }
@@ -140,6 +141,22 @@ sym::Concrete eval_binding(const lower::Extern& e, const ExternOutputs& out, con
   return sym::Concrete::of_int(v.expr()->int_value());
 }
 
+// A range or user assert can fail because facts learned from an engine assumption (an
+// [implicit] assert, e.g. "no broadcasting of an unbacked size") narrowed it. Name the first
+// such assumption that these values violate, so the failure is attributed to it.
+std::string violated_assumption(const lower::Plan& plan, const SymbolEnv& sigma) {
+  for (const Step& s : plan.steps) {
+    if (s.kind != Step::Kind::kAssert || s.message.find("[implicit]") == std::string::npos)
+      continue;
+    bool evaluable = true;
+    for (const ExprRef& x : sym::free_symbols(s.expr)) evaluable = evaluable && sigma.is_bound(x);
+    if (evaluable && !sigma.eval_bool(s.expr)) {
+      return "; it follows from the violated assumption " + s.expr->str() + " (" + s.message + ")";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 RunResult PlanRunner::run(const lower::Plan& plan, const ShapeEnv& env,
@@ -154,7 +171,8 @@ RunResult PlanRunner::run(const lower::Plan& plan, const ShapeEnv& env,
   for (const lower::Buffer& b : plan.buffers) {
     if (b.input_name.empty()) continue;
     const program::HostValue& v = inputs.at(b.input_name);
-    SF_CHECK(v.kind == program::HostValue::Kind::kTensor) << "input " << b.input_name << " is not a tensor";
+    SF_CHECK(v.kind == program::HostValue::Kind::kTensor)
+        << "input " << b.input_name << " is not a tensor";
     upload_input(b.id, v.tensor);
   }
   std::vector<ExternOutputs> extern_outputs(plan.externs.size());
@@ -167,7 +185,8 @@ RunResult PlanRunner::run(const lower::Plan& plan, const ShapeEnv& env,
           SF_CHECK(s.path.size() == 2) << "unexpected input keypath " << keypath_str(s.path);
           int64_t d = s.path[1].index;
           bool size = s.path[0].method == TensorMethod::kSize;
-          c = sym::Concrete::of_int(size ? v.tensor.sizes.at(d) : contiguous_strides(v.tensor.sizes).at(d));
+          c = sym::Concrete::of_int(size ? v.tensor.sizes.at(d)
+                                         : contiguous_strides(v.tensor.sizes).at(d));
         } else if (v.kind == program::HostValue::Kind::kInt) {
           c = sym::Concrete::of_int(v.i);
         } else if (v.kind == program::HostValue::Kind::kFloat) {
@@ -196,7 +215,15 @@ RunResult PlanRunner::run(const lower::Plan& plan, const ShapeEnv& env,
       case Step::Kind::kAlloc: {
         const lower::Buffer& b = plan.buffers.at(s.buffer);
         int64_t n = 1;
-        for (const ExprRef& e : b.sizes) n *= sigma.eval_int(e);
+        for (const ExprRef& e : b.sizes) {
+          int64_t size = sigma.eval_int(e);
+          if (size < 0 || __builtin_mul_overflow(n, size, &n) || n > kMaxElements) {
+            throw_user_error(UserErrorKind::kTooComplex,
+                             "allocating " + b.name + " of " + std::to_string(size) +
+                                 "-sized dims exceeds the limit of 2^26 elements (" +
+                                 sigma.describe(e) + ")");
+          }
+        }
         allocate(b.id, b.dtype, n);
         break;
       }
@@ -211,9 +238,9 @@ RunResult PlanRunner::run(const lower::Plan& plan, const ShapeEnv& env,
         break;
       }
       case Step::Kind::kBind: {
-        sym::Concrete c = s.kernel >= 0
-                              ? eval_binding(plan.externs.at(s.kernel), extern_outputs.at(s.kernel), s.path)
-                              : sigma.eval(s.expr);
+        sym::Concrete c = s.kernel >= 0 ? eval_binding(plan.externs.at(s.kernel),
+                                                       extern_outputs.at(s.kernel), s.path)
+                                        : sigma.eval(s.expr);
         if (sigma.is_bound(s.symbol)) {
           // A second definition (e.g. an extern whose trace-time twin was a memo hit) must agree.
           if (!(sigma.values().at(s.symbol) == c)) {
@@ -224,42 +251,46 @@ RunResult PlanRunner::run(const lower::Plan& plan, const ShapeEnv& env,
         }
         sigma.bind(s.symbol, c);
         result.bindings.push_back(s.symbol->str() + " = " +
-                                  (s.kernel >= 0 ? plan.externs.at(s.kernel).name + "." + keypath_str(s.path)
-                                                 : s.expr->str()) +
+                                  (s.kernel >= 0
+                                       ? plan.externs.at(s.kernel).name + "." + keypath_str(s.path)
+                                       : s.expr->str()) +
                                   " -> " + c.str());
         break;
       }
       case Step::Kind::kAssert:
         if (!sigma.eval_bool(s.expr)) {
           throw_user_error(UserErrorKind::kRuntimeAssertFailed,
-                           "runtime assert failed: " + s.expr->str() + " with " + sigma.describe(s.expr) +
-                               (s.message.empty() ? "" : " (" + s.message + ")"));
+                           "runtime assert failed: " + s.expr->str() + " with " +
+                               sigma.describe(s.expr) +
+                               (s.message.empty() ? "" : " (" + s.message + ")") +
+                               violated_assumption(plan, sigma));
         }
         break;
       case Step::Kind::kFree:
         release(s.buffer);
         break;
       case Step::Kind::kOutput: {
-        std::function<program::HostValue(const lower::OutputRef&)> make = [&](const lower::OutputRef& o) {
-          switch (o.kind) {
-            case lower::OutputRef::Kind::kTensor:
-              return program::HostValue::of_tensor(download(resolve(o.layout, sigma)));
-            case lower::OutputRef::Kind::kScalar: {
-              sym::Concrete c = sigma.eval(o.scalar);
-              if (c.type == sym::ExprType::kInt) return program::HostValue::of_int(c.i);
-              if (c.type == sym::ExprType::kFloat) return program::HostValue::of_float(c.f);
-              return program::HostValue::of_bool(c.b);
-            }
-            case lower::OutputRef::Kind::kTuple: {
-              std::vector<program::HostValue> elems;
-              for (const lower::OutputRef& e : o.elems) elems.push_back(make(e));
-              return program::HostValue::tuple(elems);
-            }
-            case lower::OutputRef::Kind::kNone:
-              break;
-          }
-          return program::HostValue();
-        };
+        std::function<program::HostValue(const lower::OutputRef&)> make =
+            [&](const lower::OutputRef& o) {
+              switch (o.kind) {
+                case lower::OutputRef::Kind::kTensor:
+                  return program::HostValue::of_tensor(download(resolve(o.layout, sigma)));
+                case lower::OutputRef::Kind::kScalar: {
+                  sym::Concrete c = sigma.eval(o.scalar);
+                  if (c.type == sym::ExprType::kInt) return program::HostValue::of_int(c.i);
+                  if (c.type == sym::ExprType::kFloat) return program::HostValue::of_float(c.f);
+                  return program::HostValue::of_bool(c.b);
+                }
+                case lower::OutputRef::Kind::kTuple: {
+                  std::vector<program::HostValue> elems;
+                  for (const lower::OutputRef& e : o.elems) elems.push_back(make(e));
+                  return program::HostValue::tuple(elems);
+                }
+                case lower::OutputRef::Kind::kNone:
+                  break;
+              }
+              return program::HostValue();
+            };
         for (const lower::OutputRef& o : s.outputs) result.outputs.push_back(make(o));
         break;
       }

@@ -67,6 +67,9 @@ class PlanRunner : public Backend {
   ResolvedLayout resolve(const lower::Layout& l, const SymbolEnv& sigma) const;
 };
 
+// Like eager, a plan never allocates a buffer of more than 2^26 elements (too_complex instead).
+inline constexpr int64_t kMaxElements = int64_t{1} << 26;
+
 // Contiguous strides of a concrete shape (a size-0 dim counts as 1 for the dims before it).
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);
 

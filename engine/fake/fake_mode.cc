@@ -60,17 +60,11 @@ Value FakeMode::fakify_input(const program::InputDecl& decl, StatefulSymbolicCon
       case program::DimMode::kDynamic:
         return Value(
             env_->create_symbol(v, decl.name, DimDynamic::kDynamic, /*positive=*/false, context));
-      case program::DimMode::kUnbacked: {
-        // An unbacked int input: like mark_unbacked on a scalar; the placeholder binds it.
-        if (context) {
-          auto& cached = context->cache[env_->id()];
-          auto hit = cached.find(decl.name);
-          if (hit != cached.end()) return Value(SymInt(hit->second));
-        }
-        SymInt u = env_->create_unbacked_symint(decl.name);
-        if (context) context->cache[env_->id()][decl.name] = u.expr();
-        return Value(u);
-      }
+      case program::DimMode::kUnbacked:
+        // An unbacked int input: an unbacked input symbol (may replace, and be replaced by,
+        // other input symbols), bound by its placeholder.
+        return Value(env_->create_symbol(v, decl.name, DimDynamic::kSizeLikeUnbacked,
+                                         /*positive=*/false, context));
     }
   }
   std::vector<SymInt> sizes;

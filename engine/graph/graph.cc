@@ -2,6 +2,7 @@
 #include "engine/graph/graph.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -164,9 +165,11 @@ std::string arg_str(const NodeArg& a) {
     case NodeArg::Kind::kInt:
       return std::to_string(a.i);
     case NodeArg::Kind::kFloat: {
-      char buf[32];
-      std::snprintf(buf, sizeof(buf), "%g", a.f);
-      return buf;
+      char buf[64];
+      auto res = std::to_chars(buf, buf + sizeof(buf), a.f);  // shortest round-trip text
+      std::string s(buf, res.ptr);
+      if (s.find_first_of(".en") == std::string::npos) s += ".0";
+      return s;
     }
     case NodeArg::Kind::kBool:
       return a.b ? "True" : "False";

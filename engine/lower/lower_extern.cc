@@ -43,15 +43,18 @@ IrValue lower_extern(Lowering& L, const Node* n) {
   for (const NodeArg& a : n->args) {
     a.for_each_node([&](Node* arg) {
       const IrValue& v = L.value_of(NodeArg::of(arg));
-      if (v.kind != IrValue::Kind::kTensor || ir_fakes.count(arg)) return;
-      e.inputs.push_back(v.layout);
+      if (v.kind != IrValue::Kind::kTensor) return;
+      e.inputs.push_back(v.layout);  // one input per tensor argument, even if repeated
+      if (ir_fakes.count(arg)) return;
       std::vector<SymInt> sizes, strides;
       for (const ExprRef& x : v.layout.sizes) sizes.emplace_back(x);
       for (const ExprRef& x : v.layout.strides) strides.emplace_back(x);
-      ir_fakes[arg] = Value::tensor(mode.make_tensor(v.layout.dtype, sizes, strides, SymInt(v.layout.offset)));
+      ir_fakes[arg] =
+          Value::tensor(mode.make_tensor(v.layout.dtype, sizes, strides, SymInt(v.layout.offset)));
     });
   }
-  if (n->op == OpKind::kUnique) e.return_counts = n->args[1].kind == NodeArg::Kind::kBool && n->args[1].b;
+  if (n->op == OpKind::kUnique)
+    e.return_counts = n->args[1].kind == NodeArg::Kind::kBool && n->args[1].b;
   if (n->op == OpKind::kRepeatInterleave) {
     e.repeats_only = n->args[1].kind == NodeArg::Kind::kNone;
     e.dim = n->args[2].kind == NodeArg::Kind::kInt ? n->args[2].i : -1;

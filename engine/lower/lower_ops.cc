@@ -106,7 +106,8 @@ IrValue lower_creation(Lowering& L, const Node* n) {
       break;
     }
     case OpKind::kArange: {
-      ExprRef start = n->args[1].kind == NodeArg::Kind::kNone ? sym::integer(0) : L.arg_value(n->args[0]).scalar;
+      ExprRef start = n->args[1].kind == NodeArg::Kind::kNone ? sym::integer(0)
+                                                              : L.arg_value(n->args[0]).scalar;
       k.body = KExpr::cast(KExpr::binary_of(BinaryOp::kAdd, KExpr::index(0),
                                             KExpr::scalar_of(start, DType::kInt64), DType::kInt64),
                            out);
@@ -155,7 +156,8 @@ IrValue lower_pointwise(Lowering& L, const Node* n) {
       DType compute = compute_dtype(op, promote(value_dtype(a), value_dtype(b)));
       KExprPtr x = KExpr::cast(operand(k, L, a, iter), compute);
       KExprPtr y = KExpr::cast(operand(k, L, b, iter), compute);
-      DType result = (program::is_comparison(op) || program::is_logical(op)) ? DType::kBool : compute;
+      DType result =
+          (program::is_comparison(op) || program::is_logical(op)) ? DType::kBool : compute;
       k.body = KExpr::cast(KExpr::binary_of(op, x, y, result), out);
       break;
     }
@@ -168,8 +170,9 @@ IrValue lower_reduction(Lowering& L, const Node* n) {
   int64_t rank = static_cast<int64_t>(a.layout.sizes.size());
   std::vector<bool> reduced(rank, n->args[1].kind == NodeArg::Kind::kNone);
   if (n->args[1].kind != NodeArg::Kind::kNone) {
-    std::vector<NodeArg> dims = n->args[1].kind == NodeArg::Kind::kList ? n->args[1].list
-                                                                        : std::vector<NodeArg>{n->args[1]};
+    std::vector<NodeArg> dims = n->args[1].kind == NodeArg::Kind::kList
+                                    ? n->args[1].list
+                                    : std::vector<NodeArg>{n->args[1]};
     if (dims.empty()) reduced.assign(rank, true);  // dim=[] reduces every dim
     for (const NodeArg& d : dims) {
       int64_t r = rank == 0 ? 1 : rank;
@@ -254,7 +257,8 @@ IrValue lower_view(Lowering& L, const Node* n) {
   o.offset = sym::integer(0);
   std::vector<SymInt> in_sizes;
   for (const ExprRef& e : in.layout.sizes) in_sizes.emplace_back(e);
-  for (const SymInt& s : L.trace().mode->contiguous_strides(in_sizes)) o.strides.push_back(s.expr());
+  for (const SymInt& s : L.trace().mode->contiguous_strides(in_sizes))
+    o.strides.push_back(s.expr());
   k.output = o;
   L.add_kernel(std::move(k));
   return IrValue::tensor(l);
@@ -262,13 +266,21 @@ IrValue lower_view(Lowering& L, const Node* n) {
 
 IrValue lower_join(Lowering& L, const Node* n) {
   if (n->op == OpKind::kIndexSelect) {
-    const IrValue& a = L.value_of(n->args[0]);
+    IrValue a = L.value_of(n->args[0]);
     const IrValue& index = L.value_of(n->args[2]);
     int64_t rank = static_cast<int64_t>(a.layout.sizes.size());
-    int64_t d = n->args[1].i < 0 ? n->args[1].i + rank : n->args[1].i;
+    int64_t d = n->args[1].i < 0 ? n->args[1].i + std::max<int64_t>(rank, 1) : n->args[1].i;
     Kernel k;
     k.kind = Kernel::Kind::kPointwise;
     std::vector<ExprRef> iter = sizes_of(n->value);
+    if (rank == 0) {
+      // A 0-dim source is gathered as a 1-element vector (the index must be -1 or 0), over a
+      // one-point iteration space writing the 0-dim output.
+      a.layout.sizes = {sym::integer(1)};
+      a.layout.strides = {sym::integer(0)};
+      rank = 1;
+      iter = {sym::integer(1)};
+    }
     Access src = L.access_of(a.layout, iter);
     src.strides[d] = sym::integer(0);  // the gather supplies this dim's offset
     k.inputs.push_back(src);
@@ -287,6 +299,14 @@ IrValue lower_join(Lowering& L, const Node* n) {
     load->gather_size = a.layout.sizes[d];
     load->gather_stride = a.layout.strides[d];
     k.body = load;
+    if (iter.size() != sizes_of(n->value).size()) {  // the 0-dim case: write the single element
+      Layout out = L.alloc_for(n->value, "index_select");
+      k.name = "index_select";
+      k.sizes = iter;
+      k.output = Access{out.buffer, out.dtype, sym::integer(0), {sym::integer(0)}};
+      L.add_kernel(std::move(k));
+      return IrValue::tensor(out);
+    }
     return finish(L, n, std::move(k), "index_select");
   }
   const std::vector<NodeArg>& items = n->args[0].list;

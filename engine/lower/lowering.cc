@@ -162,7 +162,8 @@ void Lowering::bind_inputs() {
         Step s;
         s.kind = Step::Kind::kBindInput;
         s.symbol = l.sizes[d];
-        s.path = {KeyEntry::call_method(TensorMethod::kSize), KeyEntry::sequence(static_cast<int64_t>(d))};
+        s.path = {KeyEntry::call_method(TensorMethod::kSize),
+                  KeyEntry::sequence(static_cast<int64_t>(d))};
         s.input_name = p->input_name;
         add_step(s);
         if (l.sizes[d]->is(sym::ExprKind::kSymbol)) record_def(*this, l.sizes[d], p);
@@ -188,8 +189,10 @@ void Lowering::bind_inputs() {
   for (const ExprRef& sym_ : defs_) {
     if (!env_.is_backed(sym_)) continue;
     sym::ValueRange vr = env_.var_range(sym_);
-    if (vr.lo().is_finite()) add_step(Step{Step::Kind::kGuard, sym::le(sym::integer(vr.lo().value()), sym_)});
-    if (vr.hi().is_finite()) add_step(Step{Step::Kind::kGuard, sym::le(sym_, sym::integer(vr.hi().value()))});
+    if (vr.lo().is_finite())
+      add_step(Step{Step::Kind::kGuard, sym::le(sym::integer(vr.lo().value()), sym_)});
+    if (vr.hi().is_finite())
+      add_step(Step{Step::Kind::kGuard, sym::le(sym_, sym::integer(vr.hi().value()))});
   }
 }
 
@@ -200,25 +203,32 @@ void Lowering::check_definitions_cover_bindings(const Node* n, size_t first_new_
     if (new_defs.count(s)) continue;
     std::string have;
     for (const ExprRef& d : new_defs) have += d->str() + " ";
-    SF_CHECK(false) << "INV-18: lowering %" << n->name << " defines {" << have << "} but the node binds "
-                    << bindings_str(n->unbacked_bindings) << " (missing " << s->str() << ")";
+    SF_CHECK(false) << "INV-18: lowering %" << n->name << " defines {" << have
+                    << "} but the node binds " << bindings_str(n->unbacked_bindings) << " (missing "
+                    << s->str() << ")";
   }
 }
 
 void Lowering::lower_call(const Node* n) {
   IrValue v;
   bool scalar_result = n->value.kind() == Value::Kind::kInt ||
-                       n->value.kind() == Value::Kind::kFloat || n->value.kind() == Value::Kind::kBool;
+                       n->value.kind() == Value::Kind::kFloat ||
+                       n->value.kind() == Value::Kind::kBool;
   if (scalar_result && n->op != OpKind::kItem) {
     v = IrValue::scalar_of(n->value.expr());
     if (n->derived_binding) {
       // i1 = i0 // d for a divisibility factor, computed from i0's value.
+      // Only renamings are resolved here: through replacements i0 is d*i1 itself.
       const IrValue& src = value_of(n->args[0]);
+      ExprRef i0 = sym::substitute_symbols(src.scalar, [&](const ExprRef& s) -> ExprRef {
+        ExprRef r = env_.resolve_renaming(s);
+        return r == s ? ExprRef() : r;
+      });
       for (const auto& [s, path] : env_.resolve_unbacked_bindings(n->unbacked_bindings)) {
         Step b;
         b.kind = Step::Kind::kBind;
         b.symbol = s;
-        b.expr = sym::floordiv(src.scalar, sym::integer(n->args[1].i));
+        b.expr = sym::floordiv(i0, sym::integer(n->args[1].i));
         add_step(b);
         record_def(*this, s, n);
       }
@@ -500,7 +510,8 @@ void Lowering::check_closure() {
     }
     for (const ExprRef& x : used) {
       SF_CHECK(available(x)) << "INV-19: plan step " << i << " uses " << x->str()
-                             << " before any step defines it\n" << plan_.print();
+                             << " before any step defines it\n"
+                             << plan_.print();
     }
     if (s.kind == Step::Kind::kBind) defined.insert(s.symbol);
   }

@@ -52,7 +52,8 @@ SymInt ShapeEnv::create_symbol(int64_t hint, const std::string& source, DimDynam
   if (dynamic == DimDynamic::kSizeLikeUnbacked || dynamic == DimDynamic::kObliviousSize) {
     // mark_unbacked input: a size-like unbacked symbol that the placeholder binds.
     result = create_unbacked_symint(source).expr();
-    constrain_range_for_size(result);
+    // A tensor dim is a size (size-like, >= 0); an int input may be any integer.
+    if (positive) constrain_range_for_size(result);
     unbacked_inputs_.insert(result);
     var_to_sources_[result].push_back(source);
     if (dynamic == DimDynamic::kObliviousSize) oblivious_var_to_val_[result] = hint;

@@ -53,6 +53,11 @@ namespace {
 const char* kUsage = R"(usage: shapefuzz <command> [options]
 
 commands:
+  campaign [--seconds N] [--seed S] [--out DIR] [--timeout T]
+      a time-boxed fuzz campaign on the CPU backend: generated programs through the whole
+      pipeline and every oracle, crash-isolated in a worker process; failures and crashes are
+      written as .sfz reproducers under DIR (default report/), with DIR/report.json; a program
+      running longer than T seconds (default 10) is recorded as a hang
   run FILE.sfz [--backend cpu|cuda|none]
       parse, trace, re-propagate, insert runtime asserts, lower to a plan, run it on the backend
       (default cpu) and compare with the eager reference; prints every stage (graphs, bindings,
@@ -75,6 +80,7 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "fuzz-shape-env") return sf::cli::fuzz_shape_env_command(args);
     if (cmd == "run") return sf::cli::run_command(args);
+    if (cmd == "campaign") return sf::cli::campaign_command(args);
   } catch (const sf::UserError& e) {
     std::fprintf(stderr, "error (%s): %s\n", sf::user_error_kind_name(e.kind()), e.what());
     return 2;

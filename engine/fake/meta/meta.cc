@@ -9,8 +9,18 @@ namespace sf::fake {
 
 namespace detail {
 
+namespace {
+// "line 3: select" + "select: index 5 ..." reads as "line 3: select: index 5 ...".
+std::string located(const MetaContext& ctx, const std::string& msg) {
+  size_t colon = ctx.where.rfind(": ");
+  std::string op = colon == std::string::npos ? "" : ctx.where.substr(colon + 2);
+  if (!op.empty() && msg.rfind(op + ": ", 0) == 0) return ctx.where + msg.substr(op.size());
+  return ctx.where + ": " + msg;
+}
+}  // namespace
+
 void fail(const MetaContext& ctx, UserErrorKind kind, const std::string& msg) {
-  throw_user_error(kind, ctx.where + ": " + msg);
+  throw_user_error(kind, located(ctx, msg));
 }
 
 void require(MetaContext& ctx, const SymBool& cond, UserErrorKind kind, const std::string& msg) {
@@ -19,7 +29,9 @@ void require(MetaContext& ctx, const SymBool& cond, UserErrorKind kind, const st
     return;
   }
   try {
-    ctx.env().check(cond, ctx.where + ": " + msg);
+    // Tagged: an engine-made assumption (unbacked semantics), not a user check. If it fails at
+    // run time while eager succeeds, the program is rejected rather than the engine blamed.
+    ctx.env().check(cond, located(ctx, msg) + " " + std::string(kImplicitAssertTag));
   } catch (const UserError& e) {
     if (e.kind() != UserErrorKind::kCheckFailed && e.kind() != UserErrorKind::kValueRange) throw;
     fail(ctx, kind, msg);

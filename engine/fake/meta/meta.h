@@ -31,4 +31,8 @@ struct MetaContext {
 
 Value run_meta(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
 
+// Marks the messages of deferred asserts that meta functions add on their own (broadcast
+// equality, a size that must not be 1, ...), as opposed to the program's checks.
+inline constexpr const char* kImplicitAssertTag = "[implicit]";
+
 }  // namespace sf::fake

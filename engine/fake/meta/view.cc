@@ -138,6 +138,12 @@ Value meta_view(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
       if (ctx.env().guard_or_false(sym_eq(sizes[d], 1))) {
         sizes.erase(sizes.begin() + d);
         strides.erase(strides.begin() + d);
+      } else if (!sizes[d].is_constant()) {
+        // Kept (an unbacked size is assumed not to be 1): make that assumption checked at run
+        // time, so a size that is 1 after all fails loudly instead of giving a wrong shape.
+        require(ctx, sym_ne(sizes[d], 1), UserErrorKind::kShape,
+                "squeeze: dim " + std::to_string(d) + " of size " + sizes[d].str() +
+                    " was assumed not to be 1");
       }
       return view_of(ctx, a, sizes, strides, offset);
     }

@@ -26,7 +26,11 @@ class Inserter {
     for (Node* n : nodes) {
       if (n->kind != NodeKind::kPlaceholder) continue;
       last_placeholder = n;
-      for (const auto& [s, path] : n->input_bindings) bound_.insert(env_.resolve_renaming(s));
+      // Backed input symbols are bound by the placeholder; unbacked ones are defined below, so
+      // their range asserts and buckets are emitted like any other binding site's.
+      for (const auto& [s, path] : n->input_bindings) {
+        if (!n->unbacked_bindings.count(s)) bound_.insert(env_.resolve_renaming(s));
+      }
       for (const auto& [s, path] : n->unbacked_bindings) input_defs.emplace_back(s, path);
     }
     insert_after_ = last_placeholder;
@@ -96,7 +100,8 @@ class Inserter {
       return;  // not interpretable at runtime by the FX pass either
     }
     std::vector<ExprRef> fs = sym::free_symbols(ra.expr);
-    if (fs.size() == 1 && range_asserted_.count(fs[0]) && ra.expr->is_relation() &&
+    bool is_bound = ra.expr->is(sym::ExprKind::kLe) || ra.expr->is(sym::ExprKind::kLt);
+    if (fs.size() == 1 && range_asserted_.count(fs[0]) && is_bound &&
         (ra.expr->arg(0)->is_number() || ra.expr->arg(1)->is_number())) {
       return;  // a plain bound of a symbol whose range is already asserted
     }
