@@ -63,6 +63,10 @@ commands:
       (default cpu) and compare with the eager reference; prints every stage (graphs, bindings,
       guards, asserts, plan, sigma, outputs) and the verdict; exit 0 when the verdict matches the
       file's expectation, 1 on FAIL, 3 on a mismatch, 4 when the backend is unavailable
+  diff-backends DIR [--rtol X] [--atol Y]
+      the CPU <-> CUDA differential: lowers every .sfz under DIR once and runs the plan on both
+      backends; prints agree/DIFFER per file; exit 0 when all agree, 1 otherwise, 4 when CUDA
+      is unavailable
   fuzz-shape-env [--seconds N] [--seed S] [--steps K]
       random ShapeEnv call sequences checked against the ShapeEnv invariants (spec §8) and
       event-log replay; prints a reproducer seed on the first violation
@@ -80,6 +84,7 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "fuzz-shape-env") return sf::cli::fuzz_shape_env_command(args);
     if (cmd == "run") return sf::cli::run_command(args);
+    if (cmd == "diff-backends") return sf::cli::diff_backends_command(args);
     if (cmd == "campaign") return sf::cli::campaign_command(args);
   } catch (const sf::UserError& e) {
     std::fprintf(stderr, "error (%s): %s\n", sf::user_error_kind_name(e.kind()), e.what());

@@ -17,7 +17,13 @@ using Buckets = std::map<ExprRef, std::vector<RuntimeAssert>, sym::ExprLessNullF
 class Inserter {
  public:
   Inserter(Graph& g, ShapeEnv& env, RuntimeAssertReport& report)
-      : g_(g), env_(env), report_(report), buckets_(env.deferred_runtime_asserts()) {}
+      : g_(g), env_(env), report_(report) {
+    // Buckets keyed by a fresh retrace symbol belong to the symbol it was renamed to.
+    for (const auto& [key, ras] : env.deferred_runtime_asserts()) {
+      ExprRef k = key ? env.resolve_renaming(key) : key;
+      buckets_[k].insert(buckets_[k].end(), ras.begin(), ras.end());
+    }
+  }
 
   void run() {
     std::vector<Node*> nodes = g_.nodes();
@@ -93,7 +99,14 @@ class Inserter {
     for (const RuntimeAssert& ra : ras) place(ra);
   }
 
-  void place(const RuntimeAssert& ra) {
+  void place(const RuntimeAssert& original) {
+    // An assert recorded during re-propagation may name a fresh retrace symbol: state it over
+    // the names the graph's bindings resolve to.
+    RuntimeAssert ra = original;
+    ra.expr = sym::substitute_symbols(ra.expr, [&](const ExprRef& s) -> ExprRef {
+      ExprRef r = env_.resolve_renaming(s);
+      return r == s ? ExprRef() : r;
+    });
     if (added_.count(ra.expr)) return;
     if (sym::contains_kind(ra.expr, sym::ExprKind::kToFloat) ||
         sym::contains_kind(ra.expr, sym::ExprKind::kTruncToInt)) {
