@@ -1,0 +1,222 @@
+// Kernel assembly: the parameter block, the index decomposition (a grid-stride loop over the
+// iteration space for pointwise kernels; one thread per output element looping over the reduced
+// points for reductions) and the store, around the body from codegen_expr.cc.
+#include "engine/backend/cuda/codegen.h"
+
+#include "engine/backend/cuda/codegen_expr.h"
+#include "engine/base/check.h"
+#include "engine/base/errors.h"
+
+namespace sf::backend::cuda {
+
+namespace {
+
+using detail::BodyEmitter;
+using lower::Kernel;
+using lower::ReduceOp;
+using program::DType;
+
+std::string slot(int s) { return "a.v[" + std::to_string(s) + "]"; }
+std::string islot(int s) { return "(I)" + slot(s); }
+
+// `I j<d> = ...` for `dims` (row-major: the last one varies fastest) from the linear index `from`.
+std::string decompose(const KernelCode& code, const std::vector<int>& dims, const std::string& from,
+                      const std::string& rest, const std::string& indent) {
+  if (dims.empty()) return "";
+  std::string out = indent + "I " + rest + " = " + from + ";\n";
+  for (size_t k = dims.size(); k-- > 1;) {
+    std::string size = islot(code.size_slot(dims[k]));
+    std::string j = "j" + std::to_string(dims[k]);
+    out += indent + "const I " + j + " = " + rest + " % " + size + ";\n";
+    out += indent + rest + " /= " + size + ";\n";
+  }
+  out += indent + "const I j" + std::to_string(dims[0]) + " = " + rest + ";\n";
+  return out;
+}
+
+// Σ j_d * stride over `dims` for access `acc`, added to `base`.
+std::string offset_expr(const KernelCode& code, int acc, const std::vector<int>& dims,
+                        const std::string& base) {
+  std::string out = base;
+  for (int d : dims) out += " + j" + std::to_string(d) + " * " + islot(code.stride_slot(acc, d));
+  return out;
+}
+
+std::string store(const KernelCode& code, const Kernel& k, const std::string& value, DType from,
+                  int ordinal, const std::string& indent) {
+  std::string numel = slot(code.numel_slot(code.num_inputs));
+  std::string v = detail::convert(value, from, k.output.dtype);
+  if (k.output.dtype == DType::kBool) v = "(unsigned char)(" + v + " ? 1 : 0)";
+  return indent + "if ((sf_i64)po >= 0 && (sf_i64)po < " + numel + ") {\n" + indent +
+         "  a.out[po] = " + v + ";\n" + indent + "} else {\n" + indent + "  sf_note(le, " +
+         std::to_string(static_cast<int>(DeviceError::kBadWrite)) + ", 0, sf_key(" +
+         std::to_string(ordinal) + ", lin), (sf_i64)po);\n" + indent + "}\n";
+}
+
+// Errors are noted per thread (the smallest key wins) and reported once, after the loop, so the
+// loop body has no calls and its loads can be scheduled freely.
+const char* kLocalError = "  SfLocalError le = {0, 0, 0, 0};\n";
+const char* kReportError =
+    "  if (le.code != 0) sf_fail(a.err, seq, le.code, le.aux, le.key, le.value);\n";
+
+std::string pointwise_body(const Kernel& k, KernelCode& code) {
+  std::vector<int> all;
+  for (int d = 0; d < code.rank; ++d) all.push_back(d);
+  BodyEmitter body(k, code, "lin", "    ");
+  body.collect(*k.body);
+  std::string result = body.emit(*k.body);
+  std::string out;
+  out += "  const I n = " + islot(KernelCode::kCountSlot) + ";\n";
+  out += "  const I step = (I)gridDim.x * (I)blockDim.x;\n";
+  out += kLocalError;
+  out += "#pragma unroll 4\n";
+  out += "  for (I i = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; i < n; i += step) {\n";
+  out += "    const sf_i64 lin = (sf_i64)i;\n";
+  out += decompose(code, all, "i", "rest", "    ");
+  for (int in = 0; in < code.num_inputs; ++in) {
+    if (!body.used_inputs()[in]) continue;
+    out += "    const I off" + std::to_string(in) + " = " +
+           offset_expr(code, in, all, islot(code.offset_slot(in))) + ";\n";
+  }
+  out += "    const I po = " +
+         offset_expr(code, code.num_inputs, all, islot(code.offset_slot(code.num_inputs))) + ";\n";
+  out += body.statements();
+  out += store(code, k, result, k.body->dtype, body.ordinals(), "    ");
+  out += "  }\n";
+  out += kReportError;
+  return out;
+}
+
+// The CPU reduce loop for one output element, step by step (accumulators, NaN handling).
+std::string combine(const Kernel& k, const std::string& v, DType dtype) {
+  bool is_float = dtype == DType::kFloat32;
+  std::string vi = is_float ? "" : detail::convert(v, dtype, DType::kInt64);
+  switch (k.reduce) {
+    case ReduceOp::kSum:
+      return is_float ? "facc += (double)" + v + ";\n" : "iacc = sf_add(iacc, " + vi + ");\n";
+    case ReduceOp::kMax:
+    case ReduceOp::kMin: {
+      const char* cmp = k.reduce == ReduceOp::kMax ? ">" : "<";
+      if (is_float) {
+        return "{\n  const double x = (double)" + v +
+               ";\n  if (!seen || x != x) {\n    facc = x;\n" + "  } else if (facc == facc && x " +
+               cmp + " facc) {\n    facc = x;\n  }\n}\nseen = true;\n";
+      }
+      return "if (!seen || " + vi + " " + cmp + " iacc) iacc = " + vi + ";\nseen = true;\n";
+    }
+    case ReduceOp::kAny:
+      return "iacc = (iacc != 0 || " + detail::convert(v, dtype, DType::kBool) + ") ? 1 : 0;\n";
+    case ReduceOp::kAll:
+      return "iacc = (iacc != 0 && " + detail::convert(v, dtype, DType::kBool) + ") ? 1 : 0;\n";
+  }
+  SF_UNREACHABLE();
+}
+
+std::string indent_lines(const std::string& s, const std::string& indent) {
+  std::string out;
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t end = s.find('\n', start);
+    out += indent + s.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string reduction_body(const Kernel& k, KernelCode& code) {
+  SF_CHECK(k.reduced.size() == static_cast<size_t>(code.rank)) << k.name << ": reduced flags";
+  std::vector<int> kept, red, all;
+  for (int d = 0; d < code.rank; ++d) {
+    (k.reduced[d] ? red : kept).push_back(d);
+    all.push_back(d);
+  }
+  BodyEmitter body(k, code, "lin", "      ");
+  body.collect(*k.body);
+  std::string result = body.emit(*k.body);
+  std::string out;
+  out += "  const I n_out = " + islot(KernelCode::kCountSlot) + ";\n";
+  out += "  const I n_red = " + islot(KernelCode::kInnerSlot) + ";\n";
+  out += "  const I step = (I)gridDim.x * (I)blockDim.x;\n";
+  out += kLocalError;
+  out += "  for (I o = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; o < n_out; o += step) {\n";
+  out += decompose(code, kept, "o", "rest", "    ");
+  for (int in = 0; in < code.num_inputs; ++in) {
+    if (!body.used_inputs()[in]) continue;
+    out += "    const I base" + std::to_string(in) + " = " +
+           offset_expr(code, in, kept, islot(code.offset_slot(in))) + ";\n";
+  }
+  out += "    const I po = " +
+         offset_expr(code, code.num_inputs, kept, islot(code.offset_slot(code.num_inputs))) + ";\n";
+  out += "    double facc = 0.0;\n";
+  out += std::string("    sf_i64 iacc = ") + (k.reduce == ReduceOp::kAll ? "1" : "0") + ";\n";
+  out += "    bool seen = false;\n";
+  out += "    for (I r = 0; r < n_red; ++r) {\n";
+  out += decompose(code, red, "r", "rr", "      ");
+  // The point's row-major index in the whole iteration space (ranks errors as the CPU does).
+  std::string lin = "0";
+  for (int d : all)
+    lin = "(" + lin + ") * " + slot(code.size_slot(d)) + " + (sf_i64)j" + std::to_string(d);
+  out += "      const sf_i64 lin = " + lin + ";\n";
+  for (int in = 0; in < code.num_inputs; ++in) {
+    if (!body.used_inputs()[in]) continue;
+    out += "      const I off" + std::to_string(in) + " = " +
+           offset_expr(code, in, red, "base" + std::to_string(in)) + ";\n";
+  }
+  out += body.statements();
+  out += indent_lines(combine(k, result, k.body->dtype), "      ");
+  out += "    }\n";
+  out += "    const sf_i64 lin = 0;\n";
+  // As the CPU: an f32 output takes the double accumulator, any other the integer one.
+  if (k.output.dtype == DType::kFloat32) {
+    out += store(code, k, "(float)facc", DType::kFloat32, body.ordinals(), "    ");
+  } else {
+    out += store(code, k, "iacc", DType::kInt64, body.ordinals(), "    ");
+  }
+  out += "  }\n";
+  out += kReportError;
+  return out;
+}
+
+}  // namespace
+
+KernelCode generate_kernel(const Kernel& k) {
+  KernelCode code;
+  code.rank = static_cast<int>(k.sizes.size());
+  code.num_inputs = static_cast<int>(k.inputs.size());
+  for (const lower::Access& a : k.inputs) {
+    SF_CHECK(a.strides.size() == k.sizes.size()) << k.name << ": access rank";
+  }
+  SF_CHECK(k.output.strides.size() == k.sizes.size()) << k.name << ": output rank";
+  bool reduction = k.kind == Kernel::Kind::kReduction;
+  std::string body = reduction ? reduction_body(k, code) : pointwise_body(k, code);
+  std::string src;
+  src += "// shapefuzz generated kernel: ";
+  src +=
+      reduction ? std::string("reduction (") + lower::reduce_op_name(k.reduce) + ")" : "pointwise";
+  src +=
+      ", rank " + std::to_string(code.rank) + ", " + std::to_string(code.num_inputs) + " inputs.\n";
+  src += "// Sizes, strides, offsets and scalars are runtime parameters (SfArgs::v).\n";
+  src += device_prelude();
+  src += "\nstruct SfArgs {\n";
+  for (int in = 0; in < code.num_inputs; ++in) {
+    src += "  const " + std::string(detail::storage_type(k.inputs[in].dtype)) + "* in" +
+           std::to_string(in) + ";\n";
+  }
+  src += "  " + std::string(detail::storage_type(k.output.dtype)) + "* out;\n";
+  src += "  SfError* err;\n";
+  src += "  sf_i64 v[" + std::to_string(code.param_count()) + "];\n};\n\n";
+  src += "template <typename I>\n__device__ __forceinline__ void sf_body(const SfArgs& a) {\n";
+  src += "  const int seq = (int)" + slot(KernelCode::kSeqSlot) + ";\n";
+  src += body;
+  src += "}\n\n";
+  src += std::string("extern \"C\" __global__ void __launch_bounds__(256) ") + kEntry64 +
+         "(const SfArgs a) { sf_body<sf_i64>(a); }\n";
+  src += std::string("extern \"C\" __global__ void __launch_bounds__(256) ") + kEntry32 +
+         "(const SfArgs a) { sf_body<int>(a); }\n";
+  code.source = std::move(src);
+  return code;
+}
+
+std::string kernel_source(const Kernel& k) { return generate_kernel(k).source; }
+
+}  // namespace sf::backend::cuda

@@ -1,0 +1,62 @@
+// CUDA C generation for kernel IR: one NVRTC program per Kernel whose text depends only on the
+// kernel's structure (rank, dtypes, body), never on σ. Every size, stride, offset, scalar and
+// gather bound is a runtime parameter, so one compiled kernel serves every program and σ.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/lower/kernel_ir.h"
+
+namespace sf::backend::cuda {
+
+// Entry points of every generated program: 64-bit and 32-bit index arithmetic (the host picks the
+// 32-bit one when every index and offset fits, as PyTorch does).
+inline constexpr const char* kEntry64 = "sf_kernel";
+inline constexpr const char* kEntry32 = "sf_kernel_i32";
+
+// Device error codes written to the error record (see device_prelude.cc).
+enum class DeviceError : int {
+  kNone = 0,
+  kZeroDivision = 1,  // aux: unused
+  kIndex = 2,         // aux: gather ordinal, value: the index
+  kBadRead = 3,       // aux: input, value: the element offset (an engine bug)
+  kBadWrite = 4,      // value: the element offset (an engine bug)
+};
+
+// The parameter block `SfArgs` of a generated kernel: one pointer per input, the output pointer,
+// the error record pointer, then `long long v[param_count()]` laid out as below.
+struct KernelCode {
+  std::string source;
+  int rank = 0;
+  int num_inputs = 0;
+  std::vector<const lower::KExpr*> scalars;  // kScalar nodes, in slot order
+  std::vector<const lower::KExpr*> gathers;  // gathering kLoad nodes, in slot order
+
+  // v[0] = iteration points (pointwise) or output points (reduction); v[1] = reduced points per
+  // output (1 for pointwise); v[2] = launch sequence number (orders errors across launches).
+  static constexpr int kCountSlot = 0, kInnerSlot = 1, kSeqSlot = 2;
+  int size_slot(int d) const { return 3 + d; }
+  // Access a: inputs 0..num_inputs-1, then the output as num_inputs.
+  int numel_slot(int a) const { return 3 + rank + a * (rank + 2); }
+  int offset_slot(int a) const { return numel_slot(a) + 1; }
+  int stride_slot(int a, int d) const { return numel_slot(a) + 2 + d; }
+  int scalar_slot(int s) const { return numel_slot(num_inputs + 1) + s; }
+  int gather_size_slot(int g) const {
+    return scalar_slot(static_cast<int>(scalars.size())) + 2 * g;
+  }
+  int gather_stride_slot(int g) const { return gather_size_slot(g) + 1; }
+  int param_count() const { return gather_size_slot(static_cast<int>(gathers.size())); }
+};
+
+// The generated program for `k` (the KExpr pointers refer into `k`, which must outlive the
+// result).
+KernelCode generate_kernel(const lower::Kernel& k);
+std::string kernel_source(const lower::Kernel& k);
+
+// The device helpers every generated program starts with (element semantics of
+// engine/program/elementwise.cc, the error record).
+const char* device_prelude();
+
+}  // namespace sf::backend::cuda

@@ -1,0 +1,340 @@
+// Extern kernels on the device with CUB: DeviceSelect for compaction, DeviceRadixSort +
+// DeviceRunLengthEncode for unique, DeviceScan / DeviceReduce for repeat_interleave, and small
+// gather kernels. Compiled by nvcc (bazel genrule) against the static CUDA runtime.
+#include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <climits>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_run_length_encode.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <stdexcept>
+#include <string>
+
+#include "engine/backend/cuda/cuda_externs.h"
+
+namespace sf::backend::cuda {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kMaxRank = 16;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    throw std::runtime_error(std::string("CUDA extern ") + what + ": " + cudaGetErrorString(e));
+  }
+}
+
+unsigned blocks_for(int64_t n) {
+  int64_t b = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(b < 1 ? 1 : (b > (1 << 20) ? (1 << 20) : b));
+}
+
+// Arena memory released on scope exit (CUB temporaries and scratch arrays).
+class Scratch {
+ public:
+  explicit Scratch(DeviceArena& arena) : arena_(arena) {}
+  ~Scratch() {
+    for (void* p : owned_) arena_.free(p);
+  }
+  template <typename T>
+  T* get(size_t count) {
+    void* p = arena_.alloc(count * sizeof(T) > 0 ? count * sizeof(T) : 1);
+    owned_.push_back(p);
+    return static_cast<T*>(p);
+  }
+
+ private:
+  DeviceArena& arena_;
+  std::vector<void*> owned_;
+};
+
+template <typename T>
+struct Truthy {
+  __host__ __device__ bool operator()(T x) const { return x != T(0); }  // NaN != 0: truthy
+};
+
+template <typename T>
+T copy_to_host(const T* device_value) {
+  T v{};
+  check(cudaMemcpy(&v, device_value, sizeof(T), cudaMemcpyDeviceToHost), "size copy");
+  return v;
+}
+
+template <typename FlagIt>
+int64_t select_flagged(FlagIt flags, int64_t n, DeviceArena& arena, int32_t** indices) {
+  Scratch s(arena);
+  int32_t* out = static_cast<int32_t*>(arena.alloc(n * sizeof(int32_t)));
+  int* num = s.get<int>(1);
+  thrust::counting_iterator<int32_t> iota(0);
+  size_t bytes = 0;
+  check(cub::DeviceSelect::Flagged(nullptr, bytes, iota, flags, out, num, static_cast<int>(n)),
+        "select (size)");
+  void* temp = s.get<char>(bytes);
+  check(cub::DeviceSelect::Flagged(temp, bytes, iota, flags, out, num, static_cast<int>(n)),
+        "select");
+  *indices = out;
+  return copy_to_host(num);
+}
+
+struct Dims {
+  int rank;
+  long long sizes[kMaxRank];
+};
+
+__global__ void coordinates_kernel(const int32_t* idx, long long count, Dims dims, long long* out) {
+  for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < count;
+       r += (long long)gridDim.x * blockDim.x) {
+    long long rest = idx[r];
+    for (int d = dims.rank - 1; d >= 0; --d) {
+      out[r * dims.rank + d] = rest % dims.sizes[d];
+      rest /= dims.sizes[d];
+    }
+  }
+}
+
+template <typename T>
+__global__ void gather_rows_kernel(const T* src, long long src_rows, const int32_t* rows,
+                                   long long count, long long inner, long long total, T* out) {
+  for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < total;
+       k += (long long)gridDim.x * blockDim.x) {
+    long long i = k % inner, t = k / inner;
+    long long j = t % count, o = t / count;
+    out[k] = src[(o * src_rows + rows[j]) * inner + i];
+  }
+}
+
+// Sort keys: ascending unsigned order equals the value order; -0.0 is 0.0; a NaN sorts after
+// +inf and carries its index in the low bits, so no two NaNs share a key (never merged).
+__device__ unsigned long long sort_key(const void* data, ElemType t, long long k) {
+  if (t == ElemType::kBool) return static_cast<const unsigned char*>(data)[k];
+  if (t == ElemType::kInt64) {
+    return static_cast<unsigned long long>(static_cast<const long long*>(data)[k]) ^ (1ull << 63);
+  }
+  float x = static_cast<const float*>(data)[k];
+  if (x != x) return (0xFFFFFFFFull << 32) | static_cast<unsigned long long>(k);
+  unsigned int bits = x == 0.0f ? 0u : __float_as_uint(x);
+  bits = (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+  return static_cast<unsigned long long>(bits) << 32;
+}
+
+__global__ void keys_kernel(const void* data, ElemType t, long long n, unsigned long long* keys,
+                            int32_t* idx) {
+  for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < n;
+       k += (long long)gridDim.x * blockDim.x) {
+    keys[k] = sort_key(data, t, k);
+    idx[k] = static_cast<int32_t>(k);
+  }
+}
+
+__global__ void run_firsts_kernel(const int32_t* sorted_idx, const int32_t* offsets, long long runs,
+                                  int32_t* first) {
+  for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < runs;
+       r += (long long)gridDim.x * blockDim.x) {
+    first[r] = sorted_idx[offsets[r]];
+  }
+}
+
+__global__ void widen_kernel(const int32_t* in, long long n, long long* out) {
+  for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < n;
+       k += (long long)gridDim.x * blockDim.x) {
+    out[k] = in[k];
+  }
+}
+
+struct MinTotal {
+  long long min, total;
+};
+
+struct ToMinTotal {
+  __host__ __device__ MinTotal operator()(long long x) const { return MinTotal{x, x}; }
+};
+
+// Associative on non-negative totals (saturating add); with a negative count the total is unused.
+struct CombineMinTotal {
+  __host__ __device__ MinTotal operator()(const MinTotal& a, const MinTotal& b) const {
+    long long total;
+    if (a.total >= 0 && b.total >= 0) {
+      total = a.total > LLONG_MAX - b.total ? LLONG_MAX : a.total + b.total;
+    } else {
+      total = -1;
+    }
+    return MinTotal{a.min < b.min ? a.min : b.min, total};
+  }
+};
+
+// rows[j] = the first i with ends[i] > j (ends = inclusive sum of the repeats).
+__global__ void expand_kernel(const long long* ends, long long m, long long total, int32_t* rows) {
+  for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < total;
+       j += (long long)gridDim.x * blockDim.x) {
+    long long lo = 0, hi = m - 1;
+    while (lo < hi) {
+      long long mid = (lo + hi) / 2;
+      if (ends[mid] > j) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    rows[j] = static_cast<int32_t>(lo);
+  }
+}
+
+}  // namespace
+
+size_t elem_size(ElemType t) {
+  switch (t) {
+    case ElemType::kBool:
+      return 1;
+    case ElemType::kInt64:
+      return 8;
+    case ElemType::kFloat32:
+      return 4;
+  }
+  return 0;
+}
+
+int64_t select_truthy(const void* data, ElemType t, int64_t n, DeviceArena& arena,
+                      int32_t** indices) {
+  *indices = nullptr;
+  if (n == 0) return 0;
+  switch (t) {
+    case ElemType::kBool:
+      return select_flagged(static_cast<const unsigned char*>(data), n, arena, indices);
+    case ElemType::kInt64:
+      return select_flagged(
+          thrust::make_transform_iterator(static_cast<const long long*>(data), Truthy<long long>()),
+          n, arena, indices);
+    case ElemType::kFloat32:
+      return select_flagged(
+          thrust::make_transform_iterator(static_cast<const float*>(data), Truthy<float>()), n,
+          arena, indices);
+  }
+  return 0;
+}
+
+void write_coordinates(const int32_t* idx, int64_t count, const std::vector<int64_t>& sizes,
+                       int64_t* out) {
+  if (count == 0 || sizes.empty()) return;
+  if (sizes.size() > kMaxRank) throw std::runtime_error("nonzero: rank above 16");
+  Dims dims{static_cast<int>(sizes.size()), {}};
+  for (size_t d = 0; d < sizes.size(); ++d) dims.sizes[d] = sizes[d];
+  coordinates_kernel<<<blocks_for(count), kThreads>>>(idx, count, dims,
+                                                      reinterpret_cast<long long*>(out));
+  check(cudaGetLastError(), "coordinates");
+}
+
+void gather_rows(const void* src, size_t elem_bytes, int64_t outer, int64_t src_rows,
+                 const int32_t* rows, int64_t count, int64_t inner, void* out) {
+  int64_t total = outer * count * inner;
+  if (total == 0) return;
+  unsigned b = blocks_for(total);
+  switch (elem_bytes) {
+    case 1:
+      gather_rows_kernel<<<b, kThreads>>>(static_cast<const unsigned char*>(src), src_rows, rows,
+                                          count, inner, total, static_cast<unsigned char*>(out));
+      break;
+    case 4:
+      gather_rows_kernel<<<b, kThreads>>>(static_cast<const unsigned int*>(src), src_rows, rows,
+                                          count, inner, total, static_cast<unsigned int*>(out));
+      break;
+    case 8:
+      gather_rows_kernel<<<b, kThreads>>>(static_cast<const unsigned long long*>(src), src_rows,
+                                          rows, count, inner, total,
+                                          static_cast<unsigned long long*>(out));
+      break;
+    default:
+      throw std::runtime_error("gather_rows: unsupported element size");
+  }
+  check(cudaGetLastError(), "gather_rows");
+}
+
+int64_t unique_runs(const void* data, ElemType t, int64_t n, DeviceArena& arena, int32_t** first,
+                    int32_t** counts) {
+  *first = *counts = nullptr;
+  if (n == 0) return 0;
+  Scratch s(arena);
+  unsigned long long* keys = s.get<unsigned long long>(n);
+  unsigned long long* sorted_keys = s.get<unsigned long long>(n);
+  unsigned long long* run_keys = s.get<unsigned long long>(n);
+  int32_t* idx = s.get<int32_t>(n);
+  int32_t* sorted_idx = s.get<int32_t>(n);
+  int32_t* offsets = s.get<int32_t>(n);
+  int* num_runs = s.get<int>(1);
+  *first = static_cast<int32_t*>(arena.alloc(n * sizeof(int32_t)));
+  *counts = static_cast<int32_t*>(arena.alloc(n * sizeof(int32_t)));
+  int items = static_cast<int>(n);
+  keys_kernel<<<blocks_for(n), kThreads>>>(data, t, n, keys, idx);
+  check(cudaGetLastError(), "unique keys");
+  int end_bit = t == ElemType::kBool ? 8 : 64;
+  size_t bytes = 0;
+  check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, sorted_keys, idx, sorted_idx, items,
+                                        0, end_bit),
+        "sort (size)");
+  void* temp = s.get<char>(bytes);
+  check(cub::DeviceRadixSort::SortPairs(temp, bytes, keys, sorted_keys, idx, sorted_idx, items, 0,
+                                        end_bit),
+        "sort");  // stable: equal keys keep input order
+  bytes = 0;
+  check(cub::DeviceRunLengthEncode::Encode(nullptr, bytes, sorted_keys, run_keys, *counts, num_runs,
+                                           items),
+        "run-length encode (size)");
+  temp = s.get<char>(bytes);
+  check(cub::DeviceRunLengthEncode::Encode(temp, bytes, sorted_keys, run_keys, *counts, num_runs,
+                                           items),
+        "run-length encode");
+  int runs = copy_to_host(num_runs);
+  bytes = 0;
+  check(cub::DeviceScan::ExclusiveSum(nullptr, bytes, *counts, offsets, runs), "scan (size)");
+  temp = s.get<char>(bytes);
+  check(cub::DeviceScan::ExclusiveSum(temp, bytes, *counts, offsets, runs), "scan");
+  run_firsts_kernel<<<blocks_for(runs), kThreads>>>(sorted_idx, offsets, runs, *first);
+  check(cudaGetLastError(), "unique firsts");
+  return runs;
+}
+
+void widen(const int32_t* in, int64_t n, int64_t* out) {
+  if (n == 0) return;
+  widen_kernel<<<blocks_for(n), kThreads>>>(in, n, reinterpret_cast<long long*>(out));
+  check(cudaGetLastError(), "widen");
+}
+
+RepeatsSummary summarize_repeats(const int64_t* repeats, int64_t m, DeviceArena& arena) {
+  if (m == 0) return RepeatsSummary{0, 0};
+  Scratch s(arena);
+  MinTotal* result = s.get<MinTotal>(1);
+  auto in =
+      thrust::make_transform_iterator(reinterpret_cast<const long long*>(repeats), ToMinTotal());
+  MinTotal init{LLONG_MAX, 0};
+  size_t bytes = 0;
+  check(cub::DeviceReduce::Reduce(nullptr, bytes, in, result, static_cast<int>(m),
+                                  CombineMinTotal(), init),
+        "reduce (size)");
+  void* temp = s.get<char>(bytes);
+  check(cub::DeviceReduce::Reduce(temp, bytes, in, result, static_cast<int>(m), CombineMinTotal(),
+                                  init),
+        "reduce");
+  MinTotal r = copy_to_host(result);
+  return RepeatsSummary{r.min, r.total};
+}
+
+void expand_repeats(const int64_t* repeats, int64_t m, int64_t total, DeviceArena& arena,
+                    int32_t* rows) {
+  if (total == 0) return;
+  Scratch s(arena);
+  long long* ends = s.get<long long>(m);
+  const long long* in = reinterpret_cast<const long long*>(repeats);
+  size_t bytes = 0;
+  check(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, ends, static_cast<int>(m)),
+        "scan (size)");
+  void* temp = s.get<char>(bytes);
+  check(cub::DeviceScan::InclusiveSum(temp, bytes, in, ends, static_cast<int>(m)), "scan");
+  expand_kernel<<<blocks_for(total), kThreads>>>(ends, m, total, rows);
+  check(cudaGetLastError(), "expand repeats");
+}
+
+}  // namespace sf::backend::cuda

@@ -1,0 +1,37 @@
+// Device memory for the CUDA backend: a caching allocator over cuMemAlloc. Freed blocks are kept
+// by size class and reused; every use is ordered on the one stream, so a block freed while a
+// kernel still reads it is only rewritten after that kernel (as PyTorch's caching allocator).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+
+#include "engine/backend/cuda/cuda_externs.h"
+#include "engine/backend/cuda/driver.h"
+
+namespace sf::backend::cuda {
+
+class DeviceMemory : public DeviceArena {
+ public:
+  explicit DeviceMemory(const Driver& driver) : driver_(driver) {}
+  ~DeviceMemory() override;  // returns every block to the driver
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+
+  void* alloc(size_t bytes) override;
+  void free(void* p) override;
+  size_t live_bytes() const { return live_bytes_; }
+  size_t cached_bytes() const { return cached_bytes_; }
+
+ private:
+  static size_t size_class(size_t bytes);
+  void release_cache();
+
+  const Driver& driver_;
+  std::map<void*, size_t> live_;         // pointer -> size class
+  std::multimap<size_t, void*> cached_;  // size class -> free block
+  size_t live_bytes_ = 0, cached_bytes_ = 0;
+};
+
+}  // namespace sf::backend::cuda

@@ -1,0 +1,42 @@
+// Module loading and driver-API launches of generated kernels.
+#include "engine/backend/cuda/kernel_launcher.h"
+
+namespace sf::backend::cuda {
+
+KernelLauncher::KernelLauncher(const Driver& driver, NvrtcCache& cache)
+    : driver_(driver), cache_(cache) {}
+
+KernelLauncher::~KernelLauncher() {
+  for (auto& [src, m] : modules_) driver_.api().module_unload(m.module);
+}
+
+const KernelLauncher::Module& KernelLauncher::module_for(const std::string& source) {
+  auto it = modules_.find(source);
+  if (it != modules_.end()) return it->second;
+  std::string cubin = cache_.cubin(source, driver_.arch(), default_nvrtc_options());
+  Module m;
+  driver_.check(driver_.api().module_load_data(&m.module, cubin.data()), "cuModuleLoadData");
+  driver_.check(driver_.api().module_get_function(&m.f64, m.module, kEntry64),
+                "cuModuleGetFunction");
+  driver_.check(driver_.api().module_get_function(&m.f32, m.module, kEntry32),
+                "cuModuleGetFunction");
+  return modules_.emplace(source, m).first->second;
+}
+
+void KernelLauncher::launch(const lower::Kernel& k, const KernelCode& code,
+                            const ConcreteKernel& ck, const std::vector<DeviceBuffer>& inputs,
+                            const DeviceBuffer& output, void* err) {
+  LaunchGeometry g = launch_geometry(k, code, ck, inputs, output, driver_.sm_count());
+  if (g.blocks == 0) return;
+  int seq = static_cast<int>(launches_.size());
+  std::vector<uint64_t> block = param_block(k, code, ck, g, inputs, output, err, seq);
+  const Module& m = module_for(code.source);
+  void* params[] = {block.data()};
+  driver_.check(
+      driver_.api().launch_kernel(g.narrow ? m.f32 : m.f64, static_cast<unsigned>(g.blocks), 1, 1,
+                                  kBlockThreads, 1, 1, 0, nullptr, params, nullptr),
+      "cuLaunchKernel(" + k.name + ")");
+  launches_.push_back(launch_info(k, code, ck, inputs, output));
+}
+
+}  // namespace sf::backend::cuda

@@ -1,0 +1,168 @@
+// Parameter blocks, launch geometry and error decoding for generated kernels.
+#include "engine/backend/cuda/launch_params.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "engine/base/check.h"
+#include "engine/base/errors.h"
+
+namespace sf::backend::cuda {
+
+namespace {
+
+constexpr int64_t kI32Limit = int64_t{1} << 31;
+constexpr size_t kMaxParamBytes = 4096;  // the portable kernel-parameter limit
+
+int64_t scalar_bits(const sym::Concrete& v, DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return std::bit_cast<uint32_t>(static_cast<float>(v.as_double()));
+    case DType::kBool:
+      return v.type == sym::ExprType::kBool ? v.b : v.as_double() != 0;
+    case DType::kInt64:
+      return v.type == sym::ExprType::kBool ? int64_t{v.b} : v.i;
+  }
+  SF_UNREACHABLE();
+}
+
+ConcreteAccess evaluate_access(const lower::Access& a, const SymbolEnv& sigma) {
+  ConcreteAccess c;
+  c.offset = sigma.eval_int(a.offset);
+  for (const ExprRef& s : a.strides) c.strides.push_back(sigma.eval_int(s));
+  return c;
+}
+
+// Largest |element offset| an access reaches over the iteration space (saturated at 2^31).
+int64_t reach(const ConcreteAccess& a, const std::vector<int64_t>& sizes) {
+  __int128 r = a.offset < 0 ? -static_cast<__int128>(a.offset) : a.offset;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    __int128 s = a.strides[d] < 0 ? -static_cast<__int128>(a.strides[d]) : a.strides[d];
+    r += s * (sizes[d] > 1 ? sizes[d] - 1 : 0);
+  }
+  return r >= kI32Limit ? kI32Limit : static_cast<int64_t>(r);
+}
+
+}  // namespace
+
+ConcreteKernel evaluate_kernel(const lower::Kernel& k, const KernelCode& code,
+                               const SymbolEnv& sigma) {
+  ConcreteKernel c;
+  int64_t n = 1;
+  for (const ExprRef& s : k.sizes) {
+    c.sizes.push_back(sigma.eval_int(s));
+    n *= c.sizes.back();
+  }
+  for (const lower::Access& a : k.inputs) c.inputs.push_back(evaluate_access(a, sigma));
+  c.output = evaluate_access(k.output, sigma);
+  c.scalars.assign(code.scalars.size(), 0);
+  c.gather_sizes.assign(code.gathers.size(), 0);
+  c.gather_strides.assign(code.gathers.size(), 0);
+  if (n == 0) return c;
+  for (size_t s = 0; s < code.scalars.size(); ++s) {
+    c.scalars[s] = scalar_bits(sigma.eval(code.scalars[s]->scalar), code.scalars[s]->dtype);
+  }
+  for (size_t g = 0; g < code.gathers.size(); ++g) {
+    c.gather_sizes[g] = sigma.eval_int(code.gathers[g]->gather_size);
+    c.gather_strides[g] = sigma.eval_int(code.gathers[g]->gather_stride);
+  }
+  return c;
+}
+
+LaunchGeometry launch_geometry(const lower::Kernel& k, const KernelCode& code,
+                               const ConcreteKernel& ck, const std::vector<DeviceBuffer>& inputs,
+                               const DeviceBuffer& output, int sm_count) {
+  LaunchGeometry g;
+  bool reduction = k.kind == lower::Kernel::Kind::kReduction;
+  g.count = 1;
+  for (int d = 0; d < code.rank; ++d)
+    (reduction && k.reduced[d] ? g.inner : g.count) *= ck.sizes[d];
+  // A pointwise kernel over no points does nothing; a reduction with outputs but no reduced
+  // points still writes every output's identity.
+  if (g.count == 0 || (g.inner == 0 && !reduction)) return g;
+  g.blocks = std::min<int64_t>((g.count + kBlockThreads - 1) / kBlockThreads,
+                               int64_t{std::max(sm_count, 1)} * 32);
+  // 32-bit index arithmetic when every index, offset and the grid-stride loop fit (PyTorch does
+  // the same); gathered offsets are 64-bit either way.
+  g.narrow = g.count + g.blocks * kBlockThreads < kI32Limit && g.inner < kI32Limit &&
+             output.numel < kI32Limit && reach(ck.output, ck.sizes) < kI32Limit;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    g.narrow = g.narrow && inputs[i].numel < kI32Limit && reach(ck.inputs[i], ck.sizes) < kI32Limit;
+  }
+  return g;
+}
+
+std::vector<uint64_t> param_block(const lower::Kernel& k, const KernelCode& code,
+                                  const ConcreteKernel& ck, const LaunchGeometry& g,
+                                  const std::vector<DeviceBuffer>& inputs,
+                                  const DeviceBuffer& output, void* err, int seq) {
+  SF_CHECK(static_cast<int>(inputs.size()) == code.num_inputs) << k.name << ": input count";
+  std::vector<int64_t> v(code.param_count(), 0);
+  v[KernelCode::kCountSlot] = g.count;
+  v[KernelCode::kInnerSlot] = g.inner;
+  v[KernelCode::kSeqSlot] = seq;
+  for (int d = 0; d < code.rank; ++d) v[code.size_slot(d)] = ck.sizes[d];
+  auto put_access = [&](int a, const ConcreteAccess& acc, int64_t numel) {
+    v[code.numel_slot(a)] = numel;
+    v[code.offset_slot(a)] = acc.offset;
+    for (int d = 0; d < code.rank; ++d) v[code.stride_slot(a, d)] = acc.strides[d];
+  };
+  for (int i = 0; i < code.num_inputs; ++i) put_access(i, ck.inputs[i], inputs[i].numel);
+  put_access(code.num_inputs, ck.output, output.numel);
+  for (size_t s = 0; s < ck.scalars.size(); ++s) v[code.scalar_slot(s)] = ck.scalars[s];
+  for (size_t q = 0; q < ck.gather_sizes.size(); ++q) {
+    v[code.gather_size_slot(q)] = ck.gather_sizes[q];
+    v[code.gather_stride_slot(q)] = ck.gather_strides[q];
+  }
+  std::vector<uint64_t> block;
+  for (const DeviceBuffer& b : inputs) block.push_back(reinterpret_cast<uint64_t>(b.ptr));
+  block.push_back(reinterpret_cast<uint64_t>(output.ptr));
+  block.push_back(reinterpret_cast<uint64_t>(err));
+  for (int64_t x : v) block.push_back(static_cast<uint64_t>(x));
+  if (block.size() * sizeof(uint64_t) > kMaxParamBytes) {
+    throw_user_error(UserErrorKind::kTooComplex,
+                     k.name + ": " + std::to_string(block.size() * sizeof(uint64_t)) +
+                         " bytes of kernel parameters exceed the CUDA limit of " +
+                         std::to_string(kMaxParamBytes));
+  }
+  return block;
+}
+
+LaunchInfo launch_info(const lower::Kernel& k, const KernelCode& code, const ConcreteKernel& ck,
+                       const std::vector<DeviceBuffer>& inputs, const DeviceBuffer& output) {
+  LaunchInfo info;
+  info.name = k.name;
+  info.gather_sizes = ck.gather_sizes;
+  for (const lower::KExpr* g : code.gathers) info.gather_dims.push_back(g->gather_dim);
+  for (const DeviceBuffer& b : inputs) info.input_numels.push_back(b.numel);
+  info.output_numel = output.numel;
+  return info;
+}
+
+void raise_device_error(const ErrorRecord& rec, const std::vector<LaunchInfo>& launches) {
+  if (rec.code == 0) return;
+  SF_CHECK(rec.seq >= 0 && rec.seq < static_cast<int>(launches.size()))
+      << "device error from unknown launch " << rec.seq;
+  const LaunchInfo& info = launches[rec.seq];
+  switch (static_cast<DeviceError>(rec.code)) {
+    case DeviceError::kZeroDivision:
+      throw_user_error(UserErrorKind::kZeroDivision, info.name + ": integer division by zero");
+    case DeviceError::kIndex:
+      throw_user_error(UserErrorKind::kIndex, info.name + ": index " + std::to_string(rec.value) +
+                                                  " is out of bounds for dim " +
+                                                  std::to_string(info.gather_dims.at(rec.aux)) +
+                                                  " of size " +
+                                                  std::to_string(info.gather_sizes.at(rec.aux)));
+    case DeviceError::kBadRead:
+      throw EngineBug(info.name + " reads element " + std::to_string(rec.value) +
+                      " of a buffer of " + std::to_string(info.input_numels.at(rec.aux)));
+    case DeviceError::kBadWrite:
+      throw EngineBug(info.name + " writes element " + std::to_string(rec.value) +
+                      " of a buffer of " + std::to_string(info.output_numel));
+    case DeviceError::kNone:
+      break;
+  }
+  throw EngineBug(info.name + ": unknown device error code " + std::to_string(rec.code));
+}
+
+}  // namespace sf::backend::cuda

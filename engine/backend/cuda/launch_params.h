@@ -1,0 +1,83 @@
+// The host side of launching a generated kernel, independent of the driver: σ-evaluation of its
+// parameters, the launch geometry (grid size, 32- or 64-bit index arithmetic), the SfArgs block,
+// and the decoding of the device error record into the errors the CPU backend raises.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/backend/cuda/codegen.h"
+#include "engine/backend/runner.h"
+
+namespace sf::backend::cuda {
+
+// A device buffer: the plan buffer's memory, its element type and element count.
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  DType dtype = DType::kFloat32;
+  int64_t numel = 0;
+};
+
+struct ConcreteAccess {
+  int64_t offset = 0;
+  std::vector<int64_t> strides;
+};
+
+// A kernel's parameters under σ.
+struct ConcreteKernel {
+  std::vector<int64_t> sizes;
+  std::vector<ConcreteAccess> inputs;
+  ConcreteAccess output;
+  std::vector<int64_t> scalars;  // bit patterns: f32 as float bits, bool 0/1, i64 as is
+  std::vector<int64_t> gather_sizes, gather_strides;
+};
+
+// As the CPU interpreter: sizes and accesses always; scalars and gather bounds only when the body
+// is evaluated at all (some iteration point exists).
+ConcreteKernel evaluate_kernel(const lower::Kernel& k, const KernelCode& code,
+                               const SymbolEnv& sigma);
+
+inline constexpr int kBlockThreads = 256;
+
+struct LaunchGeometry {
+  int64_t count = 0;    // threads' work items: iteration points, or output points of a reduction
+  int64_t inner = 1;    // reduced points per output point
+  int64_t blocks = 0;   // 0: nothing to launch
+  bool narrow = false;  // the 32-bit entry point is safe
+};
+LaunchGeometry launch_geometry(const lower::Kernel& k, const KernelCode& code,
+                               const ConcreteKernel& ck, const std::vector<DeviceBuffer>& inputs,
+                               const DeviceBuffer& output, int sm_count);
+
+// SfArgs: input pointers, output pointer, error record, then v (every field 8 bytes). Throws a
+// too_complex UserError past the 4 KiB kernel-parameter limit.
+std::vector<uint64_t> param_block(const lower::Kernel& k, const KernelCode& code,
+                                  const ConcreteKernel& ck, const LaunchGeometry& g,
+                                  const std::vector<DeviceBuffer>& inputs,
+                                  const DeviceBuffer& output, void* err, int seq);
+
+// The device error record (mirrors SfError in the device prelude).
+struct ErrorRecord {
+  uint32_t lock = 0;
+  int32_t code = 0;
+  int32_t aux = 0;
+  int32_t seq = 0;
+  uint64_t key = 0;
+  int64_t value = 0;
+};
+
+// What error decoding needs to know about one launch.
+struct LaunchInfo {
+  std::string name;
+  std::vector<int> gather_dims;
+  std::vector<int64_t> gather_sizes, input_numels;
+  int64_t output_numel = 0;
+};
+LaunchInfo launch_info(const lower::Kernel& k, const KernelCode& code, const ConcreteKernel& ck,
+                       const std::vector<DeviceBuffer>& inputs, const DeviceBuffer& output);
+
+// Throws what the launch that wrote `rec` would have raised on the CPU (no-op when code is 0).
+void raise_device_error(const ErrorRecord& rec, const std::vector<LaunchInfo>& launches);
+
+}  // namespace sf::backend::cuda

@@ -1,0 +1,51 @@
+// The CUDA backend's kernel path on the host: device-format storage (bool as bytes), generated
+// kernels run through HostKernels with the backend's own parameter blocks, launch geometry and
+// error decoding. Externs run eagerly (CUB needs a device). For tests without a GPU.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "engine/backend/cuda/launch_params.h"
+#include "engine/backend/runner.h"
+#include "tests/backend/host_kernels.h"
+
+namespace sf::backend::testing {
+
+class EmulatedCudaBackend : public PlanRunner {
+ public:
+  // `force_wide`: always the 64-bit entry point (else the 32-bit one whenever it is safe).
+  EmulatedCudaBackend(const HostKernels& kernels, bool force_wide)
+      : kernels_(kernels), force_wide_(force_wide) {}
+  std::string name() const override { return "cuda-emulated"; }
+  bool available(std::string*) const override { return true; }
+  int64_t narrow_launches() const { return narrow_launches_; }
+
+ protected:
+  void begin_run() override;
+  void upload_input(int buffer, const program::HostTensor& t) override;
+  void allocate(int buffer, DType dtype, int64_t numel) override;
+  void release(int buffer) override { storage_.erase(buffer); }
+  void launch(const lower::Plan& plan, const lower::Kernel& k, const SymbolEnv& sigma) override;
+  ExternOutputs run_extern(const lower::Plan& plan, const lower::Extern& e,
+                           const std::vector<ResolvedLayout>& inputs) override;
+  program::HostTensor download(const ResolvedLayout& layout) override;
+
+ private:
+  struct Bytes {
+    DType dtype = DType::kFloat32;
+    int64_t numel = 0;
+    std::vector<unsigned char> data;
+  };
+  void store(int buffer, const program::HostTensor& t);
+
+  const HostKernels& kernels_;
+  bool force_wide_;
+  std::map<int, Bytes> storage_;
+  cuda::ErrorRecord record_;
+  std::vector<cuda::LaunchInfo> launches_;
+  int64_t narrow_launches_ = 0;
+};
+
+}  // namespace sf::backend::testing

@@ -1,0 +1,106 @@
+// Host compilation of generated kernels: each source goes into its own namespace of one
+// translation unit, after a shim that maps the CUDA builtins onto sequential host code.
+#include "tests/backend/host_kernels.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace sf::backend::testing {
+
+namespace {
+
+const char* kShim = R"(// CUDA builtins for sequential host execution of generated kernels.
+#include <cmath>
+#include <cstring>
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(n)
+struct SfDim3 { unsigned x = 0, y = 1, z = 1; };
+static SfDim3 gridDim, blockDim, blockIdx, threadIdx;
+static inline unsigned atomicCAS(unsigned* p, unsigned expected, unsigned desired) {
+  unsigned old = *p;
+  if (old == expected) *p = desired;
+  return old;
+}
+static inline unsigned atomicExch(unsigned* p, unsigned v) {
+  unsigned old = *p;
+  *p = v;
+  return old;
+}
+static inline void __threadfence() {}
+template <typename T>
+static inline T __ldg(const T* p) { return *p; }
+static inline float __int_as_float(int x) { float f; std::memcpy(&f, &x, 4); return f; }
+static inline unsigned __float_as_uint(float f) { unsigned x; std::memcpy(&x, &f, 4); return x; }
+static inline float __fadd_rn(float a, float b) { return a + b; }
+static inline float __fsub_rn(float a, float b) { return a - b; }
+static inline float __fmul_rn(float a, float b) { return a * b; }
+static inline float __fdiv_rn(float a, float b) { return a / b; }
+)";
+
+std::string strip_extern_c(std::string src) {
+  const std::string from = "extern \"C\" __global__";
+  for (size_t p; (p = src.find(from)) != std::string::npos;)
+    src.replace(p, from.size(), "__global__");
+  return src;
+}
+
+}  // namespace
+
+HostKernels::~HostKernels() {
+  if (handle_) dlclose(handle_);
+}
+
+void HostKernels::add(const std::string& source) {
+  index_.emplace(source, static_cast<int>(index_.size()));
+}
+
+bool HostKernels::build(const std::string& dir, std::string* log) {
+  std::string cc = dir + "/host_kernels.cc", so = dir + "/host_kernels.so", out = dir + "/cc.log";
+  {
+    std::ofstream f(cc);
+    f << kShim;
+    for (const auto& [src, i] : index_) {
+      std::string ns = "sfk" + std::to_string(i);
+      f << "\nnamespace " << ns << " {\n"
+        << strip_extern_c(src) << "}  // namespace " << ns << "\n";
+      f << "extern \"C\" void sf_run_" << i << "(const void* args, unsigned grid, int wide) {\n"
+        << "  const " << ns << "::SfArgs& a = *static_cast<const " << ns << "::SfArgs*>(args);\n"
+        << "  gridDim.x = grid;\n  blockDim.x = 256;\n"
+        << "  for (blockIdx.x = 0; blockIdx.x < grid; ++blockIdx.x) {\n"
+        << "    for (threadIdx.x = 0; threadIdx.x < 256; ++threadIdx.x) {\n"
+        << "      if (wide) " << ns << "::sf_kernel(a); else " << ns << "::sf_kernel_i32(a);\n"
+        << "    }\n  }\n}\n";
+    }
+  }
+  std::string cmd =
+      "g++ -std=c++17 -O0 -w -shared -fPIC -o " + so + " " + cc + " > " + out + " 2>&1";
+  int rc = std::system(cmd.c_str());
+  std::ifstream in(out);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  *log = ss.str();
+  if (rc != 0) return false;
+  handle_ = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle_) {
+    *log += dlerror();
+    return false;
+  }
+  fns_.assign(index_.size(), nullptr);
+  for (const auto& [src, i] : index_) {
+    fns_[i] = reinterpret_cast<Fn>(dlsym(handle_, ("sf_run_" + std::to_string(i)).c_str()));
+  }
+  return true;
+}
+
+HostKernels::Fn HostKernels::fn(const std::string& source) const {
+  auto it = index_.find(source);
+  return it == index_.end() || fns_.empty() ? nullptr : fns_[it->second];
+}
+
+}  // namespace sf::backend::testing

@@ -1,0 +1,138 @@
+// Without a GPU: every kernel of every program (corpus + tests/backend/programs) is generated and
+// compiled with NVRTC for sm_90; a kernel that does not compile fails the suite. Also the NVRTC
+// cache: a second compile of a source is a memory hit, a fresh cache on the same directory a disk
+// hit.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <set>
+
+#include "engine/backend/cuda/codegen.h"
+#include "engine/backend/cuda/nvrtc.h"
+#include "engine/base/errors.h"
+#include "engine/sym/make.h"
+#include "tests/backend/test_util.h"
+
+namespace sf::backend::cuda {
+namespace {
+
+std::string cache_dir(const std::string& leaf) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  return std::string(tmp ? tmp : "/tmp") + "/nvrtc_compile_test_" + leaf;
+}
+
+void require_nvrtc() {
+  std::string why;
+  ASSERT_TRUE(Nvrtc::get().available(&why))
+      << "NVRTC is required to check generated kernels: " << why;
+}
+
+TEST(NvrtcCompileTest, EveryKernelOfEveryProgramCompilesForSm90) {
+  require_nvrtc();
+  NvrtcCache cache(cache_dir("programs"));
+  std::vector<std::string> files = testing::program_files();
+  ASSERT_GE(files.size(), 10u) << "corpus or tests/backend/programs missing from the runfiles";
+  int kernels = 0, plans = 0;
+  std::set<std::string> sources;
+  for (const std::string& f : files) {
+    SCOPED_TRACE(f);
+    std::unique_ptr<testing::Compiled> c = testing::compile_file(f);
+    if (!c->result.plan) continue;  // rejected before lowering (e.g. a data-dependent guard)
+    ++plans;
+    for (const lower::Kernel& k : c->result.plan->kernels) {
+      ++kernels;
+      std::string src = kernel_source(k);
+      sources.insert(src);
+      try {
+        std::string cubin = cache.cubin(src, "sm_90", default_nvrtc_options());
+        EXPECT_EQ(cubin.rfind("\x7f"
+                              "ELF",
+                              0),
+                  0u)
+            << k.name << ": not a cubin";
+      } catch (const EngineBug& e) {
+        ADD_FAILURE() << k.name << " in " << f << " does not compile:\n" << e.what();
+      }
+    }
+  }
+  std::printf("compiled %d kernels of %d plans: %zu distinct sources, %lld NVRTC compiles\n",
+              kernels, plans, sources.size(), static_cast<long long>(cache.misses()));
+  EXPECT_GE(plans, 10);
+  EXPECT_GE(kernels, 100);
+  // Structure-only sources: far fewer distinct programs than kernels.
+  EXPECT_LT(sources.size(), static_cast<size_t>(kernels));
+  EXPECT_EQ(cache.misses() + cache.hits(), kernels);
+}
+
+// The copy kernels the backend generates to densify strided layouts, for every rank and dtype.
+TEST(NvrtcCompileTest, DensifyKernelsCompileForEveryRankAndDtype) {
+  require_nvrtc();
+  NvrtcCache cache("");
+  for (program::DType d :
+       {program::DType::kBool, program::DType::kInt64, program::DType::kFloat32}) {
+    for (int rank = 0; rank <= 8; ++rank) {
+      lower::Kernel k;
+      lower::Access in, out;
+      in.dtype = out.dtype = d;
+      in.offset = out.offset = sym::integer(0);
+      for (int r = 0; r < rank; ++r) {
+        k.sizes.push_back(sym::integer(2));
+        in.strides.push_back(sym::integer(1));
+        out.strides.push_back(sym::integer(1));
+      }
+      k.inputs = {in};
+      k.output = out;
+      k.body = lower::KExpr::load(0, d);
+      EXPECT_NO_THROW(cache.cubin(kernel_source(k), "sm_90", default_nvrtc_options()))
+          << "rank " << rank << " " << program::dtype_name(d);
+    }
+  }
+}
+
+TEST(NvrtcCacheTest, SecondCompileIsAMemoryHitAndAFreshCacheHitsTheDisk) {
+  require_nvrtc();
+  std::string dir = cache_dir("cache");
+  std::filesystem::remove_all(dir);
+  std::string src =
+      std::string(device_prelude()) +
+      "extern \"C\" __global__ void sf_kernel(float* x) { x[threadIdx.x] += 1.0f; }\n";
+  NvrtcCache first(dir);
+  std::string a = first.cubin(src, "sm_90", default_nvrtc_options());
+  EXPECT_EQ(first.misses(), 1);
+  EXPECT_EQ(first.hits(), 0);
+  EXPECT_EQ(first.cubin(src, "sm_90", default_nvrtc_options()), a);
+  EXPECT_EQ(first.memory_hits(), 1);
+  EXPECT_EQ(first.misses(), 1);
+  std::string key = NvrtcCache::key(src, "sm_90", default_nvrtc_options());
+  EXPECT_TRUE(std::filesystem::exists(dir + "/" + key + ".cubin"));
+  // Another architecture or other options are another entry.
+  EXPECT_NE(key, NvrtcCache::key(src, "sm_80", default_nvrtc_options()));
+  EXPECT_NE(key, NvrtcCache::key(src, "sm_90", {}));
+  NvrtcCache second(dir);  // a new process, as far as the cache can tell
+  EXPECT_EQ(second.cubin(src, "sm_90", default_nvrtc_options()), a);
+  EXPECT_EQ(second.disk_hits(), 1);
+  EXPECT_EQ(second.misses(), 0);
+  // No temporary files are left behind by the atomic writes.
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    ++files;
+    EXPECT_EQ(e.path().extension(), ".cubin") << e.path();
+  }
+  EXPECT_EQ(files, 1);
+}
+
+TEST(NvrtcCacheTest, CompileErrorsCarryTheNvrtcLog) {
+  require_nvrtc();
+  NvrtcCache cache("");
+  try {
+    cache.cubin("extern \"C\" __global__ void sf_kernel() { undefined_thing(); }", "sm_90",
+                default_nvrtc_options());
+    ADD_FAILURE() << "expected a compile error";
+  } catch (const EngineBug& e) {
+    EXPECT_NE(std::string(e.what()).find("undefined_thing"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(cache.misses(), 0);
+}
+
+}  // namespace
+}  // namespace sf::backend::cuda

@@ -1,0 +1,127 @@
+// `shapefuzz diff-backends DIR`: the CPU <-> CUDA differential as a command. Every .sfz under DIR
+// is lowered once and its plan run on both backends; the outcomes (outputs, σ, user errors) must
+// agree. Prints one line per file; exit 0 when all agree, 1 otherwise, 4 without CUDA.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/backend/cuda/cuda_backend.h"
+#include "engine/base/errors.h"
+#include "engine/program/input_data.h"
+#include "engine/program/parser.h"
+#include "oracles/differential.h"
+#include "oracles/pipeline.h"
+#include "tools/cli/commands.h"
+
+namespace sf::cli {
+
+namespace {
+
+struct Outcome {
+  std::optional<backend::RunResult> run;
+  std::string error_kind, error;
+};
+
+Outcome run_on(backend::Backend& b, const lower::Plan& plan, const ShapeEnv& env,
+               const std::map<std::string, program::HostValue>& inputs) {
+  Outcome o;
+  try {
+    o.run = b.run(plan, env, inputs);
+  } catch (const UserError& e) {
+    o.error_kind = user_error_kind_name(e.kind());
+    o.error = e.what();
+  } catch (const backend::GuardFailed& e) {
+    o.error_kind = "guard_failed";
+    o.error = e.what();
+  } catch (const EngineBug& e) {
+    o.error_kind = "engine_bug";
+    o.error = e.what();
+  }
+  return o;
+}
+
+// Empty when the outcomes agree; otherwise what differs.
+std::string compare(const Outcome& cpu, const Outcome& cuda, const oracles::Tolerance& tol) {
+  if (cpu.run && cuda.run) {
+    if (cpu.run->bindings != cuda.run->bindings) return "sigma differs";
+    if (auto d = oracles::compare_values(cpu.run->outputs, cuda.run->outputs, tol)) return *d;
+    return "";
+  }
+  if (!cpu.run && !cuda.run) {
+    if (cpu.error_kind != cuda.error_kind) {
+      return "cpu raised " + cpu.error_kind + ", cuda raised " + cuda.error_kind + ": " +
+             cuda.error;
+    }
+    return "";
+  }
+  return cpu.run ? "cuda raised (" + cuda.error_kind + ": " + cuda.error + "), cpu did not"
+                 : "cpu raised (" + cpu.error_kind + ": " + cpu.error + "), cuda did not";
+}
+
+}  // namespace
+
+int diff_backends_command(const Args& args) {
+  if (args.positional().size() != 1) {
+    std::fprintf(stderr, "usage: shapefuzz diff-backends DIR [--rtol X] [--atol Y]\n");
+    return 2;
+  }
+  std::unique_ptr<backend::Backend> cuda = backend::make_cuda_backend();
+  std::string why;
+  if (!cuda->available(&why)) {
+    std::printf("backend cuda unavailable: %s\n", why.c_str());
+    return 4;
+  }
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(args.positional()[0], ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->path().extension() == ".sfz") files.push_back(it->path().string());
+  }
+  if (ec) {
+    std::fprintf(stderr, "cannot read %s: %s\n", args.positional()[0].c_str(),
+                 ec.message().c_str());
+    return 2;
+  }
+  std::sort(files.begin(), files.end());
+  oracles::Tolerance tol{args.get_double("rtol", 1e-5), args.get_double("atol", 1e-6)};
+  std::unique_ptr<backend::Backend> cpu = backend::make_cpu_backend();
+  int agree = 0, differ = 0, skipped = 0;
+  for (const std::string& f : files) {
+    std::string text;
+    program::Program p;
+    try {
+      if (!read_file(f, &text)) throw UserError(UserErrorKind::kParse, "cannot read the file");
+      p = program::parse_program(text);
+    } catch (const UserError& e) {
+      std::printf("skip    %s (%s)\n", f.c_str(), e.what());
+      ++skipped;
+      continue;
+    }
+    oracles::PipelineOptions opts;
+    opts.backend = cpu.get();
+    oracles::PipelineResult r = oracles::run_pipeline(p, opts);
+    if (!r.plan) {
+      std::printf("skip    %s (no plan: %s)\n", f.c_str(), r.verdict.str().c_str());
+      ++skipped;
+      continue;
+    }
+    auto inputs = program::make_input_values(p);
+    Outcome a = run_on(*cpu, *r.plan, *r.trace->env, inputs);
+    Outcome b = run_on(*cuda, *r.plan, *r.trace->env, inputs);
+    std::string diff = compare(a, b, tol);
+    if (diff.empty()) {
+      std::printf("agree   %s%s\n", f.c_str(),
+                  a.run ? "" : (" (both raise " + a.error_kind + ")").c_str());
+      ++agree;
+    } else {
+      std::printf("DIFFER  %s: %s\n", f.c_str(), diff.c_str());
+      ++differ;
+    }
+  }
+  std::printf("%d agree, %d differ, %d skipped (%zu files)\n", agree, differ, skipped,
+              files.size());
+  return differ == 0 ? 0 : 1;
+}
+
+}  // namespace sf::cli
