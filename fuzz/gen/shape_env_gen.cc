@@ -11,8 +11,10 @@ namespace sf::fuzz {
 
 namespace {
 
-SymBool random_relation(FuzzSource& src, const SymInt& a, const SymInt& b) {
-  switch (src.pick(6)) {
+const char* kRelOps[] = {"==", "!=", "<", "<=", ">", ">="};
+
+SymBool relation(size_t op, const SymInt& a, const SymInt& b) {
+  switch (op) {
     case 0:
       return sym_eq(a, b);
     case 1:
@@ -30,11 +32,16 @@ SymBool random_relation(FuzzSource& src, const SymInt& a, const SymInt& b) {
 
 }  // namespace
 
-DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps) {
+DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
+                           std::vector<std::string>* script) {
   DriveStats stats;
   std::vector<SymInt> ints;
-  std::vector<std::pair<SymInt, Bindings>> binding_sites;  // for retrace renames
-  auto pick_int = [&]() { return ints[src.pick(ints.size())]; };
+  std::vector<std::pair<size_t, Bindings>> binding_sites;  // for retrace renames
+  auto log = [&](const std::string& line) {
+    if (script) script->push_back(line);
+  };
+  auto pick = [&]() { return src.pick(ints.size()); };
+  auto ref = [](size_t i) { return "I[" + std::to_string(i) + "]"; };
   for (int step = 0; step < steps; ++step) {
     size_t op = ints.empty() ? 0 : src.weighted({3, 4, 2, 5, 3, 3, 2, 2});
     ++stats.calls;
@@ -42,61 +49,85 @@ DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps) {
       switch (op) {
         case 0: {  // an input dimension
           int64_t hint = src.range(0, 64);
-          DimDynamic d = src.chance(1, 5) ? DimDynamic::kSizeLikeUnbacked : DimDynamic::kDuck;
+          bool unbacked = src.chance(1, 5);
+          DimDynamic d = unbacked ? DimDynamic::kSizeLikeUnbacked : DimDynamic::kDuck;
+          log("input " + std::to_string(ints.size()) + " " + std::to_string(hint) + " " +
+              (unbacked ? "unbacked" : "duck"));
           SymInt s = env.create_symbol(hint, "in" + std::to_string(step) + ".size(0)", d);
-          if (d == DimDynamic::kSizeLikeUnbacked) env.compute_unbacked_bindings(Value(s));
+          if (unbacked) env.compute_unbacked_bindings(Value(s));
           ints.push_back(s);
           break;
         }
         case 1: {  // nonzero-like: fresh size-like symbol bounded by a numel, bound at its node
+          int64_t max = src.range(1, 128);
+          log("nonzero " + std::to_string(ints.size()) + " " + std::to_string(max));
           SymInt u = env.create_unbacked_symint();
-          env.constrain_range_for_size(u.expr(), std::nullopt, src.range(1, 128));
+          ints.push_back(u);
+          env.constrain_range_for_size(u.expr(), std::nullopt, max);
           Value v = Value::tensor(TensorMeta::contiguous({u, SymInt(2)}));
           std::optional<Bindings> b = env.compute_unbacked_bindings(v);
-          if (b) binding_sites.emplace_back(u, *b);
-          ints.push_back(u);
+          if (b) binding_sites.emplace_back(ints.size() - 1, *b);
           break;
         }
         case 2: {  // item(): unconstrained
+          log("item " + std::to_string(ints.size()));
           SymInt u = env.create_unbacked_symint();
-          std::optional<Bindings> b = env.compute_unbacked_bindings(Value(u));
-          if (b) binding_sites.emplace_back(u, *b);
           ints.push_back(u);
+          std::optional<Bindings> b = env.compute_unbacked_bindings(Value(u));
+          if (b) binding_sites.emplace_back(ints.size() - 1, *b);
           break;
         }
-        case 3:  // check(...)
-          env.check(random_relation(src, pick_int() + SymInt(src.range(-3, 3)), pick_int()),
-                    "generated check");
+        case 3: {  // check(...)
+          size_t a = pick(), b = pick(), r = src.pick(6);
+          int64_t c = src.range(-3, 3);
+          log("check (" + ref(a) + " + " + std::to_string(c) + ") " + kRelOps[r] + " " + ref(b));
+          env.check(relation(r, ints[a] + SymInt(c), ints[b]), "generated check");
           break;
-        case 4:  // a guard (DDE on unbacked is a user error)
-          env.guard_bool(random_relation(src, pick_int(), SymInt(src.range(0, 8))));
+        }
+        case 4: {  // a guard (DDE on unbacked is a user error)
+          size_t a = pick(), r = src.pick(6);
+          int64_t c = src.range(0, 8);
+          log("guard " + ref(a) + " " + kRelOps[r] + " " + std::to_string(c));
+          env.guard_bool(relation(r, ints[a], SymInt(c)));
           break;
-        case 5:  // static queries and fallbacks
-          env.statically_known_true(random_relation(src, pick_int(), pick_int()));
-          env.guard_or_false(random_relation(src, pick_int(), SymInt(src.range(0, 4))));
-          env.simplify(
-              floordiv(pick_int() * SymInt(4) + SymInt(src.range(0, 7)), SymInt(4)).expr());
+        }
+        case 5: {  // static queries and fallbacks
+          size_t a = pick(), b = pick(), r1 = src.pick(6), c = pick(), r2 = src.pick(6), d = pick();
+          int64_t k = src.range(0, 4), m = src.range(0, 7);
+          log("static " + ref(a) + " " + kRelOps[r1] + " " + ref(b) + " | " + ref(c) + " " +
+              kRelOps[r2] + " " + std::to_string(k) + " | (" + ref(d) + " * 4 + " +
+              std::to_string(m) + ") // 4");
+          env.statically_known_true(relation(r1, ints[a], ints[b]));
+          env.guard_or_false(relation(r2, ints[c], SymInt(k)));
+          env.simplify(floordiv(ints[d] * SymInt(4) + SymInt(m), SymInt(4)).expr());
           break;
+        }
         case 6: {  // a retrace of a binding site: fresh symbol renamed back
           if (binding_sites.empty()) break;
           auto& [old, bindings] = binding_sites[src.pick(binding_sites.size())];
+          bool scalar = bindings.begin()->second.empty();
+          log("rebind " + std::to_string(old) + " " + (scalar ? "scalar" : "tensor"));
           SymInt fresh = env.create_unbacked_symint();
-          Value v = bindings.begin()->second.empty()
-                        ? Value(fresh)
-                        : Value::tensor(TensorMeta::contiguous({fresh, SymInt(2)}));
+          Value v =
+              scalar ? Value(fresh) : Value::tensor(TensorMeta::contiguous({fresh, SymInt(2)}));
           env.compute_unbacked_bindings(v);
           env.rebind_unbacked(bindings, v, false);
           break;
         }
-        default:  // divisibility facts
-          env.check(sym_eq(mod(pick_int(), SymInt(src.range(2, 6))), SymInt(0)), "divisible");
+        default: {  // divisibility facts
+          size_t a = pick();
+          int64_t m = src.range(2, 6);
+          log("divisible " + ref(a) + " % " + std::to_string(m) + " == 0");
+          env.check(sym_eq(mod(ints[a], SymInt(m)), SymInt(0)), "divisible");
           if (!env.pending_fresh_unbacked_symbols().empty()) {
             std::vector<Value> exposed;
-            for (const ExprRef& s : env.pending_fresh_unbacked_symbols())
+            for (const ExprRef& s : env.pending_fresh_unbacked_symbols()) {
               exposed.push_back(Value(SymInt(s)));
+            }
             env.compute_unbacked_bindings(Value::tuple(exposed));
           }
           break;
+        }
       }
     } catch (const UserError&) {
       ++stats.user_errors;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "engine/shape_env/shape_env.h"
 #include "fuzz/fuzz_source.h"
@@ -15,7 +17,10 @@ struct DriveStats {
   int64_t user_errors = 0;
 };
 
-// Performs `steps` operations; user errors are counted, never propagated.
-DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps);
+// Performs `steps` operations; user errors are counted, never propagated. With `script`, also
+// records each operation as one line of a small language that tools/bench/pytorch_shape_env.py
+// replays against PyTorch's ShapeEnv (the same sequence, for the performance comparison).
+DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
+                           std::vector<std::string>* script = nullptr);
 
 }  // namespace sf::fuzz

@@ -27,6 +27,7 @@ int fuzz_shape_env_command(const Args& args);
 int run_command(const Args& args);
 int diff_backends_command(const Args& args);
 int campaign_command(const Args& args);
+int bench_shape_env_command(const Args& args);
 bool read_file(const std::string& path, std::string* out);
 
 }  // namespace sf::cli

@@ -67,6 +67,9 @@ commands:
       the CPU <-> CUDA differential: lowers every .sfz under DIR once and runs the plan on both
       backends; prints agree/DIFFER per file; exit 0 when all agree, 1 otherwise, 4 when CUDA
       is unavailable
+  bench-shape-env [--seed S] [--steps K] [--runs R] [--export FILE]
+      times a recorded trace-shaped ShapeEnv operation sequence (median of R runs, ops/s) and
+      writes it to FILE for tools/bench/pytorch_shape_env.py (the same sequence on PyTorch)
   fuzz-shape-env [--seconds N] [--seed S] [--steps K]
       random ShapeEnv call sequences checked against the ShapeEnv invariants (spec §8) and
       event-log replay; prints a reproducer seed on the first violation
@@ -86,6 +89,7 @@ int main(int argc, char** argv) {
     if (cmd == "run") return sf::cli::run_command(args);
     if (cmd == "diff-backends") return sf::cli::diff_backends_command(args);
     if (cmd == "campaign") return sf::cli::campaign_command(args);
+    if (cmd == "bench-shape-env") return sf::cli::bench_shape_env_command(args);
   } catch (const sf::UserError& e) {
     std::fprintf(stderr, "error (%s): %s\n", sf::user_error_kind_name(e.kind()), e.what());
     return 2;
