@@ -37,8 +37,9 @@ DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
   DriveStats stats;
   std::vector<SymInt> ints;
   std::vector<std::pair<size_t, Bindings>> binding_sites;  // for retrace renames
-  auto log = [&](const std::string& line) {
-    if (script) script->push_back(line);
+  // Script lines are built only when asked for: the fuzzer and the timed bench runs skip them.
+  auto log = [&](auto&& make_line) {
+    if (script) script->push_back(make_line());
   };
   auto pick = [&]() { return src.pick(ints.size()); };
   auto ref = [](size_t i) { return "I[" + std::to_string(i) + "]"; };
@@ -51,8 +52,10 @@ DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
           int64_t hint = src.range(0, 64);
           bool unbacked = src.chance(1, 5);
           DimDynamic d = unbacked ? DimDynamic::kSizeLikeUnbacked : DimDynamic::kDuck;
-          log("input " + std::to_string(ints.size()) + " " + std::to_string(hint) + " " +
-              (unbacked ? "unbacked" : "duck"));
+          log([&] {
+            return "input " + std::to_string(ints.size()) + " " + std::to_string(hint) + " " +
+                   (unbacked ? "unbacked" : "duck");
+          });
           SymInt s = env.create_symbol(hint, "in" + std::to_string(step) + ".size(0)", d);
           if (unbacked) env.compute_unbacked_bindings(Value(s));
           ints.push_back(s);
@@ -60,7 +63,7 @@ DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
         }
         case 1: {  // nonzero-like: fresh size-like symbol bounded by a numel, bound at its node
           int64_t max = src.range(1, 128);
-          log("nonzero " + std::to_string(ints.size()) + " " + std::to_string(max));
+          log([&] { return "nonzero " + std::to_string(ints.size()) + " " + std::to_string(max); });
           SymInt u = env.create_unbacked_symint();
           ints.push_back(u);
           env.constrain_range_for_size(u.expr(), std::nullopt, max);
@@ -70,7 +73,7 @@ DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
           break;
         }
         case 2: {  // item(): unconstrained
-          log("item " + std::to_string(ints.size()));
+          log([&] { return "item " + std::to_string(ints.size()); });
           SymInt u = env.create_unbacked_symint();
           ints.push_back(u);
           std::optional<Bindings> b = env.compute_unbacked_bindings(Value(u));
@@ -80,23 +83,28 @@ DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
         case 3: {  // check(...)
           size_t a = pick(), b = pick(), r = src.pick(6);
           int64_t c = src.range(-3, 3);
-          log("check (" + ref(a) + " + " + std::to_string(c) + ") " + kRelOps[r] + " " + ref(b));
+          log([&] {
+            return "check (" + ref(a) + " + " + std::to_string(c) + ") " + kRelOps[r] + " " +
+                   ref(b);
+          });
           env.check(relation(r, ints[a] + SymInt(c), ints[b]), "generated check");
           break;
         }
         case 4: {  // a guard (DDE on unbacked is a user error)
           size_t a = pick(), r = src.pick(6);
           int64_t c = src.range(0, 8);
-          log("guard " + ref(a) + " " + kRelOps[r] + " " + std::to_string(c));
+          log([&] { return "guard " + ref(a) + " " + kRelOps[r] + " " + std::to_string(c); });
           env.guard_bool(relation(r, ints[a], SymInt(c)));
           break;
         }
         case 5: {  // static queries and fallbacks
           size_t a = pick(), b = pick(), r1 = src.pick(6), c = pick(), r2 = src.pick(6), d = pick();
           int64_t k = src.range(0, 4), m = src.range(0, 7);
-          log("static " + ref(a) + " " + kRelOps[r1] + " " + ref(b) + " | " + ref(c) + " " +
-              kRelOps[r2] + " " + std::to_string(k) + " | (" + ref(d) + " * 4 + " +
-              std::to_string(m) + ") // 4");
+          log([&] {
+            return "static " + ref(a) + " " + kRelOps[r1] + " " + ref(b) + " | " + ref(c) + " " +
+                   kRelOps[r2] + " " + std::to_string(k) + " | (" + ref(d) + " * 4 + " +
+                   std::to_string(m) + ") // 4";
+          });
           env.statically_known_true(relation(r1, ints[a], ints[b]));
           env.guard_or_false(relation(r2, ints[c], SymInt(k)));
           env.simplify(floordiv(ints[d] * SymInt(4) + SymInt(m), SymInt(4)).expr());
@@ -106,7 +114,9 @@ DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
           if (binding_sites.empty()) break;
           auto& [old, bindings] = binding_sites[src.pick(binding_sites.size())];
           bool scalar = bindings.begin()->second.empty();
-          log("rebind " + std::to_string(old) + " " + (scalar ? "scalar" : "tensor"));
+          log([&] {
+            return "rebind " + std::to_string(old) + " " + (scalar ? "scalar" : "tensor");
+          });
           SymInt fresh = env.create_unbacked_symint();
           Value v =
               scalar ? Value(fresh) : Value::tensor(TensorMeta::contiguous({fresh, SymInt(2)}));
@@ -117,7 +127,7 @@ DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
         default: {  // divisibility facts
           size_t a = pick();
           int64_t m = src.range(2, 6);
-          log("divisible " + ref(a) + " % " + std::to_string(m) + " == 0");
+          log([&] { return "divisible " + ref(a) + " % " + std::to_string(m) + " == 0"; });
           env.check(sym_eq(mod(ints[a], SymInt(m)), SymInt(0)), "divisible");
           if (!env.pending_fresh_unbacked_symbols().empty()) {
             std::vector<Value> exposed;

@@ -1,14 +1,11 @@
 #!/usr/bin/env python3
-"""Replays a ShapeEnv operation script (from `shapefuzz bench-shape-env --export FILE`) on
-PyTorch's ShapeEnv and prints operations per second: the peer for DESIGN §4's comparison.
-
-Needs PyTorch (pip install torch); not part of the build or the tests.
-usage: pytorch_shape_env.py FILE [RUNS]
-"""
+"""Replays `shapefuzz bench-shape-env --export FILE` on PyTorch's ShapeEnv and prints ops/s,
+the peer of DESIGN §4's comparison. Needs `pip install torch`.  usage: FILE [RUNS]"""
 import statistics
 import sys
 import time
 
+import sympy
 import torch
 from torch.fx.experimental.symbolic_shapes import (
     DimDynamic, GuardOnDataDependentSymNode, ShapeEnv, _constrain_range_for_size,
@@ -36,6 +33,7 @@ def run(lines):
                 k, hint, mode = rest.split()
                 if mode == "unbacked":
                     s = env.create_unbacked_symint()
+                    _constrain_range_for_size(s)  # as our kSizeLikeUnbacked input
                     compute_unbacked_bindings(env, s)
                 else:
                     src = ConstantSource(f"in{k}")
@@ -62,7 +60,8 @@ def run(lines):
                 a, b, c = rest.split(" | ")
                 statically_known_true(eval(a))
                 guard_or_false(eval(b))
-                env.simplify(eval(c).node.expr)
+                e = eval(c)  # a plain int when a 0/1 input was specialized
+                env.simplify(e.node.expr if isinstance(e, torch.SymInt) else sympy.Integer(e))
             elif op == "rebind":
                 k, kind = rest.split()
                 old, bindings = sites[int(k)]

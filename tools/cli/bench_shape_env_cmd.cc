@@ -15,16 +15,25 @@ int bench_shape_env_command(const Args& args) {
   uint64_t seed = args.get_u64("seed", 42);
   int steps = static_cast<int>(args.get_u64("steps", 200));
   int runs = static_cast<int>(args.get_u64("runs", 50));
+  if (runs < 1 || steps < 1) {
+    std::fprintf(stderr, "bench-shape-env: --runs and --steps must be at least 1\n");
+    return 2;
+  }
   std::vector<std::string> script;
+  fuzz::DriveStats stats;
   {
     ShapeEnv env;
     fuzz::SeedSource src(seed);
-    fuzz::drive_shape_env(src, env, steps, &script);
+    stats = fuzz::drive_shape_env(src, env, steps, &script);
   }
   std::string out = args.get("export", "");
   if (!out.empty()) {
     std::ofstream f(out);
     for (const std::string& line : script) f << line << "\n";
+    if (!f.flush()) {
+      std::fprintf(stderr, "bench-shape-env: cannot write %s\n", out.c_str());
+      return 2;
+    }
   }
   std::vector<double> seconds;
   for (int r = 0; r < runs; ++r) {
@@ -36,8 +45,11 @@ int bench_shape_env_command(const Args& args) {
   }
   std::sort(seconds.begin(), seconds.end());
   double median = seconds[seconds.size() / 2];
-  std::printf("shapefuzz ShapeEnv: %zu operations, median %.3f ms per run (%d runs), %.0f ops/s\n",
-              script.size(), median * 1e3, runs, script.size() / median);
+  std::printf(
+      "shapefuzz ShapeEnv: %zu operations, median %.3f ms per run (%d runs, %zu user errors), "
+      "%.0f ops/s\n",
+      script.size(), median * 1e3, runs, static_cast<size_t>(stats.user_errors),
+      script.size() / median);
   if (!out.empty()) std::printf("script written to %s\n", out.c_str());
   return 0;
 }
