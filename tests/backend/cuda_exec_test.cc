@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "engine/backend/cuda/cuda_backend.h"
+#include "engine/backend/cuda/device_memory.h"
+#include "engine/backend/cuda/driver.h"
+#include "engine/backend/cuda/kernel_launcher.h"
 #include "engine/base/errors.h"
 #include "engine/program/input_data.h"
 #include "oracles/differential.h"
@@ -17,14 +20,29 @@ std::unique_ptr<Backend> cuda_or_skip_reason(std::string* why) {
   return b->available(why) ? std::move(b) : nullptr;
 }
 
+// Unavailable: a reason, and run() refuses with it. Available: no reason, and run() works.
 TEST(CudaExecTest, AvailabilityIsReportedWithAReason) {
   std::string why;
   std::unique_ptr<Backend> b = make_cuda_backend();
   EXPECT_EQ(b->name(), "cuda");
+  std::unique_ptr<testing::Compiled> c =
+      testing::compile_file("tests/backend/programs/reductions.sfz");
+  ASSERT_TRUE(c->result.plan && c->result.run);
+  auto inputs = program::make_input_values(c->program);
   if (!b->available(&why)) {
     EXPECT_FALSE(why.empty());
+    try {
+      b->run(*c->result.plan, *c->result.trace->env, inputs);
+      ADD_FAILURE() << "an unavailable backend ran a plan";
+    } catch (const EngineBug& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
     GTEST_SKIP() << "CUDA unavailable: " << why;
   }
+  EXPECT_TRUE(why.empty()) << why;
+  RunResult got = b->run(*c->result.plan, *c->result.trace->env, inputs);
+  EXPECT_EQ(got.bindings, c->result.run->bindings);
+  EXPECT_EQ(oracles::compare_values(c->result.run->outputs, got.outputs), std::nullopt);
 }
 
 TEST(CudaExecTest, EveryProgramMatchesTheCpuBackend) {
@@ -66,6 +84,44 @@ TEST(CudaExecTest, RepeatedRunsAreIdentical) {
   RunResult a = cuda->run(*c->result.plan, *c->result.trace->env, inputs);
   RunResult b = cuda->run(*c->result.plan, *c->result.trace->env, inputs);
   EXPECT_EQ(oracles::compare_values(a.outputs, b.outputs, {0.0, 0.0}), std::nullopt);
+}
+
+// A kernel whose parameters pass the 4 KiB limit runs with its values in device memory.
+TEST(CudaExecTest, KernelParametersPastTheLimitGoThroughDeviceMemory) {
+  std::string why;
+  if (!cuda_or_skip_reason(&why)) GTEST_SKIP() << "CUDA unavailable: " << why;
+  constexpr int kScalars = 520;
+  constexpr int64_t kSize = 100000;
+  const cuda::Driver& d = cuda::Driver::get();
+  d.make_current();
+  cuda::DeviceMemory mem(d);
+  cuda::KernelLauncher launcher(d, cuda::NvrtcCache::shared(), mem);
+  lower::Kernel k = testing::many_scalars_kernel(kScalars, kSize);
+  cuda::KernelCode code = cuda::generate_kernel(k);
+  ASSERT_TRUE(code.values_in_memory);
+  ShapeEnv env;
+  cuda::ConcreteKernel ck = cuda::evaluate_kernel(k, code, SymbolEnv(env));
+  std::vector<int64_t> host(kSize);
+  for (int64_t i = 0; i < kSize; ++i) host[i] = i;
+  size_t bytes = kSize * sizeof(int64_t);
+  cuda::DeviceBuffer in{mem.alloc(bytes), DType::kInt64, kSize};
+  cuda::DeviceBuffer out{mem.alloc(bytes), DType::kInt64, kSize};
+  void* err = mem.alloc(sizeof(cuda::ErrorRecord));
+  d.check(d.api().memcpy_htod(reinterpret_cast<CUdeviceptr>(in.ptr), host.data(), bytes), "upload");
+  d.check(d.api().memset_d8(reinterpret_cast<CUdeviceptr>(err), 0, sizeof(cuda::ErrorRecord)),
+          "memset");
+  launcher.launch(k, code, ck, {in}, out, err);
+  cuda::ErrorRecord rec;
+  d.check(d.api().memcpy_dtoh(&rec, reinterpret_cast<CUdeviceptr>(err), sizeof rec), "record");
+  EXPECT_EQ(rec.code, 0);
+  d.check(d.api().memcpy_dtoh(host.data(), reinterpret_cast<CUdeviceptr>(out.ptr), bytes),
+          "download");
+  for (int64_t i = 0; i < kSize; ++i) {
+    ASSERT_EQ(host[i], i + int64_t{kScalars} * (kScalars + 1) / 2) << "at " << i;
+  }
+  mem.free(in.ptr);
+  mem.free(out.ptr);
+  mem.free(err);
 }
 
 }  // namespace

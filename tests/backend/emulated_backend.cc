@@ -3,19 +3,12 @@
 
 #include <cstring>
 
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/backend/cpu/storage.h"
 #include "engine/backend/cuda/codegen.h"
 #include "engine/base/errors.h"
-#include "engine/eager/internal.h"
 
 namespace sf::backend::testing {
-
-namespace {
-
-namespace ei = eager::internal;
-
-size_t elem_bytes(DType d) { return d == DType::kBool ? 1 : d == DType::kInt64 ? 8 : 4; }
-
-}  // namespace
 
 void EmulatedCudaBackend::begin_run() {
   storage_.clear();
@@ -27,7 +20,7 @@ void EmulatedCudaBackend::store(int buffer, const program::HostTensor& t) {
   Bytes& b = storage_[buffer];
   b.dtype = t.dtype;
   b.numel = t.numel();
-  b.data.assign(b.numel * elem_bytes(t.dtype), 0);
+  b.data.assign(b.numel * cuda::elem_size(cuda::elem_type(t.dtype)), 0);
   for (int64_t k = 0; k < b.numel; ++k) {
     if (t.dtype == DType::kFloat32) {
       std::memcpy(&b.data[k * 4], &t.floats[k], 4);
@@ -47,7 +40,7 @@ void EmulatedCudaBackend::allocate(int buffer, DType dtype, int64_t numel) {
   Bytes& b = storage_[buffer];
   b.dtype = dtype;
   b.numel = numel;
-  b.data.assign(numel * elem_bytes(dtype), 0);
+  b.data.assign(numel * cuda::elem_size(cuda::elem_type(dtype)), 0);
 }
 
 void EmulatedCudaBackend::launch(const lower::Plan&, const lower::Kernel& k,
@@ -64,7 +57,8 @@ void EmulatedCudaBackend::launch(const lower::Plan&, const lower::Kernel& k,
   cuda::LaunchGeometry g = cuda::launch_geometry(k, code, ck, ins, out, /*sm_count=*/2);
   if (g.blocks == 0) return;
   int seq = static_cast<int>(launches_.size());
-  std::vector<uint64_t> block = cuda::param_block(k, code, ck, g, ins, out, &record_, seq);
+  std::vector<int64_t> values = cuda::param_values(k, code, ck, g, ins, out, seq);
+  std::vector<uint64_t> block = cuda::param_block(code, ins, out, &record_, values, values.data());
   HostKernels::Fn fn = kernels_.fn(code.source);
   if (!fn) throw EngineBug(k.name + ": no host build of its source");
   bool wide = force_wide_ || !g.narrow;
@@ -77,11 +71,9 @@ void EmulatedCudaBackend::launch(const lower::Plan&, const lower::Kernel& k,
 program::HostTensor EmulatedCudaBackend::download(const ResolvedLayout& l) {
   const Bytes& b = storage_.at(l.buffer);
   program::HostTensor t = program::HostTensor::zeros(l.dtype, l.sizes);
-  int64_t n = t.numel();
-  std::vector<int64_t> idx(l.sizes.size(), 0);
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t off = l.offset;
-    for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * l.strides[d];
+  std::vector<int64_t> offsets = cpu::strided_offsets(l.sizes, l.strides, l.offset);
+  for (size_t k = 0; k < offsets.size(); ++k) {
+    int64_t off = offsets[k];
     if (off < 0 || off >= b.numel) throw EngineBug("download outside the buffer");
     if (l.dtype == DType::kFloat32) {
       std::memcpy(&t.floats[k], &b.data[off * 4], 4);
@@ -90,62 +82,16 @@ program::HostTensor EmulatedCudaBackend::download(const ResolvedLayout& l) {
     } else {
       t.ints[k] = b.data[off];
     }
-    for (size_t d = idx.size(); d-- > 0;) {
-      if (++idx[d] < l.sizes[d]) break;
-      idx[d] = 0;
-    }
   }
   return t;
 }
 
 ExternOutputs EmulatedCudaBackend::run_extern(const lower::Plan&, const lower::Extern& e,
                                               const std::vector<ResolvedLayout>& inputs) {
-  std::vector<ei::Value> t;
-  for (const ResolvedLayout& l : inputs) t.push_back(ei::Value::of_tensor(download(l)));
-  const ei::Value& second = t.size() > 1 ? t[1] : t[0];
-  ExternOutputs out;
-  ei::Value r;
-  switch (e.op) {
-    case program::OpKind::kItem: {
-      ei::Value v = ei::item(ei::Call(e.op, {t[0]}));
-      out.scalar = v.kind == ei::Value::Kind::kFloat  ? sym::Concrete::of_float(v.f)
-                   : v.kind == ei::Value::Kind::kBool ? sym::Concrete::of_bool(v.b)
-                                                      : sym::Concrete::of_int(v.i);
-      return out;
-    }
-    case program::OpKind::kNonzero:
-      r = ei::nonzero(ei::Call(e.op, {t[0]}));
-      break;
-    case program::OpKind::kIndex:
-      r = ei::index(ei::Call(e.op, {t[0], second}));
-      break;
-    case program::OpKind::kMaskedSelect:
-      r = ei::masked_select(ei::Call(e.op, {t[0], second}));
-      break;
-    case program::OpKind::kUnique:
-      r = ei::unique(ei::Call(e.op, {t[0], ei::Value::of_bool(e.return_counts)}));
-      break;
-    case program::OpKind::kRepeatInterleave: {
-      std::vector<ei::Value> args{t[0]};
-      args.push_back(e.repeats_only ? ei::Value() : second);
-      args.push_back(e.dim >= 0 ? ei::Value::of_int(e.dim) : ei::Value());
-      r = ei::repeat_interleave(ei::Call(e.op, args));
-      break;
-    }
-    default:
-      throw EngineBug("no extern for " + e.name);
-  }
-  std::vector<const program::HostTensor*> results;
-  if (r.kind == ei::Value::Kind::kTuple) {
-    for (const ei::Value& v : r.elems) results.push_back(v.tensor.get());
-  } else {
-    results.push_back(r.tensor.get());
-  }
-  for (size_t i = 0; i < results.size(); ++i) {
-    store(e.outputs.at(i), *results[i]);
-    out.shapes.push_back(results[i]->sizes);
-  }
-  return out;
+  std::vector<program::HostTensor> tensors;
+  for (const ResolvedLayout& l : inputs) tensors.push_back(download(l));
+  return cpu::run_eager_extern(e, std::move(tensors),
+                               [&](int buffer, const program::HostTensor& t) { store(buffer, t); });
 }
 
 }  // namespace sf::backend::testing

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/backend/cuda/launch_params.h"
+
 namespace sf::backend::testing {
 
 namespace {
@@ -71,9 +73,9 @@ bool HostKernels::build(const std::string& dir, std::string* log) {
         << strip_extern_c(src) << "}  // namespace " << ns << "\n";
       f << "extern \"C\" void sf_run_" << i << "(const void* args, unsigned grid, int wide) {\n"
         << "  const " << ns << "::SfArgs& a = *static_cast<const " << ns << "::SfArgs*>(args);\n"
-        << "  gridDim.x = grid;\n  blockDim.x = 256;\n"
+        << "  gridDim.x = grid;\n  blockDim.x = " << cuda::kBlockThreads << ";\n"
         << "  for (blockIdx.x = 0; blockIdx.x < grid; ++blockIdx.x) {\n"
-        << "    for (threadIdx.x = 0; threadIdx.x < 256; ++threadIdx.x) {\n"
+        << "    for (threadIdx.x = 0; threadIdx.x < blockDim.x; ++threadIdx.x) {\n"
         << "      if (wide) " << ns << "::sf_kernel(a); else " << ns << "::sf_kernel_i32(a);\n"
         << "    }\n  }\n}\n";
     }

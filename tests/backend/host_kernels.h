@@ -11,8 +11,8 @@ namespace sf::backend::testing {
 
 class HostKernels {
  public:
-  // Runs the kernel with parameter block `args` over `grid` blocks of 256 threads, through the
-  // 64-bit entry point when `wide`, else the 32-bit one.
+  // Runs the kernel with parameter block `args` over `grid` blocks of cuda::kBlockThreads
+  // threads, through the 64-bit entry point when `wide`, else the 32-bit one.
   using Fn = void (*)(const void* args, unsigned grid, int wide);
 
   ~HostKernels();

@@ -1,10 +1,10 @@
-// Without a GPU: the generated kernels of every program run on the host (HostKernels) with the
-// CUDA backend's parameter blocks and error decoding, and must agree bit for bit with the CPU
-// backend on the same plan: outputs, σ, and the user error raised (kind and message). Both the
-// 32-bit and the 64-bit entry points are exercised.
+// Without a GPU: every program's generated kernels run on the host (HostKernels) with the CUDA
+// backend's parameter blocks and error decoding, through both entry points, and must match the
+// CPU backend bit for bit: outputs, σ, and the user error raised (kind and message).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "engine/backend/cuda/codegen.h"
 #include "engine/base/errors.h"
@@ -61,6 +61,42 @@ TEST(KernelEmulationTest, GeneratedKernelsMatchTheCpuBackendOnEveryProgram) {
   EXPECT_GE(compared, 10);
   EXPECT_GT(natural.narrow_launches(), 0);
   EXPECT_EQ(wide.narrow_launches(), 0);
+}
+
+// Parameters past the 4 KiB limit go through (here host) memory; both entry points read them.
+TEST(KernelEmulationTest, ParametersPastTheLimitAreReadFromMemory) {
+  constexpr int kScalars = 520;
+  constexpr int64_t kSize = 1000;
+  lower::Kernel k = many_scalars_kernel(kScalars, kSize);
+  cuda::KernelCode code = cuda::generate_kernel(k);
+  ASSERT_TRUE(code.values_in_memory);
+  HostKernels kernels;
+  kernels.add(code.source);
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  std::string dir = std::string(tmp ? tmp : "/tmp") + "/many_scalars";
+  std::filesystem::create_directories(dir);
+  std::string log;
+  ASSERT_TRUE(kernels.build(dir, &log)) << "host build failed:\n" << log.substr(0, 20000);
+  ShapeEnv env;
+  cuda::ConcreteKernel ck = cuda::evaluate_kernel(k, code, SymbolEnv(env));
+  std::vector<int64_t> in(kSize), out(kSize);
+  for (int64_t i = 0; i < kSize; ++i) in[i] = i;
+  std::vector<cuda::DeviceBuffer> ins{{in.data(), DType::kInt64, kSize}};
+  cuda::DeviceBuffer dst{out.data(), DType::kInt64, kSize};
+  cuda::ErrorRecord record;
+  cuda::LaunchGeometry g = cuda::launch_geometry(k, code, ck, ins, dst, /*sm_count=*/2);
+  std::vector<int64_t> values = cuda::param_values(k, code, ck, g, ins, dst, 0);
+  std::vector<uint64_t> block = cuda::param_block(code, ins, dst, &record, values, values.data());
+  EXPECT_EQ(block.size() * 8, static_cast<size_t>(code.args_bytes()));
+  for (int wide : {0, 1}) {
+    std::fill(out.begin(), out.end(), 0);
+    kernels.fn(code.source)(block.data(), static_cast<unsigned>(g.blocks), wide);
+    EXPECT_EQ(record.code, 0);
+    for (int64_t i = 0; i < kSize; ++i) {
+      ASSERT_EQ(out[i], i + int64_t{kScalars} * (kScalars + 1) / 2)
+          << "wide " << wide << " at " << i;
+    }
+  }
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
-// Without a GPU: every kernel of every program (corpus + tests/backend/programs) is generated and
-// compiled with NVRTC for sm_90; a kernel that does not compile fails the suite. Also the NVRTC
-// cache: a second compile of a source is a memory hit, a fresh cache on the same directory a disk
-// hit.
+// Without a GPU: every kernel of every program (corpus + tests/backend/programs) must compile with
+// NVRTC for sm_90. Also the NVRTC cache: memory hits, then disk hits from a fresh cache.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -21,6 +19,7 @@ std::string cache_dir(const std::string& leaf) {
   return std::string(tmp ? tmp : "/tmp") + "/nvrtc_compile_test_" + leaf;
 }
 
+// Fatal when NVRTC is missing: callers wrap it in ASSERT_NO_FATAL_FAILURE to stop the test.
 void require_nvrtc() {
   std::string why;
   ASSERT_TRUE(Nvrtc::get().available(&why))
@@ -28,7 +27,7 @@ void require_nvrtc() {
 }
 
 TEST(NvrtcCompileTest, EveryKernelOfEveryProgramCompilesForSm90) {
-  require_nvrtc();
+  ASSERT_NO_FATAL_FAILURE(require_nvrtc());
   NvrtcCache cache(cache_dir("programs"));
   std::vector<std::string> files = testing::program_files();
   ASSERT_GE(files.size(), 10u) << "corpus or tests/backend/programs missing from the runfiles";
@@ -66,7 +65,7 @@ TEST(NvrtcCompileTest, EveryKernelOfEveryProgramCompilesForSm90) {
 
 // The copy kernels the backend generates to densify strided layouts, for every rank and dtype.
 TEST(NvrtcCompileTest, DensifyKernelsCompileForEveryRankAndDtype) {
-  require_nvrtc();
+  ASSERT_NO_FATAL_FAILURE(require_nvrtc());
   NvrtcCache cache("");
   for (program::DType d :
        {program::DType::kBool, program::DType::kInt64, program::DType::kFloat32}) {
@@ -89,8 +88,30 @@ TEST(NvrtcCompileTest, DensifyKernelsCompileForEveryRankAndDtype) {
   }
 }
 
+// Parameters past the 4 KiB limit: SfArgs holds a pointer to the values instead of the values.
+TEST(NvrtcCompileTest, KernelWithParametersPastTheLimitCompiles) {
+  ASSERT_NO_FATAL_FAILURE(require_nvrtc());
+  // 499 scalars fill SfArgs to exactly 4096 bytes; one more moves the values to memory.
+  lower::Kernel small = testing::many_scalars_kernel(499, 8);
+  lower::Kernel big = testing::many_scalars_kernel(500, 8);
+  KernelCode small_code = generate_kernel(small), big_code = generate_kernel(big);
+  EXPECT_FALSE(small_code.values_in_memory);
+  EXPECT_TRUE(big_code.values_in_memory);
+  EXPECT_EQ(small_code.args_bytes(), kMaxParamBytes);
+  EXPECT_EQ(big_code.args_bytes(), 8 * 4);  // in0, out, err, v
+  EXPECT_NE(big_code.source.find("const sf_i64* v;"), std::string::npos);
+  NvrtcCache cache("");
+  for (const KernelCode* code : {&small_code, &big_code}) {
+    try {
+      cache.cubin(code->source, "sm_90", default_nvrtc_options());
+    } catch (const EngineBug& e) {
+      ADD_FAILURE() << "does not compile:\n" << e.what();
+    }
+  }
+}
+
 TEST(NvrtcCacheTest, SecondCompileIsAMemoryHitAndAFreshCacheHitsTheDisk) {
-  require_nvrtc();
+  ASSERT_NO_FATAL_FAILURE(require_nvrtc());
   std::string dir = cache_dir("cache");
   std::filesystem::remove_all(dir);
   std::string src =
@@ -122,7 +143,7 @@ TEST(NvrtcCacheTest, SecondCompileIsAMemoryHitAndAFreshCacheHitsTheDisk) {
 }
 
 TEST(NvrtcCacheTest, CompileErrorsCarryTheNvrtcLog) {
-  require_nvrtc();
+  ASSERT_NO_FATAL_FAILURE(require_nvrtc());
   NvrtcCache cache("");
   try {
     cache.cubin("extern \"C\" __global__ void sf_kernel() { undefined_thing(); }", "sm_90",

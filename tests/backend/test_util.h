@@ -14,6 +14,7 @@
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/program/parser.h"
+#include "engine/sym/make.h"
 #include "oracles/pipeline.h"
 
 namespace sf::backend::testing {
@@ -54,6 +55,30 @@ inline std::unique_ptr<Compiled> compile_file(const std::string& path) {
   opts.backend = c->cpu.get();
   c->result = oracles::run_pipeline(c->program, opts);
   return c;
+}
+
+// out[i] = in0[i] + 1 + 2 + ... + n over [size] (i64; buffers 0 and 1), each k a σ scalar. With
+// n > 500 its parameters pass the 4 KiB limit, so they go through device memory.
+inline lower::Kernel many_scalars_kernel(int n, int64_t size) {
+  lower::Kernel k;
+  k.name = "many_scalars";
+  k.sizes = {sym::integer(size)};
+  lower::Access in, out;
+  in.buffer = 0;
+  out.buffer = 1;
+  in.dtype = out.dtype = program::DType::kInt64;
+  in.offset = out.offset = sym::integer(0);
+  in.strides = out.strides = {sym::integer(1)};
+  k.inputs = {in};
+  k.output = out;
+  lower::KExprPtr body = lower::KExpr::load(0, program::DType::kInt64);
+  for (int s = 1; s <= n; ++s) {
+    body = lower::KExpr::binary_of(program::BinaryOp::kAdd, std::move(body),
+                                   lower::KExpr::scalar_of(sym::integer(s), program::DType::kInt64),
+                                   program::DType::kInt64);
+  }
+  k.body = std::move(body);
+  return k;
 }
 
 }  // namespace sf::backend::testing

@@ -1,6 +1,7 @@
 // `shapefuzz diff-backends DIR`: the CPU <-> CUDA differential as a command. Every .sfz under DIR
-// is lowered once and its plan run on both backends; the outcomes (outputs, σ, user errors) must
-// agree. Prints one line per file; exit 0 when all agree, 1 otherwise, 4 without CUDA.
+// is lowered once and its plan run on both backends; the outcomes (outputs, σ, errors with their
+// messages) must agree, and an engine bug on either side is a difference. Prints one line per
+// file; exit 0 when all agree, 1 otherwise, 4 without CUDA.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -21,6 +22,7 @@ namespace {
 struct Outcome {
   std::optional<backend::RunResult> run;
   std::string error_kind, error;
+  bool engine_bug = false;  // never an agreement, even when both backends raise one
 };
 
 Outcome run_on(backend::Backend& b, const lower::Plan& plan, const ShapeEnv& env,
@@ -37,12 +39,20 @@ Outcome run_on(backend::Backend& b, const lower::Plan& plan, const ShapeEnv& env
   } catch (const EngineBug& e) {
     o.error_kind = "engine_bug";
     o.error = e.what();
+    o.engine_bug = true;
   }
   return o;
 }
 
 // Empty when the outcomes agree; otherwise what differs.
 std::string compare(const Outcome& cpu, const Outcome& cuda, const oracles::Tolerance& tol) {
+  if (cpu.engine_bug || cuda.engine_bug) {
+    std::string out;
+    if (cpu.engine_bug) out = "cpu raised an engine bug: " + cpu.error;
+    if (cuda.engine_bug)
+      out += (out.empty() ? "" : "; ") + ("cuda raised an engine bug: " + cuda.error);
+    return out;
+  }
   if (cpu.run && cuda.run) {
     if (cpu.run->bindings != cuda.run->bindings) return "sigma differs";
     if (auto d = oracles::compare_values(cpu.run->outputs, cuda.run->outputs, tol)) return *d;
@@ -52,6 +62,10 @@ std::string compare(const Outcome& cpu, const Outcome& cuda, const oracles::Tole
     if (cpu.error_kind != cuda.error_kind) {
       return "cpu raised " + cpu.error_kind + ", cuda raised " + cuda.error_kind + ": " +
              cuda.error;
+    }
+    if (cpu.error != cuda.error) {
+      return "both raised " + cpu.error_kind + " with different messages: cpu: " + cpu.error +
+             " | cuda: " + cuda.error;
     }
     return "";
   }

@@ -3,13 +3,26 @@
 // with eager; extern kernels call the eager reference implementations of their ops.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <vector>
 
 #include "engine/backend/runner.h"
 
 namespace sf::backend {
 
 std::unique_ptr<Backend> make_cpu_backend();
+
+namespace cpu {
+
+// Extern `e` run by the eager implementation of its op on dense host inputs (one per tensor
+// argument): each output goes to `store(buffer, tensor)` (e.outputs order) and its shape into
+// the result; item returns its scalar. Also the CUDA backend's host emulation in tests.
+ExternOutputs run_eager_extern(
+    const lower::Extern& e, std::vector<program::HostTensor> inputs,
+    const std::function<void(int buffer, const program::HostTensor& t)>& store);
+
+}  // namespace cpu
 
 }  // namespace sf::backend

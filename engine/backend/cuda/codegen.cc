@@ -189,6 +189,8 @@ KernelCode generate_kernel(const Kernel& k) {
   SF_CHECK(k.output.strides.size() == k.sizes.size()) << k.name << ": output rank";
   bool reduction = k.kind == Kernel::Kind::kReduction;
   std::string body = reduction ? reduction_body(k, code) : pointwise_body(k, code);
+  code.values_in_memory = code.args_bytes() > kMaxParamBytes;
+  SF_CHECK(code.args_bytes() <= kMaxParamBytes) << k.name << ": too many inputs for SfArgs";
   std::string src;
   src += "// shapefuzz generated kernel: ";
   src +=
@@ -204,15 +206,20 @@ KernelCode generate_kernel(const Kernel& k) {
   }
   src += "  " + std::string(detail::storage_type(k.output.dtype)) + "* out;\n";
   src += "  SfError* err;\n";
-  src += "  sf_i64 v[" + std::to_string(code.param_count()) + "];\n};\n\n";
+  if (code.values_in_memory) {
+    src += "  const sf_i64* v;  // " + std::to_string(code.param_count()) +
+           " values in device memory\n};\n\n";
+  } else {
+    src += "  sf_i64 v[" + std::to_string(code.param_count()) + "];\n};\n\n";
+  }
   src += "template <typename I>\n__device__ __forceinline__ void sf_body(const SfArgs& a) {\n";
   src += "  const int seq = (int)" + slot(KernelCode::kSeqSlot) + ";\n";
   src += body;
   src += "}\n\n";
-  src += std::string("extern \"C\" __global__ void __launch_bounds__(256) ") + kEntry64 +
-         "(const SfArgs a) { sf_body<sf_i64>(a); }\n";
-  src += std::string("extern \"C\" __global__ void __launch_bounds__(256) ") + kEntry32 +
-         "(const SfArgs a) { sf_body<int>(a); }\n";
+  std::string entry =
+      "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kBlockThreads) + ") ";
+  src += entry + kEntry64 + "(const SfArgs a) { sf_body<sf_i64>(a); }\n";
+  src += entry + kEntry32 + "(const SfArgs a) { sf_body<int>(a); }\n";
   code.source = std::move(src);
   return code;
 }

@@ -15,6 +15,10 @@ namespace sf::backend::cuda {
 // 32-bit one when every index and offset fits, as PyTorch does).
 inline constexpr const char* kEntry64 = "sf_kernel";
 inline constexpr const char* kEntry32 = "sf_kernel_i32";
+// Threads per block of every launch (the kernels' __launch_bounds__).
+inline constexpr int kBlockThreads = 256;
+// The portable kernel-parameter limit: a larger SfArgs passes v through device memory instead.
+inline constexpr int kMaxParamBytes = 4096;
 
 // Device error codes written to the error record (see device_prelude.cc).
 enum class DeviceError : int {
@@ -26,13 +30,15 @@ enum class DeviceError : int {
 };
 
 // The parameter block `SfArgs` of a generated kernel: one pointer per input, the output pointer,
-// the error record pointer, then `long long v[param_count()]` laid out as below.
+// the error record pointer, then `long long v[param_count()]` laid out as below, or, when that
+// would pass kMaxParamBytes (values_in_memory), a pointer to v in device memory.
 struct KernelCode {
   std::string source;
   int rank = 0;
   int num_inputs = 0;
   std::vector<const lower::KExpr*> scalars;  // kScalar nodes, in slot order
   std::vector<const lower::KExpr*> gathers;  // gathering kLoad nodes, in slot order
+  bool values_in_memory = false;
 
   // v[0] = iteration points (pointwise) or output points (reduction); v[1] = reduced points per
   // output (1 for pointwise); v[2] = launch sequence number (orders errors across launches).
@@ -48,6 +54,8 @@ struct KernelCode {
   }
   int gather_stride_slot(int g) const { return gather_size_slot(g) + 1; }
   int param_count() const { return gather_size_slot(static_cast<int>(gathers.size())); }
+  // Bytes of SfArgs (every field 8 bytes).
+  int args_bytes() const { return 8 * (num_inputs + 2 + (values_in_memory ? 1 : param_count())); }
 };
 
 // The generated program for `k` (the KExpr pointers refer into `k`, which must outlive the

@@ -45,33 +45,24 @@ lower::Kernel copy_kernel(const ResolvedLayout& l) {
 
 }  // namespace
 
-ElemType elem_type(DType d) {
-  switch (d) {
-    case DType::kBool:
-      return ElemType::kBool;
-    case DType::kInt64:
-      return ElemType::kInt64;
-    case DType::kFloat32:
-      return ElemType::kFloat32;
-  }
-  return ElemType::kFloat32;
-}
-
 CudaBackend::CudaBackend() {
   if (!available(nullptr)) return;
   Driver& driver = Driver::get();
   driver.make_current();
   mem_ = std::make_unique<DeviceMemory>(driver);
-  launcher_ = std::make_unique<KernelLauncher>(driver, NvrtcCache::shared());
+  launcher_ = std::make_unique<KernelLauncher>(driver, NvrtcCache::shared(), *mem_);
   error_record_ = mem_->alloc(sizeof(ErrorRecord));
 }
 
 CudaBackend::~CudaBackend() {
   if (!mem_) return;
-  Driver::get().make_current();
+  try {
+    Driver::get().make_current();
+  } catch (const EngineBug&) {  // nothing to do about it here: the context is lost
+  }
   launcher_.reset();
-  end_run();
-  mem_->free(error_record_);
+  for (auto& [id, b] : buffers_) mem_->release(b.ptr);
+  mem_->release(error_record_);
 }
 
 bool CudaBackend::available(std::string* why) const {
@@ -81,7 +72,7 @@ bool CudaBackend::available(std::string* why) const {
 RunResult CudaBackend::run(const lower::Plan& plan, const ShapeEnv& env,
                            const std::map<std::string, program::HostValue>& inputs) {
   std::string why;
-  if (!mem_ || !available(&why)) throw EngineBug("the CUDA backend is unavailable: " + why);
+  if (!available(&why) || !mem_) throw EngineBug("the CUDA backend is unavailable: " + why);
   Driver::get().make_current();
   try {
     RunResult r = PlanRunner::run(plan, env, inputs);

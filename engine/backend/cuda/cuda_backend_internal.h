@@ -15,8 +15,6 @@
 
 namespace sf::backend::cuda {
 
-ElemType elem_type(DType d);
-
 class CudaBackend : public PlanRunner {
  public:
   CudaBackend();
@@ -41,10 +39,10 @@ class CudaBackend : public PlanRunner {
 
  private:
   // A contiguous device copy of a layout (its own memory when already contiguous); `owned` is
-  // freed by the destructor.
+  // released by the destructor.
   struct Dense {
     Dense(DeviceMemory& m) : mem(m) {}
-    ~Dense() { mem.free(owned); }
+    ~Dense() { mem.release(owned); }
     Dense(const Dense&) = delete;
     DeviceMemory& mem;
     const void* ptr = nullptr;

@@ -11,7 +11,6 @@
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
-#include <stdexcept>
 #include <string>
 
 #include "engine/backend/cuda/cuda_externs.h"
@@ -25,7 +24,7 @@ constexpr int kMaxRank = 16;
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) {
-    throw std::runtime_error(std::string("CUDA extern ") + what + ": " + cudaGetErrorString(e));
+    raise_extern_error(std::string("CUDA extern ") + what + ": " + cudaGetErrorString(e));
   }
 }
 
@@ -34,18 +33,30 @@ unsigned blocks_for(int64_t n) {
   return static_cast<unsigned>(b < 1 ? 1 : (b > (1 << 20) ? (1 << 20) : b));
 }
 
-// Arena memory released on scope exit (CUB temporaries and scratch arrays).
+// Arena memory released on scope exit (CUB temporaries and scratch arrays), except what keep()
+// hands to the caller once nothing can throw any more.
 class Scratch {
  public:
   explicit Scratch(DeviceArena& arena) : arena_(arena) {}
   ~Scratch() {
-    for (void* p : owned_) arena_.free(p);
+    for (void* p : owned_) arena_.release(p);
   }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
   template <typename T>
   T* get(size_t count) {
+    // Room first, so that push_back cannot throw and leak p.
+    if (owned_.size() == owned_.capacity()) owned_.reserve(2 * owned_.size() + 8);
     void* p = arena_.alloc(count * sizeof(T) > 0 ? count * sizeof(T) : 1);
     owned_.push_back(p);
     return static_cast<T*>(p);
+  }
+  template <typename T>
+  T* keep(T* p) noexcept {
+    for (void*& q : owned_) {
+      if (q == p) q = nullptr;
+    }
+    return p;
   }
 
  private:
@@ -68,7 +79,7 @@ T copy_to_host(const T* device_value) {
 template <typename FlagIt>
 int64_t select_flagged(FlagIt flags, int64_t n, DeviceArena& arena, int32_t** indices) {
   Scratch s(arena);
-  int32_t* out = static_cast<int32_t*>(arena.alloc(n * sizeof(int32_t)));
+  int32_t* out = s.get<int32_t>(n);
   int* num = s.get<int>(1);
   thrust::counting_iterator<int32_t> iota(0);
   size_t bytes = 0;
@@ -77,8 +88,9 @@ int64_t select_flagged(FlagIt flags, int64_t n, DeviceArena& arena, int32_t** in
   void* temp = s.get<char>(bytes);
   check(cub::DeviceSelect::Flagged(temp, bytes, iota, flags, out, num, static_cast<int>(n)),
         "select");
-  *indices = out;
-  return copy_to_host(num);
+  int64_t count = copy_to_host(num);
+  *indices = s.keep(out);
+  return count;
 }
 
 struct Dims {
@@ -220,7 +232,7 @@ int64_t select_truthy(const void* data, ElemType t, int64_t n, DeviceArena& aren
 void write_coordinates(const int32_t* idx, int64_t count, const std::vector<int64_t>& sizes,
                        int64_t* out) {
   if (count == 0 || sizes.empty()) return;
-  if (sizes.size() > kMaxRank) throw std::runtime_error("nonzero: rank above 16");
+  if (sizes.size() > kMaxRank) raise_extern_error("nonzero: rank above 16");
   Dims dims{static_cast<int>(sizes.size()), {}};
   for (size_t d = 0; d < sizes.size(); ++d) dims.sizes[d] = sizes[d];
   coordinates_kernel<<<blocks_for(count), kThreads>>>(idx, count, dims,
@@ -248,7 +260,7 @@ void gather_rows(const void* src, size_t elem_bytes, int64_t outer, int64_t src_
                                           static_cast<unsigned long long*>(out));
       break;
     default:
-      throw std::runtime_error("gather_rows: unsupported element size");
+      raise_extern_error("gather_rows: unsupported element size");
   }
   check(cudaGetLastError(), "gather_rows");
 }
@@ -265,8 +277,8 @@ int64_t unique_runs(const void* data, ElemType t, int64_t n, DeviceArena& arena,
   int32_t* sorted_idx = s.get<int32_t>(n);
   int32_t* offsets = s.get<int32_t>(n);
   int* num_runs = s.get<int>(1);
-  *first = static_cast<int32_t*>(arena.alloc(n * sizeof(int32_t)));
-  *counts = static_cast<int32_t*>(arena.alloc(n * sizeof(int32_t)));
+  int32_t* run_first = s.get<int32_t>(n);
+  int32_t* run_counts = s.get<int32_t>(n);
   int items = static_cast<int>(n);
   keys_kernel<<<blocks_for(n), kThreads>>>(data, t, n, keys, idx);
   check(cudaGetLastError(), "unique keys");
@@ -280,20 +292,22 @@ int64_t unique_runs(const void* data, ElemType t, int64_t n, DeviceArena& arena,
                                         end_bit),
         "sort");  // stable: equal keys keep input order
   bytes = 0;
-  check(cub::DeviceRunLengthEncode::Encode(nullptr, bytes, sorted_keys, run_keys, *counts, num_runs,
-                                           items),
+  check(cub::DeviceRunLengthEncode::Encode(nullptr, bytes, sorted_keys, run_keys, run_counts,
+                                           num_runs, items),
         "run-length encode (size)");
   temp = s.get<char>(bytes);
-  check(cub::DeviceRunLengthEncode::Encode(temp, bytes, sorted_keys, run_keys, *counts, num_runs,
+  check(cub::DeviceRunLengthEncode::Encode(temp, bytes, sorted_keys, run_keys, run_counts, num_runs,
                                            items),
         "run-length encode");
   int runs = copy_to_host(num_runs);
   bytes = 0;
-  check(cub::DeviceScan::ExclusiveSum(nullptr, bytes, *counts, offsets, runs), "scan (size)");
+  check(cub::DeviceScan::ExclusiveSum(nullptr, bytes, run_counts, offsets, runs), "scan (size)");
   temp = s.get<char>(bytes);
-  check(cub::DeviceScan::ExclusiveSum(temp, bytes, *counts, offsets, runs), "scan");
-  run_firsts_kernel<<<blocks_for(runs), kThreads>>>(sorted_idx, offsets, runs, *first);
+  check(cub::DeviceScan::ExclusiveSum(temp, bytes, run_counts, offsets, runs), "scan");
+  run_firsts_kernel<<<blocks_for(runs), kThreads>>>(sorted_idx, offsets, runs, run_first);
   check(cudaGetLastError(), "unique firsts");
+  *first = s.keep(run_first);
+  *counts = s.keep(run_counts);
   return runs;
 }
 

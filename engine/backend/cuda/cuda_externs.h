@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace sf::backend::cuda {
@@ -20,11 +21,19 @@ class DeviceArena {
   virtual ~DeviceArena() = default;
   virtual void* alloc(size_t bytes) = 0;
   virtual void free(void* p) = 0;
+  // As free(), but never throws (destructors, error paths); a failure surfaces at the next
+  // alloc() or free().
+  virtual void release(void* p) noexcept = 0;
 };
 
 // Every function runs on the legacy default stream (shared with the driver-API launches), takes
-// contiguous inputs with fewer than 2^31 elements, and throws std::runtime_error on a CUDA error.
-// Functions that return a count copy exactly that count to the host (their one sync).
+// contiguous inputs with fewer than 2^31 elements, and throws EngineBug on a CUDA error.
+// Functions that return a count copy exactly that count to the host (their one sync). On a throw,
+// nothing they allocated stays allocated.
+
+// Throws EngineBug(message). Defined in a C++ translation unit (cuda_externs_errors.cc), so the
+// nvcc-built code raises the engine's error type without including engine headers.
+[[noreturn]] void raise_extern_error(const std::string& message);
 
 // Linear indices (ascending) of the truthy elements of `data` (NaN is truthy). Returns the count;
 // *indices is an arena allocation of n entries (null when n == 0), the first `count` valid.

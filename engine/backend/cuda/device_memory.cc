@@ -31,7 +31,19 @@ void DeviceMemory::release_cache() {
   cached_bytes_ = 0;
 }
 
+void DeviceMemory::settle() {
+  if (bad_release_) {
+    bad_release_ = false;
+    throw EngineBug("freeing device memory that is not allocated");
+  }
+  if (cached_bytes_ > kMaxCachedBytes) {  // bound what idle blocks hold across many programs
+    driver_.check(driver_.api().ctx_synchronize(), "cuCtxSynchronize");
+    release_cache();
+  }
+}
+
 void* DeviceMemory::alloc(size_t bytes) {
+  settle();
   size_t c = size_class(bytes);
   void* p = nullptr;
   auto it = cached_.find(c);
@@ -60,16 +72,26 @@ void* DeviceMemory::alloc(size_t bytes) {
 }
 
 void DeviceMemory::free(void* p) {
+  if (p && !live_.count(p)) throw EngineBug("freeing device memory that is not allocated");
+  release(p);
+  settle();
+}
+
+void DeviceMemory::release(void* p) noexcept {
   if (!p) return;
   auto it = live_.find(p);
-  if (it == live_.end()) throw EngineBug("freeing device memory that is not allocated");
-  cached_.emplace(it->second, p);
-  cached_bytes_ += it->second;
-  live_bytes_ -= it->second;
+  if (it == live_.end()) {
+    bad_release_ = true;
+    return;
+  }
+  size_t c = it->second;
+  live_bytes_ -= c;
   live_.erase(it);
-  if (cached_bytes_ > kMaxCachedBytes) {  // bound what idle blocks hold across many programs
-    driver_.check(driver_.api().ctx_synchronize(), "cuCtxSynchronize");
-    release_cache();
+  try {
+    cached_.emplace(c, p);
+    cached_bytes_ += c;
+  } catch (...) {  // no host memory for the cache entry: the block goes back to the driver
+    driver_.api().mem_free(reinterpret_cast<CUdeviceptr>(p));
   }
 }
 

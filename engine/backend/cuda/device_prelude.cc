@@ -11,7 +11,8 @@ typedef unsigned long long sf_u64;
 
 // The first runtime error of a plan run: the earliest launch (seq) that failed and, within it,
 // the smallest key (error-capable node ordinal << 44 | linear iteration index): the error the
-// column-wise CPU interpreter would raise first.
+// column-wise CPU interpreter would raise first. Writers hold `lock` and publish `code` last,
+// after a fence, so a reader that sees code != 0 (then fences) sees that writer's seq and key.
 struct SfError {
   unsigned int lock;
   int code;
@@ -24,16 +25,22 @@ struct SfError {
 __device__ __noinline__ void sf_fail(SfError* e, int seq, int code, int aux, sf_u64 key,
                                      sf_i64 value) {
   volatile SfError* v = e;
-  if (v->code != 0 && (v->seq != seq || v->key <= key)) return;
+  // Lock-free early out: seq is fixed once code is set and key only decreases, so a recorded
+  // error of another launch or with a key <= ours is a real one that precedes ours.
+  if (v->code != 0) {
+    __threadfence();
+    if (v->seq != seq || v->key <= key) return;
+  }
   while (atomicCAS(&e->lock, 0u, 1u) != 0u) {
   }
   __threadfence();
   if (v->code == 0 || (v->seq == seq && key < v->key)) {
-    v->code = code;
     v->aux = aux;
     v->seq = seq;
     v->key = key;
     v->value = value;
+    __threadfence();
+    v->code = code;
   }
   __threadfence();
   atomicExch(&e->lock, 0u);

@@ -72,9 +72,11 @@ Driver::Driver() {
   char name[256] = {0};
   api_.device_get_name(name, sizeof name - 1, device_);
   name_ = name;
-  if (cc_major_ < 7) {
+  // The CUB externs are built for 7.5 and newer (BUILD.bazel): CUDA 13 has no sm_70.
+  if (cc_major_ * 10 + cc_minor_ < 75) {
     why_ = "CUDA device 0 (" + name_ + ") has compute capability " + std::to_string(cc_major_) +
-           "." + std::to_string(cc_minor_) + "; generated kernels need 7.0 or newer";
+           "." + std::to_string(cc_minor_) +
+           "; the CUDA backend needs compute capability 7.5 or newer";
     return;
   }
   if ((r = api_.primary_ctx_retain(&ctx_, device_)) != CUDA_SUCCESS) {

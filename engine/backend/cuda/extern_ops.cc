@@ -3,19 +3,17 @@
 // raises the user errors eager raises, with eager's messages.
 #include "engine/backend/cuda/cuda_backend_internal.h"
 #include "engine/base/errors.h"
+#include "engine/eager/tensor_util.h"
 #include "engine/program/schema.h"
 
 namespace sf::backend::cuda {
 
 namespace {
 
-constexpr int64_t kMaxItems = (int64_t{1} << 31) - 1;  // CUB's int item counts
+namespace ei = eager::internal;
+using ei::shape_str;
 
-std::string shape_str(const std::vector<int64_t>& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
+constexpr int64_t kMaxItems = (int64_t{1} << 31) - 1;  // CUB's int item counts
 
 [[noreturn]] void fail(const lower::Extern& e, UserErrorKind kind, const std::string& msg) {
   throw_user_error(kind, std::string(program::op_name(e.op)) + ": " + msg);
@@ -43,7 +41,7 @@ ResolvedLayout broadcast_to(const ResolvedLayout& l, const std::vector<int64_t>&
 struct Owned {
   DeviceArena& arena;
   void* p = nullptr;
-  ~Owned() { arena.free(p); }
+  ~Owned() { arena.release(p); }
 };
 
 }  // namespace
@@ -54,14 +52,11 @@ void CudaBackend::user_error(const lower::Extern& e, UserErrorKind kind, const s
 }
 
 void CudaBackend::check_numel(const lower::Extern& e, const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t s : shape) {
-    if (s == 0) return;
-    if (__builtin_mul_overflow(n, s, &n) || n > kMaxElements) {
-      user_error(e, UserErrorKind::kTooComplex,
-                 "a tensor of shape " + shape_str(shape) + " exceeds the eager limit of " +
-                     std::to_string(kMaxElements) + " elements");
-    }
+  try {
+    ei::checked_numel(ei::Call(e.op, {}), shape);
+  } catch (const UserError&) {
+    if (unchecked_launches_) check_device_error();  // an earlier kernel's error comes first
+    throw;
   }
 }
 
@@ -183,21 +178,12 @@ ExternOutputs CudaBackend::run_masked_select(const lower::Extern& e, const Resol
                                              const ResolvedLayout& mask) {
   if (mask.dtype != DType::kBool)
     user_error(e, UserErrorKind::kInvalidProgram, "mask must be a bool tensor");
-  size_t rank = std::max(a.sizes.size(), mask.sizes.size());
-  std::vector<int64_t> shape(rank, 1);
-  for (size_t d = 0; d < rank; ++d) {
-    auto size_at = [&](const ResolvedLayout& l) {
-      size_t lead = rank - l.sizes.size();
-      return d < lead ? int64_t{1} : l.sizes[d - lead];
-    };
-    int64_t x = size_at(a), y = size_at(mask);
-    if (x != y && x != 1 && y != 1) {
-      user_error(e, UserErrorKind::kShape,
-                 "cannot broadcast dim " + std::to_string(d) + ": " + std::to_string(x) + " vs " +
-                     std::to_string(y) + " (shapes " + shape_str(a.sizes) + " and " +
-                     shape_str(mask.sizes) + ")");
-    }
-    shape[d] = x == 1 ? y : x;
+  std::vector<int64_t> shape;
+  try {
+    shape = ei::broadcast_shapes(ei::Call(e.op, {}), {a.sizes, mask.sizes});
+  } catch (const UserError&) {
+    if (unchecked_launches_) check_device_error();  // an earlier kernel's error comes first
+    throw;
   }
   if (product(shape) > kMaxItems)
     user_error(e, UserErrorKind::kTooComplex, "broadcast shape too large");

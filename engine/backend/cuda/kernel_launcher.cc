@@ -3,8 +3,8 @@
 
 namespace sf::backend::cuda {
 
-KernelLauncher::KernelLauncher(const Driver& driver, NvrtcCache& cache)
-    : driver_(driver), cache_(cache) {}
+KernelLauncher::KernelLauncher(const Driver& driver, NvrtcCache& cache, DeviceArena& memory)
+    : driver_(driver), cache_(cache), memory_(memory) {}
 
 KernelLauncher::~KernelLauncher() {
   for (auto& [src, m] : modules_) driver_.api().module_unload(m.module);
@@ -16,11 +16,16 @@ const KernelLauncher::Module& KernelLauncher::module_for(const std::string& sour
   std::string cubin = cache_.cubin(source, driver_.arch(), default_nvrtc_options());
   Module m;
   driver_.check(driver_.api().module_load_data(&m.module, cubin.data()), "cuModuleLoadData");
-  driver_.check(driver_.api().module_get_function(&m.f64, m.module, kEntry64),
-                "cuModuleGetFunction");
-  driver_.check(driver_.api().module_get_function(&m.f32, m.module, kEntry32),
-                "cuModuleGetFunction");
-  return modules_.emplace(source, m).first->second;
+  try {
+    driver_.check(driver_.api().module_get_function(&m.f64, m.module, kEntry64),
+                  "cuModuleGetFunction");
+    driver_.check(driver_.api().module_get_function(&m.f32, m.module, kEntry32),
+                  "cuModuleGetFunction");
+    return modules_.emplace(source, m).first->second;
+  } catch (...) {
+    driver_.api().module_unload(m.module);
+    throw;
+  }
 }
 
 void KernelLauncher::launch(const lower::Kernel& k, const KernelCode& code,
@@ -29,7 +34,22 @@ void KernelLauncher::launch(const lower::Kernel& k, const KernelCode& code,
   LaunchGeometry g = launch_geometry(k, code, ck, inputs, output, driver_.sm_count());
   if (g.blocks == 0) return;
   int seq = static_cast<int>(launches_.size());
-  std::vector<uint64_t> block = param_block(k, code, ck, g, inputs, output, err, seq);
+  std::vector<int64_t> values = param_values(k, code, ck, g, inputs, output, seq);
+  // Values past the parameter limit go through device memory, released as soon as the launch is
+  // queued: the caching allocator only hands the block out again to later work on this stream.
+  struct Values {
+    DeviceArena& memory;
+    void* p = nullptr;
+    ~Values() { memory.release(p); }
+  } at{memory_};
+  if (code.values_in_memory) {
+    size_t bytes = values.size() * sizeof(int64_t);
+    at.p = memory_.alloc(bytes);
+    driver_.check(
+        driver_.api().memcpy_htod(reinterpret_cast<CUdeviceptr>(at.p), values.data(), bytes),
+        "cuMemcpyHtoD(" + k.name + " parameters)");
+  }
+  std::vector<uint64_t> block = param_block(code, inputs, output, err, values, at.p);
   const Module& m = module_for(code.source);
   void* params[] = {block.data()};
   driver_.check(

@@ -16,8 +16,11 @@ namespace sf::backend::cuda {
 
 class KernelLauncher {
  public:
-  KernelLauncher(const Driver& driver, NvrtcCache& cache);
+  // `memory` holds the parameter values of kernels whose SfArgs keeps them in device memory.
+  KernelLauncher(const Driver& driver, NvrtcCache& cache, DeviceArena& memory);
   ~KernelLauncher();
+  KernelLauncher(const KernelLauncher&) = delete;
+  KernelLauncher& operator=(const KernelLauncher&) = delete;
 
   // Starts a plan run: launch sequence numbers restart (the error record must be cleared too).
   void reset() { launches_.clear(); }
@@ -38,6 +41,7 @@ class KernelLauncher {
 
   const Driver& driver_;
   NvrtcCache& cache_;
+  DeviceArena& memory_;
   std::unordered_map<std::string, Module> modules_;  // by source text
   std::vector<LaunchInfo> launches_;                 // by sequence number
 };

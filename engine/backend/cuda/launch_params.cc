@@ -12,7 +12,6 @@ namespace sf::backend::cuda {
 namespace {
 
 constexpr int64_t kI32Limit = int64_t{1} << 31;
-constexpr size_t kMaxParamBytes = 4096;  // the portable kernel-parameter limit
 
 int64_t scalar_bits(const sym::Concrete& v, DType dtype) {
   switch (dtype) {
@@ -44,6 +43,18 @@ int64_t reach(const ConcreteAccess& a, const std::vector<int64_t>& sizes) {
 }
 
 }  // namespace
+
+ElemType elem_type(DType d) {
+  switch (d) {
+    case DType::kBool:
+      return ElemType::kBool;
+    case DType::kInt64:
+      return ElemType::kInt64;
+    case DType::kFloat32:
+      return ElemType::kFloat32;
+  }
+  SF_UNREACHABLE();
+}
 
 ConcreteKernel evaluate_kernel(const lower::Kernel& k, const KernelCode& code,
                                const SymbolEnv& sigma) {
@@ -92,10 +103,10 @@ LaunchGeometry launch_geometry(const lower::Kernel& k, const KernelCode& code,
   return g;
 }
 
-std::vector<uint64_t> param_block(const lower::Kernel& k, const KernelCode& code,
+std::vector<int64_t> param_values(const lower::Kernel& k, const KernelCode& code,
                                   const ConcreteKernel& ck, const LaunchGeometry& g,
                                   const std::vector<DeviceBuffer>& inputs,
-                                  const DeviceBuffer& output, void* err, int seq) {
+                                  const DeviceBuffer& output, int seq) {
   SF_CHECK(static_cast<int>(inputs.size()) == code.num_inputs) << k.name << ": input count";
   std::vector<int64_t> v(code.param_count(), 0);
   v[KernelCode::kCountSlot] = g.count;
@@ -114,17 +125,26 @@ std::vector<uint64_t> param_block(const lower::Kernel& k, const KernelCode& code
     v[code.gather_size_slot(q)] = ck.gather_sizes[q];
     v[code.gather_stride_slot(q)] = ck.gather_strides[q];
   }
+  return v;
+}
+
+std::vector<uint64_t> param_block(const KernelCode& code, const std::vector<DeviceBuffer>& inputs,
+                                  const DeviceBuffer& output, void* err,
+                                  const std::vector<int64_t>& values, const void* values_at) {
+  SF_CHECK(static_cast<int>(inputs.size()) == code.num_inputs) << "param_block: input count";
+  SF_CHECK(static_cast<int>(values.size()) == code.param_count()) << "param_block: value count";
+  SF_CHECK(!code.values_in_memory || values_at) << "param_block: values not in device memory";
   std::vector<uint64_t> block;
   for (const DeviceBuffer& b : inputs) block.push_back(reinterpret_cast<uint64_t>(b.ptr));
   block.push_back(reinterpret_cast<uint64_t>(output.ptr));
   block.push_back(reinterpret_cast<uint64_t>(err));
-  for (int64_t x : v) block.push_back(static_cast<uint64_t>(x));
-  if (block.size() * sizeof(uint64_t) > kMaxParamBytes) {
-    throw_user_error(UserErrorKind::kTooComplex,
-                     k.name + ": " + std::to_string(block.size() * sizeof(uint64_t)) +
-                         " bytes of kernel parameters exceed the CUDA limit of " +
-                         std::to_string(kMaxParamBytes));
+  if (code.values_in_memory) {
+    block.push_back(reinterpret_cast<uint64_t>(values_at));
+  } else {
+    for (int64_t x : values) block.push_back(static_cast<uint64_t>(x));
   }
+  SF_CHECK(static_cast<int>(block.size() * sizeof(uint64_t)) == code.args_bytes())
+      << "param_block: SfArgs size";
   return block;
 }
 

@@ -8,9 +8,13 @@
 #include <vector>
 
 #include "engine/backend/cuda/codegen.h"
+#include "engine/backend/cuda/cuda_externs.h"
 #include "engine/backend/runner.h"
 
 namespace sf::backend::cuda {
+
+// A dtype's element type on the device (bool as one byte).
+ElemType elem_type(DType d);
 
 // A device buffer: the plan buffer's memory, its element type and element count.
 struct DeviceBuffer {
@@ -38,8 +42,6 @@ struct ConcreteKernel {
 ConcreteKernel evaluate_kernel(const lower::Kernel& k, const KernelCode& code,
                                const SymbolEnv& sigma);
 
-inline constexpr int kBlockThreads = 256;
-
 struct LaunchGeometry {
   int64_t count = 0;    // threads' work items: iteration points, or output points of a reduction
   int64_t inner = 1;    // reduced points per output point
@@ -50,12 +52,20 @@ LaunchGeometry launch_geometry(const lower::Kernel& k, const KernelCode& code,
                                const ConcreteKernel& ck, const std::vector<DeviceBuffer>& inputs,
                                const DeviceBuffer& output, int sm_count);
 
-// SfArgs: input pointers, output pointer, error record, then v (every field 8 bytes). Throws a
-// too_complex UserError past the 4 KiB kernel-parameter limit.
-std::vector<uint64_t> param_block(const lower::Kernel& k, const KernelCode& code,
+// SfArgs::v: the launch's counts and sequence number, sizes, accesses, scalars and gather bounds
+// (KernelCode's slots).
+std::vector<int64_t> param_values(const lower::Kernel& k, const KernelCode& code,
                                   const ConcreteKernel& ck, const LaunchGeometry& g,
                                   const std::vector<DeviceBuffer>& inputs,
-                                  const DeviceBuffer& output, void* err, int seq);
+                                  const DeviceBuffer& output, int seq);
+
+// SfArgs: input pointers, output pointer, error record, then `values` inline, or, when
+// code.values_in_memory, `values_at`: a copy of them in device memory that lives until the kernel
+// has run. Every field is 8 bytes; the block never passes kMaxParamBytes.
+std::vector<uint64_t> param_block(const KernelCode& code, const std::vector<DeviceBuffer>& inputs,
+                                  const DeviceBuffer& output, void* err,
+                                  const std::vector<int64_t>& values,
+                                  const void* values_at = nullptr);
 
 // The device error record (mirrors SfError in the device prelude).
 struct ErrorRecord {
