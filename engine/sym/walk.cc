@@ -10,6 +10,19 @@ namespace sf::sym {
 
 namespace {
 
+// Trees up to this many nodes are walked without a visited set: revisiting a shared subtree is
+// cheaper than hashing, and only large DAGs can blow up.
+constexpr uint32_t kSmallTree = 64;
+
+void collect_small(const ExprRef& e, std::vector<ExprRef>& out) {
+  if (e->is_ground()) return;
+  if (e->is(ExprKind::kSymbol)) {
+    out.push_back(e);
+    return;
+  }
+  for (const ExprRef& a : e->args()) collect_small(a, out);
+}
+
 void collect(const ExprRef& e, std::unordered_set<const Expr*>& seen, std::vector<ExprRef>& out) {
   if (e->is_ground() || !seen.insert(e.get()).second) return;
   if (e->is(ExprKind::kSymbol)) {
@@ -22,10 +35,15 @@ void collect(const ExprRef& e, std::unordered_set<const Expr*>& seen, std::vecto
 }  // namespace
 
 std::vector<ExprRef> free_symbols(const ExprRef& e) {
-  std::unordered_set<const Expr*> seen;
   std::vector<ExprRef> out;
-  collect(e, seen, out);
+  if (e->size() <= kSmallTree) {
+    collect_small(e, out);
+  } else {
+    std::unordered_set<const Expr*> seen;
+    collect(e, seen, out);
+  }
   std::sort(out.begin(), out.end(), ExprLess());
+  out.erase(std::unique(out.begin(), out.end()), out.end());  // hash-consed: equal is identical
   return out;
 }
 
@@ -59,7 +77,7 @@ bool contains_kind(const ExprRef& e, ExprKind kind) {
 
 ExprRef rewrite_bottom_up(const ExprRef& root, const std::function<ExprRef(const ExprRef&)>& fn) {
   std::unordered_map<const Expr*, ExprRef> memo;
-  std::function<ExprRef(const ExprRef&)> go = [&](const ExprRef& e) -> ExprRef {
+  auto go = [&](auto& self, const ExprRef& e) -> ExprRef {
     auto it = memo.find(e.get());
     if (it != memo.end()) return it->second;
     ExprRef cur = e;
@@ -68,7 +86,7 @@ ExprRef rewrite_bottom_up(const ExprRef& root, const std::function<ExprRef(const
       args.reserve(e->num_args());
       bool changed = false;
       for (const ExprRef& a : e->args()) {
-        args.push_back(go(a));
+        args.push_back(self(self, a));
         changed = changed || args.back() != a;
       }
       if (changed) cur = rebuild(e, args);
@@ -77,15 +95,19 @@ ExprRef rewrite_bottom_up(const ExprRef& root, const std::function<ExprRef(const
     memo.emplace(e.get(), out);
     return out;
   };
-  return go(root);
+  return go(go, root);
 }
 
-ExprRef xreplace(const ExprRef& root, const ExprMap& map) {
-  if (map.empty()) return root;
+namespace {
+
+// The shared rebuild of xreplace and substitute_symbols: `lookup` returns the replacement of a
+// node or null; `skip` says a subtree cannot contain a key. Shared subtrees are rebuilt once.
+template <typename Lookup, typename Skip>
+ExprRef replace_top_down(const ExprRef& root, const Lookup& lookup, const Skip& skip) {
   std::unordered_map<const Expr*, ExprRef> memo;
-  std::function<ExprRef(const ExprRef&)> go = [&](const ExprRef& e) -> ExprRef {
-    auto hit = map.find(e);
-    if (hit != map.end()) return hit->second;
+  auto go = [&](auto& self, const ExprRef& e) -> ExprRef {
+    if (skip(e)) return e;
+    if (const ExprRef* hit = lookup(e)) return *hit;
     if (e->num_args() == 0) return e;
     auto it = memo.find(e.get());
     if (it != memo.end()) return it->second;
@@ -93,24 +115,48 @@ ExprRef xreplace(const ExprRef& root, const ExprMap& map) {
     args.reserve(e->num_args());
     bool changed = false;
     for (const ExprRef& a : e->args()) {
-      args.push_back(go(a));
+      args.push_back(self(self, a));
       changed = changed || args.back() != a;
     }
     ExprRef out = changed ? rebuild(e, args) : e;
     memo.emplace(e.get(), out);
     return out;
   };
-  return go(root);
+  return go(go, root);
+}
+
+}  // namespace
+
+ExprRef xreplace(const ExprRef& root, const ExprMap& map) {
+  if (map.empty()) return root;
+  return replace_top_down(
+      root,
+      [&](const ExprRef& e) -> const ExprRef* {
+        auto hit = map.find(e);
+        return hit == map.end() ? nullptr : &hit->second;
+      },
+      [](const ExprRef&) { return false; });
 }
 
 ExprRef substitute_symbols(const ExprRef& e, const std::function<ExprRef(const ExprRef&)>& fn) {
   if (e->is_ground()) return e;
-  ExprMap map;
+  // A handful of symbols: a flat list beats a hash map.
+  std::vector<std::pair<ExprRef, ExprRef>> subst;
   for (const ExprRef& s : free_symbols(e)) {
     ExprRef r = fn(s);
-    if (r && r != s) map.emplace(s, r);
+    if (r && r != s) subst.emplace_back(s, std::move(r));
   }
-  return xreplace(e, map);
+  if (subst.empty()) return e;
+  return replace_top_down(
+      e,
+      [&](const ExprRef& x) -> const ExprRef* {
+        if (!x->is(ExprKind::kSymbol)) return nullptr;
+        for (const auto& [from, to] : subst) {
+          if (from == x) return &to;
+        }
+        return nullptr;
+      },
+      [](const ExprRef& x) { return x->is_ground(); });
 }
 
 }  // namespace sf::sym

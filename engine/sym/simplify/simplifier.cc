@@ -32,7 +32,7 @@ bool is_zero(const ExprRef& e) {
 
 ExprRef Simplifier::pass(const ExprRef& root) {
   std::unordered_map<const Expr*, ExprRef> memo;
-  std::function<ExprRef(const ExprRef&)> go = [&](const ExprRef& e) -> ExprRef {
+  auto go = [&](auto& self, const ExprRef& e) -> ExprRef {
     auto it = memo.find(e.get());
     if (it != memo.end()) return it->second;
     ExprRef cur = e;
@@ -41,7 +41,7 @@ ExprRef Simplifier::pass(const ExprRef& root) {
       args.reserve(e->num_args());
       bool changed = false;
       for (size_t i = 0; i < e->num_args(); ++i) {
-        ExprRef a = go(e->arg(i));
+        ExprRef a = self(self, e->arg(i));
         // A divisor that simplifies to 0 means the input is undefined there; keep the original
         // divisor rather than build a division by a literal zero.
         if (i == 1 && is_division(e) && is_zero(a)) a = e->arg(i);
@@ -54,7 +54,7 @@ ExprRef Simplifier::pass(const ExprRef& root) {
     memo.emplace(e.get(), out);
     return out;
   };
-  return go(root);
+  return go(go, root);
 }
 
 ExprRef Simplifier::apply_rule(const ExprRef& e) {
