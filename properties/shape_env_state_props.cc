@@ -8,6 +8,7 @@
 #include "engine/base/errors.h"
 #include "engine/shape_env/shape_env.h"
 #include "engine/sym/make.h"
+#include "fuzz/gen/shape_env_gen.h"
 #include "oracles/invariants/shape_env_invariants.h"
 
 namespace sf {
@@ -55,23 +56,6 @@ void check_all(Sut& sut, const ShapeEnvSnapshot& before) {
 
 using Cmd = rc::state::Command<Model, Sut>;
 
-SymBool relation(int op, const SymInt& a, const SymInt& b) {
-  switch (op % 6) {
-    case 0:
-      return sym_eq(a, b);
-    case 1:
-      return sym_ne(a, b);
-    case 2:
-      return sym_lt(a, b);
-    case 3:
-      return sym_le(a, b);
-    case 4:
-      return sym_gt(a, b);
-    default:
-      return sym_ge(a, b);
-  }
-}
-
 // A condition over existing slots: slot_a (+ c) op slot_b | constant | (slot_a % m).
 struct CondSpec {
   size_t a = 0, b = 0;
@@ -82,13 +66,13 @@ struct CondSpec {
     const SymInt& y = sut.ints[b];
     switch (shape % 4) {
       case 0:
-        return relation(op, x + SymInt(c), y);
+        return fuzz::relation(op, x + SymInt(c), y);
       case 1:
-        return relation(op, x, SymInt(c));
+        return fuzz::relation(op, x, SymInt(c));
       case 2:
         return sym_eq(mod(x, SymInt(c == 0 ? 2 : (c < 0 ? -c + 1 : c + 1))), SymInt(0));
       default:
-        return relation(op, x * SymInt(c == 0 ? 2 : c), y + SymInt(1));
+        return fuzz::relation(op, x * SymInt(c == 0 ? 2 : c), y + SymInt(1));
     }
   }
   static CondSpec gen(const Model& m) {
@@ -96,7 +80,7 @@ struct CondSpec {
     size_t n = m.unbacked.size();
     s.a = *rc::gen::inRange<size_t>(0, n);
     s.b = *rc::gen::inRange<size_t>(0, n);
-    s.op = *rc::gen::inRange(0, 6);
+    s.op = *rc::gen::inRange(0, static_cast<int>(fuzz::kNumRelations));
     s.shape = *rc::gen::inRange(0, 4);
     s.c = *rc::gen::inRange<int64_t>(-4, 9);
     return s;

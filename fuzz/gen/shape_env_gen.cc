@@ -9,12 +9,8 @@
 
 namespace sf::fuzz {
 
-namespace {
-
-const char* kRelOps[] = {"==", "!=", "<", "<=", ">", ">="};
-
 SymBool relation(size_t op, const SymInt& a, const SymInt& b) {
-  switch (op) {
+  switch (op % kNumRelations) {
     case 0:
       return sym_eq(a, b);
     case 1:
@@ -30,7 +26,10 @@ SymBool relation(size_t op, const SymInt& a, const SymInt& b) {
   }
 }
 
-}  // namespace
+const char* relation_name(size_t op) {
+  static const char* const kNames[kNumRelations] = {"==", "!=", "<", "<=", ">", ">="};
+  return kNames[op % kNumRelations];
+}
 
 DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
                            std::vector<std::string>* script) {
@@ -81,28 +80,29 @@ DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
           break;
         }
         case 3: {  // check(...)
-          size_t a = pick(), b = pick(), r = src.pick(6);
+          size_t a = pick(), b = pick(), r = src.pick(kNumRelations);
           int64_t c = src.range(-3, 3);
           log([&] {
-            return "check (" + ref(a) + " + " + std::to_string(c) + ") " + kRelOps[r] + " " +
+            return "check (" + ref(a) + " + " + std::to_string(c) + ") " + relation_name(r) + " " +
                    ref(b);
           });
           env.check(relation(r, ints[a] + SymInt(c), ints[b]), "generated check");
           break;
         }
         case 4: {  // a guard (DDE on unbacked is a user error)
-          size_t a = pick(), r = src.pick(6);
+          size_t a = pick(), r = src.pick(kNumRelations);
           int64_t c = src.range(0, 8);
-          log([&] { return "guard " + ref(a) + " " + kRelOps[r] + " " + std::to_string(c); });
+          log([&] { return "guard " + ref(a) + " " + relation_name(r) + " " + std::to_string(c); });
           env.guard_bool(relation(r, ints[a], SymInt(c)));
           break;
         }
         case 5: {  // static queries and fallbacks
-          size_t a = pick(), b = pick(), r1 = src.pick(6), c = pick(), r2 = src.pick(6), d = pick();
+          size_t a = pick(), b = pick(), r1 = src.pick(kNumRelations), c = pick(),
+                 r2 = src.pick(kNumRelations), d = pick();
           int64_t k = src.range(0, 4), m = src.range(0, 7);
           log([&] {
-            return "static " + ref(a) + " " + kRelOps[r1] + " " + ref(b) + " | " + ref(c) + " " +
-                   kRelOps[r2] + " " + std::to_string(k) + " | (" + ref(d) + " * 4 + " +
+            return "static " + ref(a) + " " + relation_name(r1) + " " + ref(b) + " | " + ref(c) +
+                   " " + relation_name(r2) + " " + std::to_string(k) + " | (" + ref(d) + " * 4 + " +
                    std::to_string(m) + ") // 4";
           });
           env.statically_known_true(relation(r1, ints[a], ints[b]));

@@ -12,6 +12,12 @@
 
 namespace sf::fuzz {
 
+// The six comparisons by index (==, !=, <, <=, >, >=), shared by the ShapeEnv generators;
+// indices past 5 wrap around. relation_name gives the operator as written in Python.
+constexpr size_t kNumRelations = 6;
+SymBool relation(size_t op, const SymInt& a, const SymInt& b);
+const char* relation_name(size_t op);
+
 struct DriveStats {
   int64_t calls = 0;
   int64_t user_errors = 0;
