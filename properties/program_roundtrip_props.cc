@@ -24,17 +24,6 @@ using Scope = std::set<std::string>;
 int pick(int lo, int hi) { return *rc::gen::inRange(lo, hi + 1); }  // inclusive
 bool coin() { return *rc::gen::arbitrary<bool>(); }
 
-// The ops with operator syntax (an infix flag on any other op is not representable in text).
-bool has_operator(OpKind op) {
-  for (OpKind k :
-       {OpKind::kAdd, OpKind::kSub, OpKind::kMul, OpKind::kDiv, OpKind::kFloorDiv,
-        OpKind::kRemainder, OpKind::kEq, OpKind::kNe, OpKind::kLt, OpKind::kLe, OpKind::kGt,
-        OpKind::kGe, OpKind::kLogicalAnd, OpKind::kLogicalOr, OpKind::kLogicalNot, OpKind::kNeg}) {
-    if (k == op) return true;
-  }
-  return false;
-}
-
 // Variable names, including op names and data-generator words (legal as variables).
 std::string gen_name() {
   static const std::vector<std::string> kNames = {"a",   "b",    "c",     "x1",      "y_2", "_t",
@@ -91,7 +80,8 @@ ExprPtr gen_call(const Scope& scope, int depth) {
   }
   // Keyword order is free, and the AST keeps it.
   for (size_t i = kwargs.size(); i > 1; --i) std::swap(kwargs[i - 1], kwargs[pick(0, i - 1)]);
-  bool infix = has_operator(op) && kwargs.empty() && args.size() == s.params.size() && coin();
+  bool infix =
+      has_operator_syntax(op) && kwargs.empty() && args.size() == s.params.size() && coin();
   return Expr::call(op, std::move(args), std::move(kwargs), infix);
 }
 

@@ -48,6 +48,17 @@ const Infix* operator_form(const Expr& e) {
   return nullptr;
 }
 
+}  // namespace
+
+bool has_operator_syntax(OpKind op) {
+  for (const Infix& f : kInfix) {
+    if (f.op == op) return true;
+  }
+  return false;
+}
+
+namespace {
+
 int prec_of(const Expr& e) {
   const Infix* f = operator_form(e);
   return f ? f->prec : kAtom;

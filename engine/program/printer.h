@@ -12,5 +12,8 @@ std::string print_program(const Program& program);  // every line ends with '\n'
 std::string print_expr(const Expr& expr);
 std::string print_input(const InputDecl& decl);            // one line, no '\n'
 std::string print_stmt(const Stmt& stmt, int indent = 0);  // its lines, each ending with '\n'
+// True for the ops with operator syntax (`+`, `~`, `==`...); an infix flag on any other op is
+// not representable in text.
+bool has_operator_syntax(OpKind op);
 
 }  // namespace sf::program

@@ -40,17 +40,6 @@ ExprPtr arg_for(ParamKind kind) {
   return Expr::none();
 }
 
-// Only these ops have operator syntax; an infix flag elsewhere is not representable in text.
-bool has_operator(OpKind op) {
-  for (OpKind k :
-       {OpKind::kAdd, OpKind::kSub, OpKind::kMul, OpKind::kDiv, OpKind::kFloorDiv,
-        OpKind::kRemainder, OpKind::kEq, OpKind::kNe, OpKind::kLt, OpKind::kLe, OpKind::kGt,
-        OpKind::kGe, OpKind::kLogicalAnd, OpKind::kLogicalOr, OpKind::kLogicalNot, OpKind::kNeg}) {
-    if (k == op) return true;
-  }
-  return false;
-}
-
 Stmt assign(std::string name, ExprPtr value) {
   Stmt s;
   s.targets = {std::move(name)};
@@ -95,7 +84,7 @@ Program every_op_program() {
     }
     p.body.push_back(assign(s.name + "_req", Expr::call(op, required)));
     p.body.push_back(assign(s.name + "_all", Expr::call(op, all, kwargs)));
-    if (has_operator(op)) {
+    if (has_operator_syntax(op)) {
       p.body.push_back(assign(s.name + "_infix", Expr::call(op, required, {}, /*infix=*/true)));
     }
   }

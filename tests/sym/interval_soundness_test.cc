@@ -11,19 +11,12 @@
 
 #include "engine/sym/interval.h"
 #include "engine/sym/numeric.h"
+#include "tests/sym/range_literals.h"
 
 namespace sf::sym {
 namespace {
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-constexpr double kInf = std::numeric_limits<double>::infinity();
-const ExtInt kOo = ExtInt::pos_inf(), kNegOo = ExtInt::neg_inf();
-const ValueRange kTrue = ValueRange::exact_bool(true), kFalse = ValueRange::exact_bool(false);
-const ValueRange kEither = ValueRange::unknown_bool();
-
-ValueRange R(ExtInt lo, ExtInt hi) { return ValueRange::ints(lo, hi); }
-ValueRange F(double lo, double hi) { return ValueRange::floats(lo, hi); }
+using namespace test;  // NOLINT: range literals
 
 // All sub-intervals of [-4, 4], plus half-infinite and unknown ranges.
 std::vector<ValueRange> SweepRanges() {

@@ -12,19 +12,12 @@
 #include <vector>
 
 #include "engine/base/errors.h"
+#include "tests/sym/range_literals.h"
 
 namespace sf::sym {
 namespace {
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-constexpr double kInf = std::numeric_limits<double>::infinity();
-const ExtInt kOo = ExtInt::pos_inf(), kNegOo = ExtInt::neg_inf();
-const ValueRange kTrue = ValueRange::exact_bool(true), kFalse = ValueRange::exact_bool(false);
-const ValueRange kEither = ValueRange::unknown_bool();
-
-ValueRange R(ExtInt lo, ExtInt hi) { return ValueRange::ints(lo, hi); }
-ValueRange F(double lo, double hi) { return ValueRange::floats(lo, hi); }
+using namespace test;  // NOLINT: range literals
 
 template <typename T>
 struct Case {
