@@ -5,18 +5,6 @@
 namespace sf::eager::testing {
 namespace {
 
-std::vector<HostValue> run(const Inputs& in, std::vector<Stmt> body) {
-  return run_eager(program_of(in, std::move(body)), in).outputs;
-}
-
-void expect_outputs(const std::vector<HostValue>& got, const std::vector<HostValue>& want) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t k = 0; k < got.size(); ++k) {
-    EXPECT_TRUE(same(got[k], want[k]))
-        << "output " << k << "\nOutput: " << show(got[k]) << "\nExpected: " << show(want[k]);
-  }
-}
-
 TEST(Interpreter, AssignAndReturnSeveral) {
   Inputs in{{"x", I64({2}, {4, 5})}};
   expect_outputs(run(in, {assign("y", C(OpKind::kAdd, {V("x"), I(1)})),

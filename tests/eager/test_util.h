@@ -144,6 +144,11 @@ inline HostValue eval(ExprPtr e, const Inputs& inputs = {}) {
   return r.outputs.empty() ? HostValue{} : r.outputs[0];
 }
 
+// Runs a program over the inputs and returns its outputs.
+inline std::vector<HostValue> run(const Inputs& inputs, std::vector<Stmt> body) {
+  return run_eager(program_of(inputs, std::move(body)), inputs).outputs;
+}
+
 // Full-precision printing of every element (HostValue::str abbreviates).
 inline std::string show(const HostValue& v) {
   std::ostringstream out;
@@ -205,6 +210,15 @@ inline bool same(const HostValue& a, const HostValue& b) {
     }
   }
   return false;
+}
+
+// Expects the outputs to equal `want` exactly (`same`: NaN equals NaN).
+inline void expect_outputs(const std::vector<HostValue>& got, const std::vector<HostValue>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    EXPECT_TRUE(same(got[k], want[k]))
+        << "output " << k << "\nOutput: " << show(got[k]) << "\nExpected: " << show(want[k]);
+  }
 }
 
 // One table row: an expression over the test's inputs and its exact expected value.
