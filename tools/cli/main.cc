@@ -68,8 +68,9 @@ commands:
       backends; prints agree/DIFFER per file; exit 0 when all agree, 1 otherwise, 4 when CUDA
       is unavailable
   bench-shape-env [--seed S] [--steps K] [--runs R] [--export FILE]
-      times a recorded trace-shaped ShapeEnv operation sequence (median of R runs, ops/s) and
-      writes it to FILE for tools/bench/pytorch_shape_env.py (the same sequence on PyTorch)
+      times a seeded trace-shaped ShapeEnv operation sequence, generator included (median of
+      R runs, ops/s), and writes it to FILE for tools/bench/pytorch_shape_env.py (the same
+      sequence on PyTorch)
   fuzz-shape-env [--seconds N] [--seed S] [--steps K]
       random ShapeEnv call sequences checked against the ShapeEnv invariants (spec §8) and
       event-log replay; prints a reproducer seed on the first violation
