@@ -1,17 +1,17 @@
-// The pipeline driver: eager reference, trace, structural oracles, re-propagation with
-// rebinding, runtime-assert insertion and DCE, ending in a verdict. Every stage's artefacts are
-// kept for printing (`shapefuzz run`) and for later stages (lowering, backends).
+// The oracle pipeline: the engine's one pipeline (engine/compile/pipeline.h) with the structural
+// oracles registered as stage observers, the eager reference beside it, and the differential on
+// the outcome, ending in a verdict. Every stage's artefacts are kept for printing and reports.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/compile/pipeline.h"
 #include "engine/eager/eager.h"
-#include "engine/lower/plan.h"
-#include "engine/graph/passes/runtime_asserts.h"
-#include "engine/graph/tracer.h"
 #include "oracles/verdict.h"
 
 namespace sf::oracles {
@@ -22,21 +22,22 @@ struct PipelineOptions {
   // Lower the final graph and run it on this backend, comparing with eager (null: stop before
   // lowering).
   backend::Backend* backend = nullptr;
+  // More observers (a printer, a collector), called before the oracles' own at each stage.
+  std::vector<std::pair<compile::Stage, compile::StageObserver>> observers;
 };
 
 struct PipelineResult {
   Verdict verdict;
   // Eager reference: outputs, or the user error it raised.
   std::optional<eager::EagerResult> eager;
-  std::string eager_error_kind, eager_error;
-  // Trace artefacts (absent when tracing was rejected).
-  std::unique_ptr<graph::Trace> trace;
-  std::string traced_graph;                 // printed right after tracing
+  std::optional<UserErrorInfo> eager_error;
+  // Stage artefacts (absent when the pipeline ended before producing them).
+  std::unique_ptr<graph::Trace> trace;      // ShapeEnv, fake mode, the graph as traced
   std::optional<graph::Graph> final_graph;  // re-propagated, asserts inserted, DCE'd
   graph::RuntimeAssertReport asserts;
   std::optional<lower::Plan> plan;
-  std::optional<backend::RunResult> run;       // the compiled run, when it completed
-  std::string run_error_kind, run_error;       // or the user error it raised
+  std::optional<backend::RunResult> run;   // the compiled run, when it completed
+  std::optional<UserErrorInfo> run_error;  // or the user error it raised
 };
 
 PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& opts = {});

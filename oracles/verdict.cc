@@ -3,10 +3,10 @@
 
 namespace sf::oracles {
 
-Verdict Verdict::rejected(std::string kind, std::string stage, std::string message) {
+Verdict Verdict::rejected(UserErrorKind kind, std::string stage, std::string message) {
   Verdict v;
   v.kind = Kind::kRejected;
-  v.error_kind = std::move(kind);
+  v.error_kind = kind;
   v.stage = std::move(stage);
   v.message = std::move(message);
   return v;
@@ -26,7 +26,8 @@ std::string Verdict::str() const {
     case Kind::kPass:
       return "pass";
     case Kind::kRejected:
-      return "rejected(" + error_kind + ") at " + stage + ": " + message;
+      return std::string("rejected(") + user_error_kind_name(error_kind) + ") at " + stage + ": " +
+             message;
     case Kind::kFail: {
       std::string out = "FAIL at " + stage + ": " + message;
       if (!violations.empty()) out += "\n" + violations_str(violations);
@@ -41,7 +42,7 @@ std::string Verdict::bucket() const {
     case Kind::kPass:
       return "pass";
     case Kind::kRejected:
-      return "rejected:" + error_kind;
+      return std::string("rejected:") + user_error_kind_name(error_kind);
     case Kind::kFail:
       return "fail:" + (violations.empty() ? stage : violations[0].invariant);
   }
@@ -53,7 +54,9 @@ bool matches_expectation(const Verdict& v, const std::string& expect) {
   if (expect.rfind("error ", 0) != 0) return false;
   std::string rest = expect.substr(6);
   std::string kind = rest.substr(0, rest.find(' '));
-  if (v.kind != Verdict::Kind::kRejected || v.error_kind != kind) return false;
+  if (v.kind != Verdict::Kind::kRejected || user_error_kind_by_name(kind) != v.error_kind) {
+    return false;
+  }
   size_t q = rest.find('"');
   if (q == std::string::npos) return true;
   size_t q2 = rest.rfind('"');

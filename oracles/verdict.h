@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/errors.h"
 #include "oracles/invariants/shape_env_invariants.h"
 
 namespace sf::oracles {
@@ -12,13 +13,13 @@ namespace sf::oracles {
 struct Verdict {
   enum class Kind { kPass, kRejected, kFail };
   Kind kind = Kind::kPass;
-  std::string error_kind;             // kRejected: the user error kind name (engine/base/errors.cc)
+  UserErrorKind error_kind{};         // kRejected: the user error's kind
   std::string stage;                  // where it was decided: "trace", "eager", "oracles", ...
   std::string message;                // kRejected: the user error message; kFail: details
   std::vector<Violation> violations;  // kFail from invariant checkers
 
   static Verdict pass() { return Verdict(); }
-  static Verdict rejected(std::string kind, std::string stage, std::string message);
+  static Verdict rejected(UserErrorKind kind, std::string stage, std::string message);
   static Verdict fail(std::string stage, std::string message, std::vector<Violation> vs = {});
   std::string str() const;  // "pass", "rejected(check_failed) at trace: ...", "FAIL(INV-6) ..."
   // The short bucket used for deduplication: "pass", "rejected:<kind>", "fail:<oracle>".

@@ -1,6 +1,7 @@
 // The backend interface: execute a wrapper plan on concrete inputs with a runtime symbol
 // environment σ. User-visible runtime failures (a failed runtime assert, an out-of-range gather,
-// an integer division by zero) are UserErrors; a failed guard is GuardFailed (recompile).
+// an integer division by zero) are UserErrors; a failed guard is GuardFailed (recompile); a
+// backend this machine cannot run raises Unavailable.
 #pragma once
 
 #include <map>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/errors.h"
 #include "engine/lower/plan.h"
 #include "engine/program/host_value.h"
 #include "engine/shape_env/shape_env.h"
@@ -19,10 +21,11 @@ namespace sf::backend {
 using program::DType;
 using sym::ExprRef;
 
-// The inputs violate a guard of the plan: the program must be traced again for them.
-class GuardFailed : public std::runtime_error {
+// The inputs violate a guard of the plan: the program must be traced again for them (a user
+// error for a caller that runs a plan directly; CompiledProgram retraces instead).
+class GuardFailed : public UserError {
  public:
-  explicit GuardFailed(const std::string& m) : std::runtime_error(m) {}
+  explicit GuardFailed(const std::string& m) : UserError(UserErrorKind::kGuardFailed, m) {}
 };
 
 struct RunResult {

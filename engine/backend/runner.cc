@@ -157,10 +157,48 @@ std::string violated_assumption(const lower::Plan& plan, const SymbolEnv& sigma)
   return "";
 }
 
+// Bad inputs are the caller's error, never an abort: every input the plan reads must be given,
+// with the kind, dtype and rank it was traced for (sizes are the guards' business).
+void check_inputs(const lower::Plan& plan,
+                  const std::map<std::string, program::HostValue>& inputs) {
+  auto find = [&](const std::string& name) -> const program::HostValue& {
+    auto it = inputs.find(name);
+    if (it == inputs.end()) {
+      throw_user_error(UserErrorKind::kInvalidProgram,
+                       "no value given for input '" + name + "': pass every program input");
+    }
+    return it->second;
+  };
+  for (const lower::Buffer& b : plan.buffers) {
+    if (b.input_name.empty()) continue;
+    const program::HostValue& v = find(b.input_name);
+    if (v.kind != program::HostValue::Kind::kTensor || v.tensor.dtype != b.dtype ||
+        v.tensor.sizes.size() != b.sizes.size()) {
+      throw_user_error(UserErrorKind::kInvalidProgram,
+                       "input '" + b.input_name + "' is " + v.str().substr(0, 60) +
+                           " but the plan was traced for a " + program::dtype_name(b.dtype) +
+                           " tensor of rank " + std::to_string(b.sizes.size()));
+    }
+  }
+  for (const Step& s : plan.steps) {
+    if (s.kind != Step::Kind::kBindInput) continue;
+    const program::HostValue& v = find(s.input_name);
+    bool tensor_path = s.path.size() == 2;
+    if (tensor_path != (v.kind == program::HostValue::Kind::kTensor) ||
+        v.kind == program::HostValue::Kind::kTuple) {
+      throw_user_error(UserErrorKind::kInvalidProgram,
+                       "input '" + s.input_name + "' is " + v.str().substr(0, 60) +
+                           " but the plan " +
+                           (tensor_path ? "reads its sizes" : "expects a scalar"));
+    }
+  }
+}
+
 }  // namespace
 
 RunResult PlanRunner::run(const lower::Plan& plan, const ShapeEnv& env,
                           const std::map<std::string, program::HostValue>& inputs) {
+  check_inputs(plan, inputs);
   SymbolEnv sigma(env);
   RunResult result;
   begin_run();
@@ -170,10 +208,7 @@ RunResult PlanRunner::run(const lower::Plan& plan, const ShapeEnv& env,
   } end{this};
   for (const lower::Buffer& b : plan.buffers) {
     if (b.input_name.empty()) continue;
-    const program::HostValue& v = inputs.at(b.input_name);
-    SF_CHECK(v.kind == program::HostValue::Kind::kTensor)
-        << "input " << b.input_name << " is not a tensor";
-    upload_input(b.id, v.tensor);
+    upload_input(b.id, inputs.at(b.input_name).tensor);
   }
   std::vector<ExternOutputs> extern_outputs(plan.externs.size());
   for (const Step& s : plan.steps) {

@@ -1,40 +1,39 @@
 // Names for user-error kinds (used by verdicts, reports and corpus expectations).
 #include "engine/base/errors.h"
 
+#include <ostream>
+
 namespace sf {
 
 const char* user_error_kind_name(UserErrorKind kind) {
   switch (kind) {
-    case UserErrorKind::kParse:
-      return "parse";
-    case UserErrorKind::kInvalidProgram:
-      return "invalid_program";
-    case UserErrorKind::kShape:
-      return "shape";
-    case UserErrorKind::kDataDependentGuard:
-      return "data_dependent_guard";
-    case UserErrorKind::kCheckFailed:
-      return "check_failed";
-    case UserErrorKind::kRuntimeAssertFailed:
-      return "runtime_assert_failed";
-    case UserErrorKind::kValueRange:
-      return "value_range";
-    case UserErrorKind::kValue:
-      return "value";
-    case UserErrorKind::kIndex:
-      return "index";
-    case UserErrorKind::kZeroDivision:
-      return "zero_division";
-    case UserErrorKind::kTooComplex:
-      return "too_complex";
-    case UserErrorKind::kUnsupported:
-      return "unsupported";
+#define SF_USER_ERROR_NAME(e, name) \
+  case UserErrorKind::e:            \
+    return name;
+    SF_USER_ERROR_KINDS(SF_USER_ERROR_NAME)
+#undef SF_USER_ERROR_NAME
   }
   return "unknown";
 }
 
+std::ostream& operator<<(std::ostream& os, UserErrorKind kind) {
+  return os << user_error_kind_name(kind);
+}
+
+std::optional<UserErrorKind> user_error_kind_by_name(std::string_view name) {
+#define SF_USER_ERROR_MATCH(e, n) \
+  if (name == n) return UserErrorKind::e;
+  SF_USER_ERROR_KINDS(SF_USER_ERROR_MATCH)
+#undef SF_USER_ERROR_MATCH
+  return std::nullopt;
+}
+
 void throw_user_error(UserErrorKind kind, const std::string& message) {
   throw UserError(kind, message);
+}
+
+std::string UserErrorInfo::str() const {
+  return std::string(user_error_kind_name(kind)) + ": " + message;
 }
 
 }  // namespace sf

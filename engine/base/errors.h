@@ -1,29 +1,43 @@
-// The user-error channel: typed, catchable exceptions whose messages name the operands and say
-// what to do. Engine bugs that PyTorch reports as exceptions derive from EngineBug instead.
+// The three error channels that may leave a public entry point: UserError(kind) for anything a
+// user's program, inputs or call sequence can provoke; EngineBug (and SF_CHECK aborts, check.h)
+// for broken internal invariants; Unavailable for a capability this machine lacks.
 #pragma once
 
+#include <iosfwd>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace sf {
 
-// Every kind of error a user's program (or API call sequence) can legitimately provoke.
+// Every kind of error a user's program (or API call sequence) can legitimately provoke:
+// SF_USER_ERROR_KIND(Enum, "name used in verdicts, reports and corpus expectations").
+#define SF_USER_ERROR_KINDS(X)                                                                 \
+  X(kParse, "parse")                               /* malformed .sfz text */                   \
+  X(kInvalidProgram, "invalid_program")            /* undefined names, arity, types, inputs */ \
+  X(kShape, "shape")                               /* rank, broadcast, out-of-range dim */     \
+  X(kDataDependentGuard, "data_dependent_guard")   /* GuardOnDataDependentSymNode */           \
+  X(kCheckFailed, "check_failed")                  /* check(...) statically/eagerly false */   \
+  X(kRuntimeAssertFailed, "runtime_assert_failed") /* a deferred assert fails on real data */  \
+  X(kGuardFailed, "guard_failed")                  /* inputs violate a plan's guards */        \
+  X(kValueRange, "value_range")                    /* contradictory range constraints */       \
+  X(kValue, "value")                               /* bad argument values */                   \
+  X(kIndex, "index")                               /* index out of bounds on concrete data */  \
+  X(kZeroDivision, "zero_division")                /* int division/modulo by zero */           \
+  X(kTooComplex, "too_complex")                    /* beyond the engine's size limits */       \
+  X(kUnsupported, "unsupported")                   /* deliberately not modelled */
+
 enum class UserErrorKind {
-  kParse,                // malformed .sfz text
-  kInvalidProgram,       // well-formed text that names undefined values, wrong arity, bad types
-  kShape,                // shapes that do not fit the op (rank, broadcast, out-of-range dim)
-  kDataDependentGuard,   // GuardOnDataDependentSymNode
-  kCheckFailed,          // a check(...) or torch._check that is statically false / false in eager
-  kRuntimeAssertFailed,  // a deferred runtime assert that fails on real data
-  kValueRange,           // contradictory range constraints (empty interval)
-  kValue,                // bad argument values (e.g. max < min in constrain_range)
-  kIndex,                // index out of bounds on concrete data
-  kZeroDivision,         // integer division or modulo by zero on concrete data
-  kTooComplex,           // expression or tensor beyond the engine's size limits
-  kUnsupported,          // a feature the engine deliberately does not model
+#define SF_USER_ERROR_ENUM(e, name) e,
+  SF_USER_ERROR_KINDS(SF_USER_ERROR_ENUM)
+#undef SF_USER_ERROR_ENUM
 };
 
 const char* user_error_kind_name(UserErrorKind kind);
+std::ostream& operator<<(std::ostream& os, UserErrorKind kind);  // its name
+// The kind with that name ("check_failed"), if any.
+std::optional<UserErrorKind> user_error_kind_by_name(std::string_view name);
 
 class UserError : public std::runtime_error {
  public:
@@ -42,8 +56,9 @@ class GuardOnDataDependentSymNode : public UserError {
       : UserError(UserErrorKind::kDataDependentGuard, message) {}
 };
 
-// An engine bug that the reference semantics raise as an exception (so tests can observe it).
-// Harness drivers never swallow these: they are crashes.
+// A broken internal invariant that is raised rather than aborted on (the reference semantics
+// raise some, e.g. PendingUnbackedSymbolNotFound, so tests can observe them). Always a finding:
+// harness drivers never turn one into a rejection.
 class EngineBug : public std::logic_error {
  public:
   explicit EngineBug(const std::string& message) : std::logic_error(message) {}
@@ -55,6 +70,20 @@ class PendingUnbackedSymbolNotFound : public EngineBug {
   explicit PendingUnbackedSymbolNotFound(const std::string& message) : EngineBug(message) {}
 };
 
+// A capability this machine does not have (no GPU or driver, no NVRTC, no torch): neither the
+// user's fault nor an engine bug. The message says what is missing and how to get it.
+class Unavailable : public std::runtime_error {
+ public:
+  explicit Unavailable(const std::string& message) : std::runtime_error(message) {}
+};
+
 [[noreturn]] void throw_user_error(UserErrorKind kind, const std::string& message);
+
+// A user error as a value: what verdicts and reports keep once the exception is caught.
+struct UserErrorInfo {
+  UserErrorKind kind;
+  std::string message;
+  std::string str() const;  // "check_failed: line 3: ..."
+};
 
 }  // namespace sf

@@ -1,45 +1,57 @@
-// Compilation (trace -> re-propagate -> asserts -> DCE -> lower) and guard-based plan reuse.
+// Guard-based plan reuse over the one pipeline: a new specialization is the pipeline run to
+// completion on the new inputs; later inputs try the cached plans first.
 #include "engine/compile/compiled_program.h"
 
-#include "engine/base/check.h"
-#include "engine/graph/passes/dce.h"
-#include "engine/graph/passes/repropagate.h"
-#include "engine/graph/passes/runtime_asserts.h"
-#include "engine/lower/lowering.h"
-#include "engine/program/input_data.h"
+#include "engine/base/errors.h"
 
 namespace sf::compile {
 
-CompiledEntry compile_program(const program::Program& p, const ShapeEnvSettings& settings) {
-  CompiledEntry e;
-  graph::TraceOptions opts;
-  opts.settings = settings;
-  e.trace = std::make_unique<graph::Trace>(graph::trace_program(p, opts));
-  e.graph = std::make_unique<graph::Graph>(graph::repropagate(*e.trace));
-  graph::insert_runtime_asserts(*e.graph, *e.trace->env);
-  graph::eliminate_dead_code(*e.graph, *e.trace->env);
-  e.plan = lower::lower_graph(*e.graph, *e.trace);
-  return e;
+namespace {
+
+[[noreturn]] void bad_input(const std::string& name, const std::string& what) {
+  throw_user_error(UserErrorKind::kInvalidProgram, "input '" + name + "': " + what);
 }
+
+}  // namespace
 
 program::Program with_inputs(const program::Program& p,
                              const std::map<std::string, program::HostValue>& inputs) {
   program::Program out = p;
   for (program::InputDecl& in : out.inputs) {
     auto it = inputs.find(in.name);
-    SF_CHECK(it != inputs.end()) << "no value for input " << in.name;
+    if (it == inputs.end()) bad_input(in.name, "no value given; pass every program input");
     const program::HostValue& v = it->second;
     in.data = program::DataSpec();
     in.data.kind = program::DataSpec::Kind::kLiteral;
     if (in.is_tensor) {
-      SF_CHECK(v.kind == program::HostValue::Kind::kTensor) << "input " << in.name << " is a tensor";
-      SF_CHECK(v.tensor.sizes.size() == in.sizes.size()) << "input " << in.name << " changed rank";
+      if (v.kind != program::HostValue::Kind::kTensor) bad_input(in.name, "expected a tensor");
+      if (v.tensor.sizes.size() != in.sizes.size()) {
+        bad_input(in.name, "rank " + std::to_string(v.tensor.sizes.size()) + " but declared " +
+                               std::to_string(in.sizes.size()));
+      }
+      if (v.tensor.dtype != in.dtype) {
+        bad_input(in.name, std::string("dtype ") + program::dtype_name(v.tensor.dtype) +
+                               " but declared " + program::dtype_name(in.dtype));
+      }
       in.sizes = v.tensor.sizes;
-      for (int64_t k = 0; k < v.tensor.numel(); ++k) in.data.literal.push_back(v.tensor.at_double(k));
+      for (int64_t k = 0; k < v.tensor.numel(); ++k)
+        in.data.literal.push_back(v.tensor.at_double(k));
     } else {
-      in.data.literal = {v.kind == program::HostValue::Kind::kFloat ? v.f
-                         : v.kind == program::HostValue::Kind::kBool ? double(v.b)
-                                                                     : double(v.i)};
+      switch (v.kind) {
+        case program::HostValue::Kind::kInt:
+          in.data.literal = {double(v.i)};
+          break;
+        case program::HostValue::Kind::kFloat:
+          in.data.literal = {v.f};
+          break;
+        case program::HostValue::Kind::kBool:
+          in.data.literal = {double(v.b)};
+          break;
+        case program::HostValue::Kind::kTensor:
+        case program::HostValue::Kind::kTuple:
+        case program::HostValue::Kind::kNone:
+          bad_input(in.name, "expected a scalar");
+      }
     }
   }
   return out;
@@ -53,9 +65,19 @@ backend::RunResult CompiledProgram::run(const std::map<std::string, program::Hos
       // Not this specialization; try the next one.
     }
   }
-  auto e = std::make_unique<CompiledEntry>(compile_program(with_inputs(program_, inputs), settings_));
+  program::Program specialized = with_inputs(program_, inputs);
+  PipelineConfig config;
+  config.settings = settings_;
+  config.backend = &backend_;
+  config.inputs = &inputs;
+  PipelineOutcome o = Pipeline(config).run(specialized);
+  if (o.error) std::rethrow_exception(o.error->exception);
+  auto e = std::make_unique<CompiledEntry>();
+  e->trace = std::move(o.products.trace);
+  e->graph = std::make_unique<graph::Graph>(std::move(*o.products.graph));
+  e->plan = std::move(*o.products.plan);
   entries_.push_back(std::move(e));
-  return backend_.run(entries_.back()->plan, *entries_.back()->trace->env, inputs);
+  return std::move(*o.products.run);
 }
 
 }  // namespace sf::compile

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/compile/pipeline.h"
 #include "engine/graph/tracer.h"
 #include "engine/lower/plan.h"
 #include "engine/program/ast.h"
@@ -23,12 +24,9 @@ struct CompiledEntry {
   lower::Plan plan;
 };
 
-// Traces, re-propagates, inserts runtime asserts, removes dead code and lowers `p` (whose input
-// declarations give the example inputs).
-CompiledEntry compile_program(const program::Program& p, const ShapeEnvSettings& settings = {});
-
 // `p` with each input's declared sizes and data replaced by the given concrete value (modes kept),
-// so that tracing it specializes to these inputs.
+// so that tracing it specializes to these inputs. A missing input or one of another kind or rank
+// is a user error (kInvalidProgram).
 program::Program with_inputs(const program::Program& p,
                              const std::map<std::string, program::HostValue>& inputs);
 
@@ -37,7 +35,8 @@ class CompiledProgram {
   CompiledProgram(program::Program p, backend::Backend& b, ShapeEnvSettings settings = {})
       : program_(std::move(p)), backend_(b), settings_(settings) {}
 
-  // Runs on `inputs`, reusing the first cached plan whose guards hold, else compiling anew.
+  // Runs on `inputs`, reusing the first cached plan whose guards hold, else compiling anew
+  // through the pipeline (whose user errors, engine bugs and unavailability are rethrown).
   backend::RunResult run(const std::map<std::string, program::HostValue>& inputs);
   int compiles() const { return static_cast<int>(entries_.size()); }
   const CompiledEntry& entry(int i) const { return *entries_.at(i); }

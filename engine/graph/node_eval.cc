@@ -112,11 +112,16 @@ std::vector<fake::MetaArg> to_meta_args(const fake::MetaContext& ctx, program::O
   return out;
 }
 
+Value eval_call(fake::MetaContext& ctx, program::OpKind op, const std::vector<NodeArg>& args,
+                const std::function<const Value&(Node*)>& value_of) {
+  return fake::run_meta(ctx, op, to_meta_args(ctx, op, args, value_of));
+}
+
 Value eval_node(fake::MetaContext& ctx, const Node& n,
                 const std::function<const Value&(Node*)>& value_of) {
   switch (n.kind) {
     case NodeKind::kCall:
-      return fake::run_meta(ctx, n.op, to_meta_args(ctx, n.op, n.args, value_of));
+      return eval_call(ctx, n.op, n.args, value_of);
     case NodeKind::kGetItem: {
       const Value& t = value_of(n.args[0].node);
       SF_CHECK(t.kind() == Value::Kind::kTuple) << "getitem of a non-tuple";

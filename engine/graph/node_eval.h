@@ -16,6 +16,11 @@ std::vector<fake::MetaArg> to_meta_args(const fake::MetaContext& ctx, program::O
                                         const std::vector<NodeArg>& args,
                                         const std::function<const Value&(Node*)>& value_of);
 
+// The fake value of a call of `op` on `args`: the one place an op's meta function is run, by the
+// tracer (for nodes it is about to create), eval_node and re-propagation.
+Value eval_call(fake::MetaContext& ctx, program::OpKind op, const std::vector<NodeArg>& args,
+                const std::function<const Value&(Node*)>& value_of);
+
 // The fake value of a (non-placeholder) node given its inputs' values.
 Value eval_node(fake::MetaContext& ctx, const Node& n,
                 const std::function<const Value&(Node*)>& value_of);

@@ -21,16 +21,17 @@ void expect_same_as_cpu(Backend& b, const Compiled& c, const std::string& file) 
   auto inputs = program::make_input_values(c.program);
   try {
     RunResult got = b.run(*r.plan, *r.trace->env, inputs);
-    ASSERT_TRUE(r.run.has_value())
-        << file << ": CPU raised (" << r.run_error << ") but " << b.name() << " returned normally";
+    ASSERT_TRUE(r.run.has_value()) << file << ": CPU raised (" << r.run_error->str() << ") but "
+                                   << b.name() << " returned normally";
     EXPECT_EQ(got.bindings, r.run->bindings) << file;
     // Exact: the same float operations in the same order, accumulations included.
     if (auto diff = oracles::compare_values(r.run->outputs, got.outputs, {0.0, 0.0})) {
       ADD_FAILURE() << file << ": " << *diff;
     }
   } catch (const UserError& e) {
-    EXPECT_FALSE(r.run.has_value()) << file << ": " << b.name() << " raised " << e.what();
-    EXPECT_EQ(e.what(), r.run_error) << file;
+    ASSERT_FALSE(r.run.has_value()) << file << ": " << b.name() << " raised " << e.what();
+    ASSERT_TRUE(r.run_error.has_value()) << file;
+    EXPECT_EQ(e.what(), r.run_error->message) << file;
   }
 }
 

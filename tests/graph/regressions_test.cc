@@ -46,7 +46,7 @@ TEST(Regressions, T22_AssertOverUnbackedInputSymbolsIsEmitted) {
   EXPECT_NE(position(l, "assert(Eq(u0, u1))"), -1) << ::testing::PrintToString(l);
   auto bad = run(t22("2", "[2.0, 3.0]"), /*cpu=*/true);
   EXPECT_EQ(bad.verdict.kind, Verdict::Kind::kRejected) << bad.verdict.str();
-  EXPECT_EQ(bad.verdict.error_kind, "check_failed");
+  EXPECT_EQ(bad.verdict.error_kind, UserErrorKind::kCheckFailed);
   EXPECT_FALSE(bad.run.has_value()) << "the compiled program must raise too";
 }
 
@@ -104,7 +104,7 @@ TEST(Regressions, ModuloAssertIsEmitted) {
   ASSERT_TRUE(r.final_graph.has_value()) << r.verdict.str();
   EXPECT_NE(position(listing(*r.final_graph), "assert(Eq(PythonMod(u0, 2), 1))"), -1);
   EXPECT_EQ(r.verdict.kind, Verdict::Kind::kRejected) << r.verdict.str();
-  EXPECT_EQ(r.verdict.error_kind, "check_failed");
+  EXPECT_EQ(r.verdict.error_kind, UserErrorKind::kCheckFailed);
 }
 
 TEST(Regressions, NotEqualAssertIsEmitted) {
@@ -114,7 +114,7 @@ TEST(Regressions, NotEqualAssertIsEmitted) {
           /*cpu=*/true);
   ASSERT_TRUE(r.final_graph.has_value()) << r.verdict.str();
   EXPECT_NE(position(listing(*r.final_graph), "assert(Ne(u0, 5))"), -1);
-  EXPECT_EQ(r.verdict.error_kind, "check_failed") << r.verdict.str();
+  EXPECT_EQ(r.verdict.error_kind, UserErrorKind::kCheckFailed) << r.verdict.str();
 }
 
 // Bug C again: amax's deferred Ne(u0, 0) (docs/ops.md: amax over an empty extent is a shape
@@ -122,7 +122,7 @@ TEST(Regressions, NotEqualAssertIsEmitted) {
 TEST(Regressions, AmaxOverEmptyUnbackedExtentRaises) {
   auto r = run("input x: i64[5] = [0, 0, 0, 0, 0]\nreturn amax(nonzero(x), [0])\n", true);
   EXPECT_EQ(r.verdict.kind, Verdict::Kind::kRejected) << r.verdict.str();
-  EXPECT_EQ(r.verdict.error_kind, "shape");
+  EXPECT_EQ(r.verdict.error_kind, UserErrorKind::kShape);
 }
 
 // Bug C on the divisibility path (spec §11 item 12): the Mod assert is dropped too.
@@ -164,7 +164,7 @@ TEST(Regressions, CpuHugeDataDependentAllocationIsTooComplex) {
           "return sum(zeros([k, k]))\n",
           true);
   EXPECT_EQ(r.verdict.kind, Verdict::Kind::kRejected) << r.verdict.str();
-  EXPECT_EQ(r.verdict.error_kind, "too_complex");
+  EXPECT_EQ(r.verdict.error_kind, UserErrorKind::kTooComplex);
 }
 
 // Bug H (fake/meta/view.cc squeeze): squeeze of an unbacked dim decides size == 1 with

@@ -3,7 +3,9 @@
 // messages) must agree, and an engine bug on either side is a difference. Prints one line per
 // file; exit 0 when all agree, 1 otherwise, 4 without CUDA.
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "engine/backend/cpu/cpu_backend.h"
@@ -30,12 +32,13 @@ Outcome run_on(backend::Backend& b, const lower::Plan& plan, const ShapeEnv& env
   Outcome o;
   try {
     o.run = b.run(plan, env, inputs);
-  } catch (const UserError& e) {
+  } catch (const UserError& e) {  // GuardFailed included
     o.error_kind = user_error_kind_name(e.kind());
     o.error = e.what();
-  } catch (const backend::GuardFailed& e) {
-    o.error_kind = "guard_failed";
+  } catch (const Unavailable& e) {
+    o.error_kind = "unavailable";
     o.error = e.what();
+    o.engine_bug = true;  // the backend said it was available: never an agreement
   } catch (const EngineBug& e) {
     o.error_kind = "engine_bug";
     o.error = e.what();
@@ -104,8 +107,12 @@ int diff_backends_command(const Args& args) {
   for (const std::string& f : files) {
     std::string text;
     program::Program p;
+    if (!read_file(f, &text)) {  // an OS error, not a user error in the program
+      std::printf("skip    %s (cannot read: %s)\n", f.c_str(), std::strerror(errno));
+      ++skipped;
+      continue;
+    }
     try {
-      if (!read_file(f, &text)) throw UserError(UserErrorKind::kParse, "cannot read the file");
       p = program::parse_program(text);
     } catch (const UserError& e) {
       std::printf("skip    %s (%s)\n", f.c_str(), e.what());

@@ -94,7 +94,11 @@ int main(int argc, char** argv) {
   } catch (const sf::UserError& e) {
     std::fprintf(stderr, "error (%s): %s\n", sf::user_error_kind_name(e.kind()), e.what());
     return 2;
+  } catch (const sf::Unavailable& e) {
+    std::fprintf(stderr, "unavailable: %s\n", e.what());
+    return 4;
   }
+  // EngineBug is not caught: an engine bug ends the process visibly, like an SF_CHECK abort.
   std::fprintf(stderr, "unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return 2;
 }

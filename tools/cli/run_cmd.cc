@@ -1,6 +1,6 @@
 // `shapefuzz run FILE.sfz`: parses a program, runs the pipeline and prints every stage: the
-// program, the traced graph with bindings, guards, deferred asserts, the final graph with runtime
-// asserts, the eager result and the verdict against the file's expectation.
+// program, then each stage's product as the pipeline's observers see it (traced graph with
+// bindings, final graph with runtime asserts, plan), the ShapeEnv, run, eager and the verdict.
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -17,6 +17,26 @@ namespace sf::cli {
 namespace {
 
 void section(const char* title) { std::printf("== %s ==\n", title); }
+
+// The ShapeEnv once the pipeline is done (re-propagation renames and replaces symbols).
+void print_shape_env(const ShapeEnv& env) {
+  section("guards");
+  for (const ShapeGuard& g : env.guards()) std::printf("  %s\n", g.expr->str().c_str());
+  section("deferred runtime asserts (bucket: expr)");
+  for (const auto& [key, ras] : env.deferred_runtime_asserts()) {
+    for (const RuntimeAssert& ra : ras) {
+      std::printf("  %s: %s  # %s\n", key ? key->str().c_str() : "None", ra.expr->str().c_str(),
+                  ra.msg.c_str());
+    }
+  }
+  section("symbols");
+  for (const auto& [s, vr] : env.var_to_range()) {
+    ExprRef rep = env.replace(s);
+    std::printf("  %s: %s%s%s\n", s->str().c_str(), vr.str().c_str(),
+                env.is_size_like(s) ? " size-like" : "",
+                rep != s ? (" -> " + rep->str()).c_str() : "");
+  }
+}
 
 }  // namespace
 
@@ -43,8 +63,7 @@ int run_command(const Args& args) {
   try {
     p = program::parse_program(text);
   } catch (const UserError& e) {
-    oracles::Verdict v =
-        oracles::Verdict::rejected(user_error_kind_name(e.kind()), "parse", e.what());
+    oracles::Verdict v = oracles::Verdict::rejected(e.kind(), "parse", e.what());
     section("verdict");
     std::printf("%s\n", v.str().c_str());
     return 1;
@@ -62,51 +81,43 @@ int run_command(const Args& args) {
     std::printf("backend %s unavailable: %s\n", backend_name.c_str(), why.c_str());
     return 4;
   }
+  // Stage products are printed as each stage completes, so a crash later still shows them.
   oracles::PipelineOptions opts;
   opts.backend = b.get();
-  oracles::PipelineResult r = oracles::run_pipeline(p, opts);
-  if (r.trace) {
+  opts.observers.emplace_back(compile::Stage::kTrace, [](const compile::StageProducts& s) {
     section("traced graph");
-    std::printf("%s", r.traced_graph.c_str());
-    section("guards");
-    for (const ShapeGuard& g : r.trace->env->guards()) std::printf("  %s\n", g.expr->str().c_str());
-    section("deferred runtime asserts (bucket: expr)");
-    for (const auto& [key, ras] : r.trace->env->deferred_runtime_asserts()) {
-      for (const RuntimeAssert& ra : ras) {
-        std::printf("  %s: %s  # %s\n", key ? key->str().c_str() : "None", ra.expr->str().c_str(),
-                    ra.msg.c_str());
-      }
-    }
-    section("symbols");
-    for (const auto& [s, vr] : r.trace->env->var_to_range()) {
-      ExprRef rep = r.trace->env->replace(s);
-      std::printf("  %s: %s%s%s\n", s->str().c_str(), vr.str().c_str(),
-                  r.trace->env->is_size_like(s) ? " size-like" : "",
-                  rep != s ? (" -> " + rep->str()).c_str() : "");
-    }
-  }
-  if (r.final_graph) {
+    std::printf("%s", s.trace->graph.print().c_str());
+    std::fflush(stdout);
+    return compile::Next::kContinue;
+  });
+  opts.observers.emplace_back(compile::Stage::kDce, [](const compile::StageProducts& s) {
     section("final graph (re-propagated, runtime asserts, DCE)");
-    std::printf("%s", r.final_graph->print().c_str());
-  }
-  if (r.plan) {
+    std::printf("%s", s.graph->print().c_str());
+    std::fflush(stdout);
+    return compile::Next::kContinue;
+  });
+  opts.observers.emplace_back(compile::Stage::kLower, [](const compile::StageProducts& s) {
     section("plan");
-    std::printf("%s", r.plan->print().c_str());
-  }
+    std::printf("%s", s.plan->print().c_str());
+    std::fflush(stdout);
+    return compile::Next::kContinue;
+  });
+  oracles::PipelineResult r = oracles::run_pipeline(p, opts);
+  if (r.trace) print_shape_env(*r.trace->env);
   if (r.run) {
     section(("run on " + backend_name + ": sigma").c_str());
     for (const std::string& line : r.run->bindings) std::printf("  %s\n", line.c_str());
     section(("run on " + backend_name + ": outputs").c_str());
     for (const program::HostValue& v : r.run->outputs) std::printf("  %s\n", v.str().c_str());
-  } else if (!r.run_error.empty()) {
+  } else if (r.run_error) {
     section(("run on " + backend_name).c_str());
-    std::printf("  error (%s): %s\n", r.run_error_kind.c_str(), r.run_error.c_str());
+    std::printf("  error (%s)\n", r.run_error->str().c_str());
   }
   section("eager");
   if (r.eager) {
     for (const program::HostValue& v : r.eager->outputs) std::printf("  %s\n", v.str().c_str());
   } else {
-    std::printf("  error (%s): %s\n", r.eager_error_kind.c_str(), r.eager_error.c_str());
+    std::printf("  error (%s)\n", r.eager_error->str().c_str());
   }
   section("verdict");
   std::printf("%s\n", r.verdict.str().c_str());

@@ -72,7 +72,7 @@ bool CudaBackend::available(std::string* why) const {
 RunResult CudaBackend::run(const lower::Plan& plan, const ShapeEnv& env,
                            const std::map<std::string, program::HostValue>& inputs) {
   std::string why;
-  if (!available(&why) || !mem_) throw EngineBug("the CUDA backend is unavailable: " + why);
+  if (!available(&why) || !mem_) throw Unavailable("the CUDA backend is unavailable: " + why);
   Driver::get().make_current();
   try {
     RunResult r = PlanRunner::run(plan, env, inputs);

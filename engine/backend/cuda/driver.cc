@@ -104,7 +104,8 @@ std::string Driver::error_string(CUresult r) const {
   if (api_.get_error_string && api_.get_error_string(r, &text) != CUDA_SUCCESS) text = nullptr;
   if (!name) {
     // The toolkit's stub libcuda cannot name its own errors; these are the ones that say why
-    // CUDA is unavailable.
+    // CUDA is unavailable. CUresult is the toolkit's open C enum (its list grows with each CUDA
+    // release and drivers may return newer codes), so this switch keeps its default: label.
     switch (r) {
       case CUDA_ERROR_STUB_LIBRARY:
         return "CUDA_ERROR_STUB_LIBRARY (libcuda.so.1 is the toolkit's stub, not an NVIDIA driver)";
@@ -124,7 +125,7 @@ void Driver::check(CUresult r, const std::string& what) const {
 }
 
 void Driver::make_current() const {
-  if (!ok_) throw EngineBug("CUDA unavailable: " + why_);
+  if (!ok_) throw Unavailable("CUDA unavailable: " + why_);
   check(api_.ctx_set_current(ctx_), "cuCtxSetCurrent");
 }
 

@@ -92,7 +92,7 @@ std::string Nvrtc::version() const { return std::to_string(major_) + "." + std::
 std::string Nvrtc::compile_cubin(const std::string& source, const std::string& arch,
                                  const std::vector<std::string>& options,
                                  const std::string& name) const {
-  if (!api_) throw EngineBug("NVRTC unavailable: " + why_);
+  if (!api_) throw Unavailable("NVRTC unavailable: " + why_);
   nvrtcProgram prog = nullptr;
   nvrtcResult r = api_->create(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr);
   if (r != NVRTC_SUCCESS)
