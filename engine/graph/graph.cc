@@ -213,7 +213,9 @@ std::string Graph::print() const {
         if (!n.message.empty()) line += "  # " + n.message;
         out += line + "\n";
         continue;
-      default:
+      case NodeKind::kCall:
+      case NodeKind::kGetItem:
+      case NodeKind::kStorageOffset:
         break;
     }
     line += "%" + n.name + ": " + value_type_str(n.value) + " = ";

@@ -252,7 +252,25 @@ void ShapeEnv::add_axioms(const ExprRef& g) {
       imply(sym::le(g->arg(0), g->arg(1)), true);
       imply(sym::ne(g->arg(0), g->arg(1)), true);
       break;
-    default:
+    case ExprKind::kInteger:
+    case ExprKind::kFloat:
+    case ExprKind::kBoolConst:
+    case ExprKind::kSymbol:
+    case ExprKind::kAdd:
+    case ExprKind::kMul:
+    case ExprKind::kPow:
+    case ExprKind::kFloorDiv:
+    case ExprKind::kMod:
+    case ExprKind::kCleanDiv:
+    case ExprKind::kMax:
+    case ExprKind::kMin:
+    case ExprKind::kWhere:
+    case ExprKind::kToFloat:
+    case ExprKind::kTruncToInt:
+    case ExprKind::kTrueDiv:
+    case ExprKind::kNe:
+    case ExprKind::kOr:
+    case ExprKind::kNot:
       break;
   }
 }

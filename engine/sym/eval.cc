@@ -127,7 +127,24 @@ class Evaluator {
         }
         return r;
       }
-      default:
+      case ExprKind::kAdd:
+      case ExprKind::kMul:
+      case ExprKind::kPow:
+      case ExprKind::kFloorDiv:
+      case ExprKind::kMod:
+      case ExprKind::kCleanDiv:
+      case ExprKind::kMax:
+      case ExprKind::kMin:
+      case ExprKind::kToFloat:
+      case ExprKind::kTruncToInt:
+      case ExprKind::kTrueDiv:
+      case ExprKind::kEq:
+      case ExprKind::kNe:
+      case ExprKind::kLt:
+      case ExprKind::kLe:
+      case ExprKind::kAnd:
+      case ExprKind::kOr:
+      case ExprKind::kNot:
         break;
     }
     std::vector<Val> args;

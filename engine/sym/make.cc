@@ -410,9 +410,24 @@ ExprRef not_(const ExprRef& a) {
     }
     case ExprKind::kNot:
       return a->arg(0);
-    default:
+    case ExprKind::kInteger:
+    case ExprKind::kFloat:
+    case ExprKind::kSymbol:
+    case ExprKind::kAdd:
+    case ExprKind::kMul:
+    case ExprKind::kPow:
+    case ExprKind::kFloorDiv:
+    case ExprKind::kMod:
+    case ExprKind::kCleanDiv:
+    case ExprKind::kMax:
+    case ExprKind::kMin:
+    case ExprKind::kWhere:
+    case ExprKind::kToFloat:
+    case ExprKind::kTruncToInt:
+    case ExprKind::kTrueDiv:
       return intern(ExprKind::kNot, ExprType::kBool, {a});
   }
+  SF_UNREACHABLE();
 }
 
 ExprRef bool_to_int(const ExprRef& b) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/base/check.h"
 #include "engine/sym/expr.h"
 
 namespace sf::sym {
@@ -19,9 +20,28 @@ int kind_rank(const Expr* e) {
       return 1;
     case ExprKind::kSymbol:
       return 2;
-    default:
+    case ExprKind::kAdd:
+    case ExprKind::kMul:
+    case ExprKind::kPow:
+    case ExprKind::kFloorDiv:
+    case ExprKind::kMod:
+    case ExprKind::kCleanDiv:
+    case ExprKind::kMax:
+    case ExprKind::kMin:
+    case ExprKind::kWhere:
+    case ExprKind::kToFloat:
+    case ExprKind::kTruncToInt:
+    case ExprKind::kTrueDiv:
+    case ExprKind::kEq:
+    case ExprKind::kNe:
+    case ExprKind::kLt:
+    case ExprKind::kLe:
+    case ExprKind::kAnd:
+    case ExprKind::kOr:
+    case ExprKind::kNot:
       return 3 + static_cast<int>(e->kind());
   }
+  SF_UNREACHABLE();
 }
 
 int cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : (a > b ? 1 : 0); }
@@ -66,7 +86,25 @@ int compare(const ExprRef& ra, const ExprRef& rb) {
     case ExprKind::kSymbol:
       r = cmp_i64(static_cast<int>(a->sym_kind()), static_cast<int>(b->sym_kind()));
       return r != 0 ? r : cmp_i64(a->sym_index(), b->sym_index());
-    default:
+    case ExprKind::kAdd:
+    case ExprKind::kMul:
+    case ExprKind::kPow:
+    case ExprKind::kFloorDiv:
+    case ExprKind::kMod:
+    case ExprKind::kCleanDiv:
+    case ExprKind::kMax:
+    case ExprKind::kMin:
+    case ExprKind::kWhere:
+    case ExprKind::kToFloat:
+    case ExprKind::kTruncToInt:
+    case ExprKind::kTrueDiv:
+    case ExprKind::kEq:
+    case ExprKind::kNe:
+    case ExprKind::kLt:
+    case ExprKind::kLe:
+    case ExprKind::kAnd:
+    case ExprKind::kOr:
+    case ExprKind::kNot:
       break;
   }
   r = cmp_i64(static_cast<int64_t>(a->type()), static_cast<int64_t>(b->type()));

@@ -218,7 +218,16 @@ std::string BodyEmitter::emit_binary(const KExpr& e) {
     case BinaryOp::kGe:
       cmp = ">=";
       break;
-    default:
+    case BinaryOp::kAdd:
+    case BinaryOp::kSub:
+    case BinaryOp::kMul:
+    case BinaryOp::kDiv:
+    case BinaryOp::kFloorDiv:
+    case BinaryOp::kRemainder:
+    case BinaryOp::kMaximum:
+    case BinaryOp::kMinimum:
+    case BinaryOp::kLogicalAnd:
+    case BinaryOp::kLogicalOr:
       break;
   }
   if (lhs.dtype == DType::kFloat32) {
@@ -254,7 +263,12 @@ std::string BodyEmitter::emit_binary(const KExpr& e) {
       case BinaryOp::kLogicalOr:
         r = "(" + x + " != 0.0f || " + y + " != 0.0f)";
         break;
-      default:
+      case BinaryOp::kEq:
+      case BinaryOp::kNe:
+      case BinaryOp::kLt:
+      case BinaryOp::kLe:
+      case BinaryOp::kGt:
+      case BinaryOp::kGe:
         r = "(" + x + " " + cmp + " " + y + ")";
         break;
     }
@@ -303,7 +317,12 @@ std::string BodyEmitter::emit_binary(const KExpr& e) {
       break;
     case BinaryOp::kDiv:
       throw EngineBug(k_.name + ": integer div (div computes in f32)");
-    default:
+    case BinaryOp::kEq:
+    case BinaryOp::kNe:
+    case BinaryOp::kLt:
+    case BinaryOp::kLe:
+    case BinaryOp::kGt:
+    case BinaryOp::kGe:
       r = "(" + xi + " " + cmp + " " + yi + ")";
       break;
   }

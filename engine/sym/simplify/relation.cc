@@ -26,7 +26,25 @@ ExprRef Simplifier::relation(const ExprRef& e) {
       if (is_float ? !d.contains_float(0.0) : !d.contains(0)) return decided(!is_eq);
       break;
     }
-    default:
+    case ExprKind::kInteger:
+    case ExprKind::kFloat:
+    case ExprKind::kBoolConst:
+    case ExprKind::kSymbol:
+    case ExprKind::kAdd:
+    case ExprKind::kMul:
+    case ExprKind::kPow:
+    case ExprKind::kFloorDiv:
+    case ExprKind::kMod:
+    case ExprKind::kCleanDiv:
+    case ExprKind::kMax:
+    case ExprKind::kMin:
+    case ExprKind::kWhere:
+    case ExprKind::kToFloat:
+    case ExprKind::kTruncToInt:
+    case ExprKind::kTrueDiv:
+    case ExprKind::kAnd:
+    case ExprKind::kOr:
+    case ExprKind::kNot:
       break;
   }
   return e;
