@@ -98,8 +98,10 @@ class Tracer {
     return n;
   }
 
-  fake::MetaContext ctx(int line, OpKind op) {
-    return fake::MetaContext{*t_.mode, where(line, program::op_name(op))};
+  // The fake value of `op` on `args` (node values as traced so far).
+  Value evaluate(OpKind op, const std::vector<NodeArg>& args, int line) {
+    fake::MetaContext c{*t_.mode, where(line, program::op_name(op))};
+    return graph::eval_call(c, op, args, [](Node* n) -> const Value& { return n->value; });
   }
 
   static std::optional<int64_t> literal_int(const ExprPtr& e) {
@@ -212,9 +214,7 @@ class Tracer {
     std::vector<NodeArg> args;
     for (size_t i = 0; i < bound.size(); ++i)
       args.push_back(arg_for(s.params[i], bound[i], s.name));
-    fake::MetaContext c = ctx(e->loc.line, e->op);
-    auto value_of = [](Node* n) -> const Value& { return n->value; };
-    Value v = fake::run_meta(c, e->op, to_meta_args(c, e->op, args, value_of));
+    Value v = evaluate(e->op, args, e->loc.line);
     if (v.is_constant_scalar() && all_literal(args)) return literal_tv(v);
     Node* n = add_node(e->op, args, v, e->loc.line);
     if (e->op == OpKind::kAddInplace) functionalize_mutation(e, n);
@@ -258,18 +258,13 @@ class Tracer {
     std::vector<Value> values;
     for (int64_t i = 0; i < ft.sizes()[0].as_int(); ++i) {
       std::vector<NodeArg> sel_args{t.arg, NodeArg::integer(0), NodeArg::integer(i)};
-      fake::MetaContext c = ctx(e->loc.line, OpKind::kSelect);
-      auto value_of = [](Node* n) -> const Value& { return n->value; };
-      Value sv =
-          fake::run_meta(c, OpKind::kSelect, to_meta_args(c, OpKind::kSelect, sel_args, value_of));
-      Node* sel = add_node(OpKind::kSelect, sel_args, sv, e->loc.line);
+      Node* sel = add_node(OpKind::kSelect, sel_args,
+                           evaluate(OpKind::kSelect, sel_args, e->loc.line), e->loc.line);
       std::vector<NodeArg> item_args{NodeArg::of(sel)};
-      fake::MetaContext ci = ctx(e->loc.line, OpKind::kItem);
-      Value iv =
-          fake::run_meta(ci, OpKind::kItem, to_meta_args(ci, OpKind::kItem, item_args, value_of));
-      Node* item = add_node(OpKind::kItem, item_args, iv, e->loc.line);
-      out.elems.push_back(TV{iv, NodeArg::of(item), {}});
-      values.push_back(iv);
+      Node* item = add_node(OpKind::kItem, item_args,
+                            evaluate(OpKind::kItem, item_args, e->loc.line), e->loc.line);
+      out.elems.push_back(TV{item->value, NodeArg::of(item), {}});
+      values.push_back(item->value);
     }
     out.value = Value::tuple(values);
     std::vector<NodeArg> elem_args;
