@@ -30,43 +30,26 @@ Value dispatch(const Call& c) {
     case OpKind::kArange:
       return arange(c);
     case OpKind::kAdd:
-      return binary(c, BinaryOp::kAdd);
     case OpKind::kSub:
-      return binary(c, BinaryOp::kSub);
     case OpKind::kMul:
-      return binary(c, BinaryOp::kMul);
     case OpKind::kDiv:
-      return binary(c, BinaryOp::kDiv);
     case OpKind::kFloorDiv:
-      return binary(c, BinaryOp::kFloorDiv);
     case OpKind::kRemainder:
-      return binary(c, BinaryOp::kRemainder);
     case OpKind::kMaximum:
-      return binary(c, BinaryOp::kMaximum);
     case OpKind::kMinimum:
-      return binary(c, BinaryOp::kMinimum);
     case OpKind::kEq:
-      return binary(c, BinaryOp::kEq);
     case OpKind::kNe:
-      return binary(c, BinaryOp::kNe);
     case OpKind::kLt:
-      return binary(c, BinaryOp::kLt);
     case OpKind::kLe:
-      return binary(c, BinaryOp::kLe);
     case OpKind::kGt:
-      return binary(c, BinaryOp::kGt);
     case OpKind::kGe:
-      return binary(c, BinaryOp::kGe);
     case OpKind::kLogicalAnd:
-      return binary(c, BinaryOp::kLogicalAnd);
     case OpKind::kLogicalOr:
-      return binary(c, BinaryOp::kLogicalOr);
+      return binary(c, program::binary_element(c.op()));
     case OpKind::kLogicalNot:
-      return unary(c, UnaryOp::kLogicalNot);
     case OpKind::kNeg:
-      return unary(c, UnaryOp::kNeg);
     case OpKind::kAbs:
-      return unary(c, UnaryOp::kAbs);
+      return unary(c, program::unary_element(c.op()));
     case OpKind::kRelu:
       return relu(c);
     case OpKind::kTo:
@@ -134,9 +117,9 @@ Value dispatch(const Call& c) {
     case OpKind::kNumel:
       return numel(c);
     case OpKind::kMin:
-      return scalar_binary(c, BinaryOp::kMinimum, c.scalar(0), c.scalar(1));
+      return scalar_binary(c, program::binary_element(c.op()), c.scalar(0), c.scalar(1));
     case OpKind::kMax:
-      return scalar_binary(c, BinaryOp::kMaximum, c.scalar(0), c.scalar(1));
+      return scalar_binary(c, program::binary_element(c.op()), c.scalar(0), c.scalar(1));
     case OpKind::kAddInplace:
       return add_inplace(c);
   }

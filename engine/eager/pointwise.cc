@@ -5,6 +5,8 @@
 #include "engine/base/check.h"
 #include "engine/eager/internal.h"
 #include "engine/eager/tensor_util.h"
+#include "engine/program/dtype_rules.h"
+#include "engine/program/schema.h"
 
 namespace sf::eager::internal {
 
@@ -15,39 +17,17 @@ struct Spec {
   DType out;
 };
 
-Spec spec_for(BinaryOp op, DType promoted) {
-  switch (op) {
-    case BinaryOp::kAdd:
-    case BinaryOp::kSub:
-    case BinaryOp::kMul:
-    case BinaryOp::kFloorDiv:
-    case BinaryOp::kRemainder: {
-      DType d = promoted == DType::kBool ? DType::kInt64 : promoted;  // bool is i64 in arithmetic
-      return {d, d};
-    }
-    case BinaryOp::kDiv:
-      return {DType::kFloat32, DType::kFloat32};
-    case BinaryOp::kMaximum:
-    case BinaryOp::kMinimum:
-      return {promoted, promoted};
-    case BinaryOp::kEq:
-    case BinaryOp::kNe:
-    case BinaryOp::kLt:
-    case BinaryOp::kLe:
-    case BinaryOp::kGt:
-    case BinaryOp::kGe:
-    case BinaryOp::kLogicalAnd:
-    case BinaryOp::kLogicalOr:
-      return {promoted, DType::kBool};
-  }
-  SF_UNREACHABLE();
+// The op's dtype rule (ops.def) applied to the promoted operand dtype.
+Spec spec_for(program::DTypeRule rule, DType promoted) {
+  return {program::compute_dtype(rule, promoted), program::result_dtype(rule, promoted)};
 }
 
 int64_t wrap(uint64_t v) { return static_cast<int64_t>(v); }
 
 // The broadcast result of `a op b` (at least one a tensor), before any in-place cast.
-HostTensor binary_tensors(const Call& c, BinaryOp op, const Value& a, const Value& b) {
-  Spec s = spec_for(op, result_type({&a, &b}));
+HostTensor binary_tensors(const Call& c, BinaryOp op, program::DTypeRule rule, const Value& a,
+                          const Value& b) {
+  Spec s = spec_for(rule, result_type({&a, &b}));
   HostTensor x = operand_as(a, s.compute), y = operand_as(b, s.compute);
   Shape shape = broadcast_shapes(c, {x.sizes, y.sizes});
   HostTensor out = alloc(c, s.out, shape);
@@ -79,7 +59,7 @@ Value binary(const Call& c, BinaryOp op) {
   const Value& a = c.tensor_or_scalar(0);
   const Value& b = c.tensor_or_scalar(1);
   if (a.is_scalar() && b.is_scalar()) return scalar_binary(c, op, a, b);
-  return Value::of_tensor(binary_tensors(c, op, a, b));
+  return Value::of_tensor(binary_tensors(c, op, program::schema(c.op()).dtype_rule, a, b));
 }
 
 Value unary(const Call& c, UnaryOp op) {
@@ -95,7 +75,7 @@ Value unary(const Call& c, UnaryOp op) {
     case UnaryOp::kNeg:
     case UnaryOp::kAbs: {
       // bool promotes to i64 in arithmetic (docs/ops.md), so -True is -1.
-      HostTensor out = cast(t, t.dtype == DType::kBool ? DType::kInt64 : t.dtype);
+      HostTensor out = cast(t, program::result_dtype(program::schema(c.op()).dtype_rule, t.dtype));
       bool neg = op == UnaryOp::kNeg;
       for (int64_t k = 0; k < out.numel(); ++k) {
         if (out.is_float()) {
@@ -113,7 +93,8 @@ Value unary(const Call& c, UnaryOp op) {
 Value relu(const Call& c) {
   c.tensor(0);  // relu takes tensors only
   // relu(a) = maximum(a, 0) with a weak int 0: bool becomes i64, NaN propagates.
-  return Value::of_tensor(binary_tensors(c, BinaryOp::kMaximum, c.arg(0), Value::of_int(0)));
+  return Value::of_tensor(binary_tensors(c, BinaryOp::kMaximum, program::DTypeRule::kPromote,
+                                         c.arg(0), Value::of_int(0)));
 }
 
 Value to_dtype(const Call& c) { return Value::of_tensor(cast(c.tensor(0), c.dtype(1))); }
@@ -147,7 +128,8 @@ Value where(const Call& c) {
 Value add_inplace(const Call& c) {
   const TensorPtr& self = c.tensor_ptr(0);
   const Value& other = c.tensor_or_scalar(1);
-  HostTensor sum = binary_tensors(c, BinaryOp::kAdd, c.arg(0), other);
+  HostTensor sum =
+      binary_tensors(c, BinaryOp::kAdd, program::schema(c.op()).dtype_rule, c.arg(0), other);
   // As PyTorch's in-place ops: the broadcast shape must be self's shape and the result dtype
   // must cast to self's dtype without a float->int or number->bool narrowing.
   if (sum.sizes != self->sizes) {

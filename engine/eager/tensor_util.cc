@@ -1,11 +1,10 @@
 // Shapes, dims, allocation, promotion, casts and strided gathers for the eager op families.
 #include "engine/eager/tensor_util.h"
 
-#include "engine/program/elementwise.h"
-
 #include <cmath>
 
 #include "engine/base/check.h"
+#include "engine/program/elementwise.h"
 
 namespace sf::eager::internal {
 
@@ -69,21 +68,6 @@ Shape contiguous_strides(const Shape& sizes) {
     acc *= std::max<int64_t>(sizes[k], 1);
   }
   return strides;
-}
-
-DType promote(DType a, DType b) {
-  auto rank = [](DType d) {
-    switch (d) {
-      case DType::kBool:
-        return 0;
-      case DType::kInt64:
-        return 1;
-      case DType::kFloat32:
-        return 2;
-    }
-    return 0;
-  };
-  return rank(a) >= rank(b) ? a : b;
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/eager/internal.h"
+#include "engine/program/dtype_rules.h"
 
 namespace sf::eager::internal {
 
@@ -30,7 +31,7 @@ int64_t wrap_new_dim(const Call& c, int64_t dim, int64_t rank);
 Shape contiguous_strides(const Shape& sizes);
 
 // bool < i64 < f32.
-DType promote(DType a, DType b);
+using program::promote;  // engine/program/dtype_rules.h
 // The weak-scalar rule: tensors' dtypes promote; a scalar only raises the category
 // (bool < int < float) to its default dtype (i64 or f32).
 DType result_type(const std::vector<const Value*>& operands);

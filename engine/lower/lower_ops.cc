@@ -21,63 +21,6 @@ std::vector<ExprRef> sizes_of(const Value& v) {
   return out;
 }
 
-BinaryOp binary_for(OpKind op) {
-  switch (op) {
-    case OpKind::kAdd:
-    case OpKind::kAddInplace:
-      return BinaryOp::kAdd;
-    case OpKind::kSub:
-      return BinaryOp::kSub;
-    case OpKind::kMul:
-      return BinaryOp::kMul;
-    case OpKind::kDiv:
-      return BinaryOp::kDiv;
-    case OpKind::kFloorDiv:
-      return BinaryOp::kFloorDiv;
-    case OpKind::kRemainder:
-      return BinaryOp::kRemainder;
-    case OpKind::kMaximum:
-      return BinaryOp::kMaximum;
-    case OpKind::kMinimum:
-      return BinaryOp::kMinimum;
-    case OpKind::kEq:
-      return BinaryOp::kEq;
-    case OpKind::kNe:
-      return BinaryOp::kNe;
-    case OpKind::kLt:
-      return BinaryOp::kLt;
-    case OpKind::kLe:
-      return BinaryOp::kLe;
-    case OpKind::kGt:
-      return BinaryOp::kGt;
-    case OpKind::kGe:
-      return BinaryOp::kGe;
-    case OpKind::kLogicalAnd:
-      return BinaryOp::kLogicalAnd;
-    case OpKind::kLogicalOr:
-      return BinaryOp::kLogicalOr;
-    default:
-      SF_CHECK(false) << "not a binary op: " << program::op_name(op);
-  }
-  return BinaryOp::kAdd;
-}
-
-// The dtype an op computes in (eager's spec_for): bool is i64 in arithmetic, div is f32.
-DType compute_dtype(BinaryOp op, DType promoted) {
-  switch (op) {
-    case BinaryOp::kAdd:
-    case BinaryOp::kSub:
-    case BinaryOp::kMul:
-    case BinaryOp::kFloorDiv:
-    case BinaryOp::kRemainder:
-      return promoted == DType::kBool ? DType::kInt64 : promoted;
-    case BinaryOp::kDiv:
-      return DType::kFloat32;
-    default:
-      return promoted;
-  }
-}
-
 IrValue finish(Lowering& L, const Node* n, Kernel k, const std::string& name) {
   Layout out = L.alloc_for(n->value, name);
   k.name = name;
@@ -129,12 +72,13 @@ IrValue lower_pointwise(Lowering& L, const Node* n) {
       k.body = KExpr::cast(operand(k, L, L.arg_value(n->args[0]), iter), out);
       break;
     case OpKind::kLogicalNot:
-      k.body = KExpr::unary_of(UnaryOp::kLogicalNot, operand(k, L, L.arg_value(n->args[0]), iter));
+      k.body = KExpr::unary_of(program::unary_element(n->op),
+                               operand(k, L, L.arg_value(n->args[0]), iter));
       break;
     case OpKind::kNeg:
     case OpKind::kAbs: {
       KExprPtr a = KExpr::cast(operand(k, L, L.arg_value(n->args[0]), iter), out);
-      k.body = KExpr::unary_of(n->op == OpKind::kNeg ? UnaryOp::kNeg : UnaryOp::kAbs, a);
+      k.body = KExpr::unary_of(program::unary_element(n->op), a);
       break;
     }
     case OpKind::kRelu: {  // maximum(a, 0) with a weak int 0
@@ -150,17 +94,35 @@ IrValue lower_pointwise(Lowering& L, const Node* n) {
       k.body = KExpr::where_of(c, a, b);
       break;
     }
-    default: {
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+    case OpKind::kDiv:
+    case OpKind::kFloorDiv:
+    case OpKind::kRemainder:
+    case OpKind::kMaximum:
+    case OpKind::kMinimum:
+    case OpKind::kEq:
+    case OpKind::kNe:
+    case OpKind::kLt:
+    case OpKind::kLe:
+    case OpKind::kGt:
+    case OpKind::kGe:
+    case OpKind::kLogicalAnd:
+    case OpKind::kLogicalOr:
+    case OpKind::kAddInplace: {
       IrValue a = L.arg_value(n->args[0]), b = L.arg_value(n->args[1]);
-      BinaryOp op = binary_for(n->op);
-      DType compute = compute_dtype(op, promote(value_dtype(a), value_dtype(b)));
+      const program::OpSchema& s = program::schema(n->op);
+      DType promoted = program::promote(value_dtype(a), value_dtype(b));
+      DType compute = program::compute_dtype(s.dtype_rule, promoted);
       KExprPtr x = KExpr::cast(operand(k, L, a, iter), compute);
       KExprPtr y = KExpr::cast(operand(k, L, b, iter), compute);
-      DType result =
-          (program::is_comparison(op) || program::is_logical(op)) ? DType::kBool : compute;
-      k.body = KExpr::cast(KExpr::binary_of(op, x, y, result), out);
+      DType result = program::result_dtype(s.dtype_rule, promoted);
+      k.body = KExpr::cast(KExpr::binary_of(s.element.binary, x, y, result), out);
       break;
     }
+    default:
+      SF_UNREACHABLE() << "not a pointwise op: " << program::op_name(n->op);
   }
   return finish(L, n, std::move(k), program::op_name(n->op));
 }

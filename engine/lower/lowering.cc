@@ -41,11 +41,6 @@ DType value_dtype(const IrValue& v) {
   return v.scalar->is_float() ? DType::kFloat32 : DType::kInt64;
 }
 
-DType promote(DType a, DType b) {
-  auto rank = [](DType d) { return d == DType::kBool ? 0 : (d == DType::kInt64 ? 1 : 2); };
-  return rank(a) >= rank(b) ? a : b;
-}
-
 KExprPtr operand(Kernel& k, Lowering& L, const IrValue& v, const std::vector<ExprRef>& iter) {
   if (v.kind == IrValue::Kind::kScalar) return KExpr::scalar_of(v.scalar, value_dtype(v));
   k.inputs.push_back(L.access_of(v.layout, iter));

@@ -76,7 +76,6 @@ void record_def(Lowering& L, const ExprRef& s, const graph::Node* n);
 
 // Promotion helpers mirroring docs/ops.md.
 DType value_dtype(const IrValue& v);  // tensors: their dtype; scalars: the scalar kind's dtype
-DType promote(DType a, DType b);
 KExprPtr operand(Kernel& k, Lowering& L, const IrValue& v, const std::vector<ExprRef>& iter);
 
 }  // namespace sf::lower::detail

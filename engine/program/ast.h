@@ -17,11 +17,20 @@ const char* dtype_name(DType d);  // "bool", "i64", "f32"
 std::optional<DType> dtype_from_name(const std::string& s);
 
 enum class OpKind {
-#define SF_OP(Enum, name, family, signature) Enum,
+#define SF_OP(Enum, name, family, signature, ...) Enum,
 #include "engine/program/ops.def"
 };
 
-enum class OpFamily { kCreation, kPointwise, kReduction, kView, kJoin, kDataDependent, kScalar, kMutation };
+enum class OpFamily {
+  kCreation,
+  kPointwise,
+  kReduction,
+  kView,
+  kJoin,
+  kDataDependent,
+  kScalar,
+  kMutation
+};
 
 struct SourceLoc {
   int line = 0;
@@ -34,7 +43,7 @@ using ExprPtr = std::shared_ptr<const Expr>;
 struct Expr {
   enum class Kind { kVar, kInt, kFloat, kBool, kString, kDType, kNone, kList, kCall };
   Kind kind = Kind::kNone;
-  std::string name;    // kVar: variable name; kString: the string's contents
+  std::string name;  // kVar: variable name; kString: the string's contents
   int64_t int_value = 0;
   double float_value = 0.0;
   bool bool_value = false;
@@ -94,8 +103,8 @@ struct InputDecl {
   std::string name;
   bool is_tensor = true;
   DType dtype = DType::kFloat32;
-  std::vector<int64_t> sizes;  // tensors
-  std::vector<DimMode> dims;   // tensors: one per dim (static unless marked)
+  std::vector<int64_t> sizes;              // tensors
+  std::vector<DimMode> dims;               // tensors: one per dim (static unless marked)
   DimMode scalar_mode = DimMode::kStatic;  // scalar inputs (i64 only may be symbolic)
   DataSpec data;                           // scalars: literal with one value
   SourceLoc loc;

@@ -20,10 +20,12 @@ ExprPtr parse_default(const std::string& text) {
 
 ParamKind kind_from(const std::string& k) {
   static const std::map<std::string, ParamKind> kinds = {
-      {"tensor", ParamKind::kTensor}, {"scalar", ParamKind::kScalar}, {"any", ParamKind::kAny},
-      {"int", ParamKind::kInt},       {"ints", ParamKind::kInts},     {"dim", ParamKind::kDim},
-      {"dims", ParamKind::kDims},     {"tensors", ParamKind::kTensors}, {"dtype", ParamKind::kDType},
-      {"flag", ParamKind::kFlag},     {"str", ParamKind::kStr}};
+      {"tensor", ParamKind::kTensor}, {"scalar", ParamKind::kScalar},
+      {"any", ParamKind::kAny},       {"int", ParamKind::kInt},
+      {"ints", ParamKind::kInts},     {"dim", ParamKind::kDim},
+      {"dims", ParamKind::kDims},     {"tensors", ParamKind::kTensors},
+      {"dtype", ParamKind::kDType},   {"flag", ParamKind::kFlag},
+      {"str", ParamKind::kStr}};
   auto it = kinds.find(k);
   SF_CHECK(it != kinds.end()) << "unknown parameter kind '" << k << "' in ops.def";
   return it->second;
@@ -39,7 +41,8 @@ std::vector<Param> parse_signature(const std::string& sig) {
   size_t pos = 0;
   while (pos < sig.size()) {
     size_t comma = sig.find(',', pos);
-    std::string part = trim(sig.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    std::string part =
+        trim(sig.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
     pos = comma == std::string::npos ? sig.size() : comma + 1;
     if (part.empty()) continue;
     Param p;
@@ -68,11 +71,21 @@ struct Table {
   std::map<std::string, OpKind, std::less<>> by_name;
   std::vector<OpKind> ops;
   Table() {
-#define SF_OP(Enum, name, family, signature)                                               \
-  schemas.push_back(OpSchema{OpKind::Enum, name, OpFamily::family, parse_signature(signature)}); \
-  by_name.emplace(name, OpKind::Enum);                                                      \
+#define SF_BINARY(op) \
+  ElementOp { ElementOp::Kind::kBinary, BinaryOp::op, UnaryOp::kNeg }
+#define SF_UNARY(op) \
+  ElementOp { ElementOp::Kind::kUnary, BinaryOp::kAdd, UnaryOp::op }
+#define SF_NO_ELEMENT \
+  ElementOp {}
+#define SF_OP(Enum, name, family, signature, element, rule, unbacked, weight)                  \
+  schemas.push_back(OpSchema{OpKind::Enum, name, OpFamily::family, parse_signature(signature), \
+                             element, DTypeRule::rule, unbacked, weight});                     \
+  by_name.emplace(name, OpKind::Enum);                                                         \
   ops.push_back(OpKind::Enum);
 #include "engine/program/ops.def"
+#undef SF_BINARY
+#undef SF_UNARY
+#undef SF_NO_ELEMENT
   }
 };
 
@@ -82,9 +95,9 @@ const Table& table() {
 }
 
 [[noreturn]] void bind_error(const Expr& call, const std::string& what) {
-  throw_user_error(UserErrorKind::kInvalidProgram,
-                   "line " + std::to_string(call.loc.line) + ":" + std::to_string(call.loc.col) +
-                       ": " + op_name(call.op) + "(...): " + what);
+  throw_user_error(UserErrorKind::kInvalidProgram, "line " + std::to_string(call.loc.line) + ":" +
+                                                       std::to_string(call.loc.col) + ": " +
+                                                       op_name(call.op) + "(...): " + what);
 }
 
 }  // namespace
@@ -99,6 +112,18 @@ std::optional<OpKind> op_by_name(std::string_view name) {
 
 const char* op_name(OpKind op) { return schema(op).name.c_str(); }
 const std::vector<OpKind>& all_ops() { return table().ops; }
+
+BinaryOp binary_element(OpKind op) {
+  const ElementOp& e = schema(op).element;
+  SF_CHECK(e.kind == ElementOp::Kind::kBinary) << op_name(op) << " has no binary element op";
+  return e.binary;
+}
+
+UnaryOp unary_element(OpKind op) {
+  const ElementOp& e = schema(op).element;
+  SF_CHECK(e.kind == ElementOp::Kind::kUnary) << op_name(op) << " has no unary element op";
+  return e.unary;
+}
 
 std::vector<ExprPtr> bind_call(const Expr& call) {
   SF_CHECK(call.kind == Expr::Kind::kCall);

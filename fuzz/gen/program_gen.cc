@@ -9,6 +9,7 @@
 #include "engine/eager/eager.h"
 #include "engine/program/builder.h"
 #include "engine/program/input_data.h"
+#include "engine/program/schema.h"
 
 namespace sf::fuzz {
 
@@ -20,6 +21,8 @@ using program::DimMode;
 using program::DType;
 using program::ExprPtr;
 using program::HostValue;
+using program::OpFamily;
+using program::OpKind;
 using program::Program;
 using program::Stmt;
 
@@ -137,146 +140,190 @@ class Generator {
   }
 
   // ---- statements ----
-  ExprPtr candidate() {
-    size_t family = src_.weighted(policy_.family_weights);
+  // An op of `family` drawn by its ops.def generator weight (none when the family has no
+  // weighted op).
+  std::optional<OpKind> pick_op(OpFamily family) {
+    std::vector<OpKind> ops;
+    std::vector<uint32_t> weights;
+    for (OpKind op : program::all_ops()) {
+      const program::OpSchema& s = program::schema(op);
+      if (s.family != family || s.gen_weight <= 0) continue;
+      ops.push_back(op);
+      weights.push_back(static_cast<uint32_t>(s.gen_weight));
+    }
+    if (ops.empty()) return std::nullopt;
+    return ops[src_.weighted(weights)];
+  }
+
+  // A 1-D i64 tensor variable (repeats, indices).
+  const Var* int_vector() {
+    return pick([](const HostValue& x) {
+      return is_tensor(x) && x.tensor.dtype == DType::kInt64 && x.tensor.sizes.size() == 1;
+    });
+  }
+
+  // A call of `op` on existing values (null when no suitable operand exists). The switch lists
+  // every op: a new row in ops.def does not compile until the generator can make it.
+  ExprPtr candidate(OpKind op) {
     const Var* t = pick(is_tensor);
     if (!t) return nullptr;
     const HostValue& tv = t->value;
-    switch (family) {
-      case 0: {  // creation, sized by existing (possibly data-dependent) sizes
+    const std::string name = program::op_name(op);
+    auto size_expr = [&]() { return call("size", {v(t->name), dim_lit(tv)}); };
+    switch (op) {
+      // creation, sized by existing (possibly data-dependent) sizes
+      case OpKind::kZeros:
+      case OpKind::kOnes:
+      case OpKind::kFull: {
         std::vector<ExprPtr> shape;
-        if (src_.chance(1, 2)) shape.push_back(call("size", {v(t->name), dim_lit(tv)}));
+        if (src_.chance(1, 2)) shape.push_back(size_expr());
         shape.push_back(i(src_.range(1, 4)));
-        switch (src_.pick(4)) {
-          case 0:
-            return call("zeros", {list(shape)});
-          case 1:
-            return call("ones", {list(shape), dt(pick_dtype())});
-          case 2:
-            return call("full", {list(shape), f(0.5 * static_cast<double>(src_.range(-4, 4)))});
-          default:
-            return call("arange", {call("numel", {v(t->name)})});
-        }
+        if (op == OpKind::kZeros) return call(name, {list(shape)});
+        if (op == OpKind::kOnes) return call(name, {list(shape), dt(pick_dtype())});
+        return call(name, {list(shape), f(0.5 * static_cast<double>(src_.range(-4, 4)))});
       }
-      case 1: {  // pointwise
-        static const char* kBinary[] = {
-            "add", "sub", "mul", "div", "floordiv", "remainder", "maximum",     "minimum",
-            "eq",  "ne",  "lt",  "le",  "gt",       "ge",        "logical_and", "logical_or"};
-        static const char* kUnary[] = {"neg", "abs", "relu", "logical_not"};
-        if (src_.chance(1, 4)) return call(kUnary[src_.pick(4)], {v(t->name)});
-        if (src_.chance(1, 6)) return call("to", {v(t->name), dt(pick_dtype())});
-        if (src_.chance(1, 6)) {
-          return call("where", {call("gt", {v(t->name), i(0)}), v(t->name), i(src_.range(-2, 2))});
+      case OpKind::kArange:
+        return call(name, {call("numel", {v(t->name)})});
+      // pointwise: on a tensor (and a same-shaped tensor or a literal), or on an int scalar
+      case OpKind::kAdd:
+      case OpKind::kSub:
+      case OpKind::kMul:
+      case OpKind::kDiv:
+      case OpKind::kFloorDiv:
+      case OpKind::kRemainder:
+      case OpKind::kMaximum:
+      case OpKind::kMinimum:
+      case OpKind::kEq:
+      case OpKind::kNe:
+      case OpKind::kLt:
+      case OpKind::kLe:
+      case OpKind::kGt:
+      case OpKind::kGe:
+      case OpKind::kLogicalAnd:
+      case OpKind::kLogicalOr: {
+        ExprPtr lhs = v(t->name);
+        ExprPtr rhs = i(src_.range(1, 3));
+        const Var* s = src_.chance(1, 4) ? pick(is_int) : nullptr;
+        if (s) {
+          lhs = v(s->name);  // SymInt arithmetic
+        } else if (const Var* o = pick([&](const HostValue& x) {
+                     return is_tensor(x) && x.tensor.sizes == tv.tensor.sizes;
+                   });
+                   o && src_.chance(2, 3)) {
+          rhs = v(o->name);
         }
-        std::string op = kBinary[src_.pick(16)];
-        const Var* o = pick(
-            [&](const HostValue& x) { return is_tensor(x) && x.tensor.sizes == tv.tensor.sizes; });
-        ExprPtr rhs = o && src_.chance(2, 3) ? v(o->name) : i(src_.range(1, 3));
-        bool infix_op = op == "add" || op == "sub" || op == "mul" || op == "lt" || op == "le";
-        return infix_op ? infix(op, v(t->name), rhs) : call(op, {v(t->name), rhs});
+        bool infix_op = op == OpKind::kAdd || op == OpKind::kSub || op == OpKind::kMul ||
+                        op == OpKind::kLt || op == OpKind::kLe;
+        return infix_op ? infix(name, lhs, rhs) : call(name, {lhs, rhs});
       }
-      case 2: {  // reduction
-        static const char* kRed[] = {"sum", "amax", "amin", "any", "all", "count_nonzero"};
-        std::string op = kRed[src_.pick(6)];
-        if (src_.chance(1, 3)) return call(op, {v(t->name)});
+      case OpKind::kLogicalNot:
+      case OpKind::kNeg:
+      case OpKind::kAbs:
+      case OpKind::kRelu:
+        return call(name, {v(t->name)});
+      case OpKind::kTo:
+        return call(name, {v(t->name), dt(pick_dtype())});
+      case OpKind::kWhere:
+        return call(name, {call("gt", {v(t->name), i(0)}), v(t->name), i(src_.range(-2, 2))});
+      // reductions
+      case OpKind::kSum:
+      case OpKind::kAmax:
+      case OpKind::kAmin:
+      case OpKind::kAny:
+      case OpKind::kAll:
+      case OpKind::kCountNonzero: {
+        if (src_.chance(1, 3)) return call(name, {v(t->name)});
         std::vector<std::pair<std::string, ExprPtr>> kw;
-        if (op != "count_nonzero" && src_.chance(1, 3)) kw.emplace_back("keepdim", b(true));
-        return call(op, {v(t->name), list({dim_lit(tv)})}, kw);
+        if (op != OpKind::kCountNonzero && src_.chance(1, 3)) kw.emplace_back("keepdim", b(true));
+        return call(name, {v(t->name), list({dim_lit(tv)})}, kw);
       }
-      case 3: {  // views
-        int64_t r = rank(tv);
-        switch (src_.pick(9)) {
-          case 0:
-            return call("transpose", {v(t->name), dim_lit(tv), dim_lit(tv)});
-          case 1:
-            return call("unsqueeze", {v(t->name), i(src_.range(0, r))});
-          case 2:
-            return call("squeeze", {v(t->name), dim_lit(tv)});
-          case 3:
-            return call("flatten", {v(t->name)});
-          case 4:
-            return call("reshape", {v(t->name), list({i(-1)})});
-          case 5: {
-            std::vector<ExprPtr> start;
-            return call("slice", {v(t->name), dim_lit(tv), int_expr(-3, 3), int_expr(-3, 8),
-                                  i(src_.range(1, 2))});
-          }
-          case 6:
-            if (r == 0 || tv.tensor.sizes[0] == 0) return nullptr;
-            return call("select", {v(t->name), i(0), int_expr(-1, 0)});
-          case 7:
-            return call("narrow", {v(t->name), i(0), i(0), int_expr(0, 1)});
-          default: {
-            std::vector<ExprPtr> shape;
-            shape.push_back(i(src_.range(1, 3)));
-            for (int64_t d = 0; d < r; ++d) shape.push_back(i(-1));
-            return call("expand", {v(t->name), list(shape)});
-          }
-        }
+      // views
+      case OpKind::kView:
+      case OpKind::kReshape:
+        return call(name, {v(t->name), list({i(-1)})});
+      case OpKind::kPermute: {
+        std::vector<ExprPtr> dims;
+        for (int64_t d = rank(tv); d-- > 0;) dims.push_back(i(d));
+        return call(name, {v(t->name), list(dims)});
       }
-      case 4: {  // joins and gathers
-        if (src_.chance(1, 3)) {
-          const Var* idx = pick([](const HostValue& x) {
-            return is_tensor(x) && x.tensor.dtype == DType::kInt64 && x.tensor.sizes.size() == 1;
-          });
-          if (!idx) return nullptr;
-          return call(
-              "index_select",
-              {v(t->name), i(0),
-               call("remainder",
-                    {v(idx->name), i(std::max<int64_t>(1, rank(tv) ? tv.tensor.sizes[0] : 1))})});
-        }
+      case OpKind::kTranspose:
+        return call(name, {v(t->name), dim_lit(tv), dim_lit(tv)});
+      case OpKind::kUnsqueeze:
+        return call(name, {v(t->name), i(src_.range(0, rank(tv)))});
+      case OpKind::kSqueeze:
+        return call(name, {v(t->name), dim_lit(tv)});
+      case OpKind::kFlatten:
+        return call(name, {v(t->name)});
+      case OpKind::kSlice:
+        return call(
+            name, {v(t->name), dim_lit(tv), int_expr(-3, 3), int_expr(-3, 8), i(src_.range(1, 2))});
+      case OpKind::kSelect:
+        if (rank(tv) == 0 || tv.tensor.sizes[0] == 0) return nullptr;
+        return call(name, {v(t->name), i(0), int_expr(-1, 0)});
+      case OpKind::kNarrow:
+        return call(name, {v(t->name), i(0), i(0), int_expr(0, 1)});
+      case OpKind::kExpand: {
+        std::vector<ExprPtr> shape;
+        shape.push_back(i(src_.range(1, 3)));
+        for (int64_t d = 0; d < rank(tv); ++d) shape.push_back(i(-1));
+        return call(name, {v(t->name), list(shape)});
+      }
+      // joins and gathers
+      case OpKind::kCat:
+      case OpKind::kStack: {
         const Var* o =
             pick([&](const HostValue& x) { return is_tensor(x) && rank(x) == rank(tv); });
         std::vector<ExprPtr> items{v(t->name), v(o ? o->name : t->name)};
-        return call(src_.chance(1, 3) ? "stack" : "cat", {list(items), i(0)});
+        return call(name, {list(items), i(0)});
       }
-      case 5: {  // data-dependent
-        switch (src_.pick(7)) {
-          case 0:
-            return call("nonzero", {v(t->name)});
-          case 1:
-            return call("index", {v(t->name), call("gt", {v(t->name), i(0)})});
-          case 2:
-            return call("masked_select", {v(t->name), call("ne", {v(t->name), i(1)})});
-          case 3:
-            return call(
-                "unique", {v(t->name)},
-                src_.chance(1, 2)
-                    ? std::vector<std::pair<std::string, ExprPtr>>{{"return_counts", b(true)}}
-                    : std::vector<std::pair<std::string, ExprPtr>>{});
-          case 4:
-            return call("item", {call("sum", {v(t->name)})});
-          case 5: {
-            const Var* r = pick([](const HostValue& x) {
-              return is_tensor(x) && x.tensor.dtype == DType::kInt64 && x.tensor.sizes.size() == 1;
-            });
-            if (!r) return nullptr;
-            return call("repeat_interleave", {call("abs", {v(r->name)})});
-          }
-          default:
-            return call("item", {call("count_nonzero", {v(t->name)})});
-        }
+      case OpKind::kIndexSelect: {
+        const Var* idx = int_vector();
+        if (!idx) return nullptr;
+        int64_t n = std::max<int64_t>(1, rank(tv) ? tv.tensor.sizes[0] : 1);
+        return call(name, {v(t->name), i(0), call("remainder", {v(idx->name), i(n)})});
       }
-      case 6: {  // scalars
+      // data-dependent
+      case OpKind::kNonzero:
+        return call(name, {v(t->name)});
+      case OpKind::kIndex:
+        return call(name, {v(t->name), call("gt", {v(t->name), i(0)})});
+      case OpKind::kMaskedSelect:
+        return call(name, {v(t->name), call("ne", {v(t->name), i(1)})});
+      case OpKind::kUnique:
+        return call(name, {v(t->name)},
+                    src_.chance(1, 2)
+                        ? std::vector<std::pair<std::string, ExprPtr>>{{"return_counts", b(true)}}
+                        : std::vector<std::pair<std::string, ExprPtr>>{});
+      case OpKind::kItem:
+        return call(name, {call(src_.chance(1, 2) ? "sum" : "count_nonzero", {v(t->name)})});
+      case OpKind::kTolist:  // a 1-D tensor of static length 2
+        return call(
+            name,
+            {call("stack", {list({call("count_nonzero", {v(t->name)}),
+                                  call("count_nonzero", {call("gt", {v(t->name), i(0)})})})})});
+      case OpKind::kRepeatInterleave: {
+        const Var* r = int_vector();
+        if (!r) return nullptr;
+        return call(name, {call("abs", {v(r->name)})});
+      }
+      // scalars
+      case OpKind::kSize:
+        return size_expr();
+      case OpKind::kStride:
+        return call(name, {v(t->name), dim_lit(tv)});
+      case OpKind::kNumel:
+        return call(name, {v(t->name)});
+      case OpKind::kMin:
+      case OpKind::kMax: {
         const Var* s = pick(is_int);
-        ExprPtr a = s ? v(s->name) : call("size", {v(t->name), dim_lit(tv)});
-        switch (src_.pick(5)) {
-          case 0:
-            return add(a, i(src_.range(-2, 2)));
-          case 1:
-            return mul(a, i(src_.range(1, 3)));
-          case 2:
-            return call("max", {a, i(src_.range(0, 2))});
-          case 3:
-            return call("min", {a, call("numel", {v(t->name)})});
-          default:
-            return call("floordiv", {a, i(src_.range(1, 3))});
-        }
+        ExprPtr a = s ? v(s->name) : size_expr();
+        return op == OpKind::kMin ? call(name, {a, call("numel", {v(t->name)})})
+                                  : call(name, {a, i(src_.range(0, 2))});
       }
-      default:
+      case OpKind::kAddInplace:  // two statements: see try_mutation
         return nullptr;
     }
+    return nullptr;
   }
 
   // Check statements over data-dependent scalars (the tracer records deferred asserts).
@@ -294,32 +341,41 @@ class Generator {
     return accept(st, "");
   }
 
+  // add_ on a value computed here (not a view, not an input).
+  bool try_mutation() {
+    const Var* t =
+        pick([](const HostValue& x) { return is_tensor(x) && x.tensor.dtype != DType::kBool; });
+    if (!t) return false;
+    std::string name = "m" + std::to_string(line_);
+    Stmt copy = program::ProgramBuilder::assign_stmt(name, add(v(t->name), i(0)));
+    if (!accept(copy, name)) return false;
+    Stmt st = program::ProgramBuilder::assign_stmt(name + "_", call("add_", {v(name), i(1)}));
+    return accept(st, name + "_");
+  }
+
+  // A static if on a size (guards when backed; a data-dependent error when unbacked, on purpose).
+  bool try_if() {
+    const Var* t = pick(is_tensor);
+    if (!t || rank(t->value) == 0) return false;
+    Stmt st;
+    st.kind = Stmt::Kind::kIf;
+    st.value = gt(call("size", {v(t->name), i(0)}), i(2));
+    st.then_body.push_back(
+        program::ProgramBuilder::assign_stmt("r" + std::to_string(line_), mul(v(t->name), i(2))));
+    st.else_body.push_back(
+        program::ProgramBuilder::assign_stmt("r" + std::to_string(line_), add(v(t->name), i(1))));
+    return accept(st, "r" + std::to_string(line_));
+  }
+
   bool try_statement() {
     size_t family = src_.weighted(policy_.family_weights);
-    if (family == 7) return try_check();
-    if (family == 9) {  // static if on a size (guards when backed; DDE when unbacked, on purpose)
-      const Var* t = pick(is_tensor);
-      if (!t || rank(t->value) == 0) return false;
-      Stmt st;
-      st.kind = Stmt::Kind::kIf;
-      st.value = gt(call("size", {v(t->name), i(0)}), i(2));
-      st.then_body.push_back(
-          program::ProgramBuilder::assign_stmt("r" + std::to_string(line_), mul(v(t->name), i(2))));
-      st.else_body.push_back(
-          program::ProgramBuilder::assign_stmt("r" + std::to_string(line_), add(v(t->name), i(1))));
-      return accept(st, "r" + std::to_string(line_));
-    }
-    if (family == 8) {  // add_ on a value computed here (not a view, not an input)
-      const Var* t =
-          pick([](const HostValue& x) { return is_tensor(x) && x.tensor.dtype != DType::kBool; });
-      if (!t) return false;
-      std::string name = "m" + std::to_string(line_);
-      Stmt copy = program::ProgramBuilder::assign_stmt(name, add(v(t->name), i(0)));
-      if (!accept(copy, name)) return false;
-      Stmt st = program::ProgramBuilder::assign_stmt(name + "_", call("add_", {v(name), i(1)}));
-      return accept(st, name + "_");
-    }
-    ExprPtr e = candidate();
+    if (family == kCheckStatement) return try_check();
+    if (family == kIfStatement) return try_if();
+    std::optional<OpKind> op =
+        policy_.focus ? policy_.focus : pick_op(static_cast<OpFamily>(family));
+    if (!op) return false;
+    if (*op == OpKind::kAddInplace) return try_mutation();
+    ExprPtr e = candidate(*op);
     if (!e) return false;
     std::string name = "v" + std::to_string(line_);
     Stmt st = program::ProgramBuilder::assign_stmt(name, e);

@@ -1,25 +1,36 @@
 // Random data-dependent programs (generator = policy + construction + repair, YARPGen style):
-// inputs with dynamic/unbacked dims, then statements chosen by weighted op families; each
+// inputs with dynamic/unbacked dims, then statements drawn by family and by each op's ops.def
+// weight, with arguments built per op (a switch over every op, so a new op fails to compile
+// until the generator can make it); each
 // candidate statement is validated on concrete data with the eager reference and replaced when
 // eager rejects it, so programs are valid by construction (data-dependent guards still occur on
 // purpose, at a low rate).
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "engine/program/ast.h"
 #include "fuzz/fuzz_source.h"
 
 namespace sf::fuzz {
 
+// Which statement kinds the generator draws: an op family (indices 0..7, program::OpFamily order:
+// creation, pointwise, reduction, view, join, data-dependent, scalar, mutation), a check (8) or a
+// static if (9). Within a family, ops are drawn by their ops.def generator weight.
+inline constexpr size_t kCheckStatement = 8;
+inline constexpr size_t kIfStatement = 9;
+
 struct ProgramPolicy {
   int max_statements = 12;
   int max_inputs = 3;
   int max_rank = 3;
   int max_dim = 8;
-  // Weights of op families (creation, pointwise, reduction, view, join, data-dependent, scalar,
-  // check, mutation, static-if).
-  std::vector<uint32_t> family_weights = {2, 8, 3, 5, 2, 6, 3, 3, 1, 1};
+  std::vector<uint32_t> family_weights = {2, 8, 3, 5, 2, 6, 3, 1, 3, 1};
+  // When set, every op statement uses this op (its family's weight still decides how often an
+  // op statement is drawn); used to make a program for each row of the op table.
+  std::optional<program::OpKind> focus;
 };
 
 program::Program generate_program(FuzzSource& src, const ProgramPolicy& policy = {});

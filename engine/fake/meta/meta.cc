@@ -73,11 +73,6 @@ DType scalar_dtype(const Value& v) {
   }
 }
 
-DType promote(DType a, DType b) {
-  auto rank = [](DType d) { return d == DType::kBool ? 0 : (d == DType::kInt64 ? 1 : 2); };
-  return rank(a) >= rank(b) ? a : b;
-}
-
 DType arithmetic_dtype(const Value& a, const Value& b) {
   if (is_tensor(a) && is_tensor(b)) return promote(fake_of(a).dtype(), fake_of(b).dtype());
   const Value& t = is_tensor(a) ? a : b;

@@ -6,8 +6,12 @@
 
 #include "engine/base/errors.h"
 #include "engine/fake/meta/meta.h"
+#include "engine/program/dtype_rules.h"
+#include "engine/program/elementwise.h"
 
 namespace sf::fake::detail {
+
+using program::promote;
 
 [[noreturn]] void fail(const MetaContext& ctx, UserErrorKind kind, const std::string& msg);
 // Requires cond (guarding or deferring through the ShapeEnv); false -> UserError(kind, msg).
@@ -20,7 +24,6 @@ bool is_tensor(const Value& v);
 bool is_scalar(const Value& v);
 // The dtype a scalar behaves as (int -> i64, float -> f32, bool -> bool).
 DType scalar_dtype(const Value& v);
-DType promote(DType a, DType b);
 // Result dtype of a binary arithmetic op with weak scalars (docs/ops.md "Values and dtypes").
 DType arithmetic_dtype(const Value& a, const Value& b);
 const FakeTensor& tensor_arg(const MetaContext& ctx, const MetaArg& arg, const char* name);
@@ -42,8 +45,8 @@ Value meta_scalar(MetaContext& ctx, program::OpKind op, const std::vector<MetaAr
 Value meta_mutation(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
 
 // Scalar arithmetic shared by pointwise ops on two scalars and the scalar family.
-Value scalar_binary(MetaContext& ctx, program::OpKind op, const Value& a, const Value& b);
-Value scalar_unary(MetaContext& ctx, program::OpKind op, const Value& a);
+Value scalar_binary(MetaContext& ctx, program::BinaryOp op, const Value& a, const Value& b);
+Value scalar_unary(MetaContext& ctx, program::UnaryOp op, const Value& a);
 
 // Reshape target sizes (one -1 inferred) checked against numel.
 std::vector<SymInt> infer_reshape(MetaContext& ctx, const FakeTensor& a,

@@ -1,21 +1,16 @@
 // Meta functions for pointwise ops (broadcasting, dtype promotion) and scalar arithmetic.
 #include "engine/base/check.h"
 #include "engine/fake/meta/meta_internal.h"
+#include "engine/program/schema.h"
 #include "engine/sym/make.h"
 
 namespace sf::fake::detail {
 
+using program::BinaryOp;
 using program::OpKind;
+using program::UnaryOp;
 
 namespace {
-
-bool is_comparison(OpKind op) {
-  return op == OpKind::kEq || op == OpKind::kNe || op == OpKind::kLt || op == OpKind::kLe ||
-         op == OpKind::kGt || op == OpKind::kGe;
-}
-bool is_logical(OpKind op) {
-  return op == OpKind::kLogicalAnd || op == OpKind::kLogicalOr || op == OpKind::kLogicalNot;
-}
 
 // The numeric expression of a scalar (bools count as 0/1 in arithmetic).
 ExprRef number(const Value& v) {
@@ -37,9 +32,9 @@ Value wrap(const ExprRef& e) {
 
 }  // namespace
 
-Value scalar_binary(MetaContext& ctx, OpKind op, const Value& a, const Value& b) {
-  if (op == OpKind::kLogicalAnd) return Value(sym_and(truth(a), truth(b)));
-  if (op == OpKind::kLogicalOr) return Value(sym_or(truth(a), truth(b)));
+Value scalar_binary(MetaContext& ctx, BinaryOp op, const Value& a, const Value& b) {
+  if (op == BinaryOp::kLogicalAnd) return Value(sym_and(truth(a), truth(b)));
+  if (op == BinaryOp::kLogicalOr) return Value(sym_or(truth(a), truth(b)));
   ExprRef x = number(a), y = number(b);
   bool any_float = x->is_float() || y->is_float();
   auto nonzero_divisor = [&]() {
@@ -53,61 +48,58 @@ Value scalar_binary(MetaContext& ctx, OpKind op, const Value& a, const Value& b)
             "integer division or modulo by zero (" + x->str() + " by " + y->str() + ")");
   };
   switch (op) {
-    case OpKind::kAdd:
+    case BinaryOp::kAdd:
       return wrap(sym::add(x, y));
-    case OpKind::kSub:
+    case BinaryOp::kSub:
       return wrap(sym::sub(x, y));
-    case OpKind::kMul:
+    case BinaryOp::kMul:
       return wrap(sym::mul(x, y));
-    case OpKind::kDiv:
+    case BinaryOp::kDiv:
       if (!y->is_float()) nonzero_divisor();
       return wrap(sym::true_div(x, y));
-    case OpKind::kFloorDiv:
-    case OpKind::kRemainder:
+    case BinaryOp::kFloorDiv:
+    case BinaryOp::kRemainder:
       if (any_float) {
         fail(ctx, UserErrorKind::kUnsupported, "floor division / modulo of float scalars");
       }
       nonzero_divisor();
-      return wrap(op == OpKind::kFloorDiv ? sym::floordiv(x, y) : sym::mod(x, y));
-    case OpKind::kMaximum:
-    case OpKind::kMax:
+      return wrap(op == BinaryOp::kFloorDiv ? sym::floordiv(x, y) : sym::mod(x, y));
+    case BinaryOp::kMaximum:
       return wrap(sym::max(x, y));
-    case OpKind::kMinimum:
-    case OpKind::kMin:
+    case BinaryOp::kMinimum:
       return wrap(sym::min(x, y));
-    case OpKind::kEq:
+    case BinaryOp::kEq:
       return wrap(sym::eq(x, y));
-    case OpKind::kNe:
+    case BinaryOp::kNe:
       return wrap(sym::ne(x, y));
-    case OpKind::kLt:
+    case BinaryOp::kLt:
       return wrap(sym::lt(x, y));
-    case OpKind::kLe:
+    case BinaryOp::kLe:
       return wrap(sym::le(x, y));
-    case OpKind::kGt:
+    case BinaryOp::kGt:
       return wrap(sym::gt(x, y));
-    case OpKind::kGe:
+    case BinaryOp::kGe:
       return wrap(sym::ge(x, y));
-    default:
-      break;
+    case BinaryOp::kLogicalAnd:
+    case BinaryOp::kLogicalOr:
+      break;  // handled above
   }
-  fail(ctx, UserErrorKind::kInvalidProgram, "not a binary scalar op");
+  SF_UNREACHABLE() << "logical ops are handled before the switch";
 }
 
-Value scalar_unary(MetaContext& ctx, OpKind op, const Value& a) {
+Value scalar_unary(MetaContext& ctx, UnaryOp op, const Value& a) {
   switch (op) {
-    case OpKind::kLogicalNot:
+    case UnaryOp::kLogicalNot:
       return Value(sym_not(truth(a)));
-    case OpKind::kNeg:
+    case UnaryOp::kNeg:
       if (a.kind() == Value::Kind::kBool)
         fail(ctx, UserErrorKind::kInvalidProgram, "neg of a bool");
       return wrap(sym::neg(a.expr()));
-    case OpKind::kAbs:
+    case UnaryOp::kAbs:
       if (a.kind() == Value::Kind::kBool) return a;
       return wrap(sym::max(a.expr(), sym::neg(a.expr())));
-    default:
-      break;
   }
-  fail(ctx, UserErrorKind::kInvalidProgram, "not a unary scalar op");
+  SF_UNREACHABLE();
 }
 
 Value meta_pointwise(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
@@ -131,39 +123,27 @@ Value meta_pointwise(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& ar
     const FakeTensor& a = tensor_arg(ctx, args[0], "a");
     return Value::tensor(ctx.mode.make_contiguous(args[1].dtype, a.sizes()));
   }
-  bool unary =
-      op == OpKind::kLogicalNot || op == OpKind::kNeg || op == OpKind::kAbs || op == OpKind::kRelu;
-  if (unary) {
+  const program::OpSchema& schema = program::schema(op);
+  if (op == OpKind::kRelu || schema.element.kind == program::ElementOp::Kind::kUnary) {
     const Value& a = args[0].value;
     if (is_scalar(a)) {
       if (op == OpKind::kRelu) fail(ctx, UserErrorKind::kInvalidProgram, "relu takes a tensor");
-      return scalar_unary(ctx, op, a);
+      return scalar_unary(ctx, schema.element.unary, a);
     }
     const FakeTensor& t = fake_of(a);
-    // Arithmetic computes bool as i64 (docs/ops.md), so neg/abs/relu of bool give i64.
-    DType d = op == OpKind::kLogicalNot ? DType::kBool
-              : t.dtype() == DType::kBool ? DType::kInt64
-                                          : t.dtype();
-    return Value::tensor(ctx.mode.make_contiguous(d, t.sizes()));
+    return Value::tensor(
+        ctx.mode.make_contiguous(program::result_dtype(schema.dtype_rule, t.dtype()), t.sizes()));
   }
   const Value& a = args[0].value;
   const Value& b = args[1].value;
-  if (is_scalar(a) && is_scalar(b)) return scalar_binary(ctx, op, a, b);
+  if (is_scalar(a) && is_scalar(b)) return scalar_binary(ctx, schema.element.binary, a, b);
   std::vector<SymInt> shape;
   if (is_tensor(a) && is_tensor(b)) {
     shape = broadcast(ctx, fake_of(a).sizes(), fake_of(b).sizes());
   } else {
     shape = fake_of(is_tensor(a) ? a : b).sizes();
   }
-  DType d;
-  if (is_comparison(op) || is_logical(op)) {
-    d = DType::kBool;
-  } else if (op == OpKind::kDiv) {
-    d = DType::kFloat32;
-  } else {
-    d = arithmetic_dtype(a, b);
-    if (d == DType::kBool && op != OpKind::kMaximum && op != OpKind::kMinimum) d = DType::kInt64;
-  }
+  DType d = program::result_dtype(schema.dtype_rule, arithmetic_dtype(a, b));
   return Value::tensor(ctx.mode.make_contiguous(d, shape));
 }
 

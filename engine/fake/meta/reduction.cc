@@ -2,6 +2,7 @@
 #include <set>
 
 #include "engine/fake/meta/meta_internal.h"
+#include "engine/program/schema.h"
 
 namespace sf::fake::detail {
 
@@ -37,21 +38,7 @@ Value meta_reduction(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& ar
       out.push_back(1);
     }
   }
-  DType dtype = a.dtype();
-  switch (op) {
-    case OpKind::kSum:
-      if (dtype == DType::kBool) dtype = DType::kInt64;
-      break;
-    case OpKind::kAny:
-    case OpKind::kAll:
-      dtype = DType::kBool;
-      break;
-    case OpKind::kCountNonzero:
-      dtype = DType::kInt64;
-      break;
-    default:
-      break;
-  }
+  DType dtype = program::result_dtype(program::schema(op).dtype_rule, a.dtype());
   return Value::tensor(ctx.mode.make_contiguous(dtype, out));
 }
 

@@ -1,5 +1,6 @@
 // Meta functions for scalars read from tensors (size, stride, numel) and scalar min/max.
 #include "engine/fake/meta/meta_internal.h"
+#include "engine/program/schema.h"
 
 namespace sf::fake::detail {
 
@@ -11,7 +12,7 @@ Value meta_scalar(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args)
       fail(ctx, UserErrorKind::kInvalidProgram,
            "min/max take scalars; use minimum/maximum for tensors");
     }
-    return scalar_binary(ctx, op, args[0].value, args[1].value);
+    return scalar_binary(ctx, program::binary_element(op), args[0].value, args[1].value);
   }
   const FakeTensor& a = tensor_arg(ctx, args[0], "a");
   if (op == OpKind::kNumel) return Value(simplified(ctx, a.numel()));

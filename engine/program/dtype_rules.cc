@@ -1,0 +1,58 @@
+// Dtype promotion and the result/compute dtype of each rule.
+#include "engine/program/dtype_rules.h"
+
+#include "engine/base/check.h"
+
+namespace sf::program {
+
+namespace {
+int category(DType d) {
+  switch (d) {
+    case DType::kBool:
+      return 0;
+    case DType::kInt64:
+      return 1;
+    case DType::kFloat32:
+      return 2;
+  }
+  SF_UNREACHABLE();
+}
+}  // namespace
+
+DType promote(DType a, DType b) { return category(a) >= category(b) ? a : b; }
+
+DType compute_dtype(DTypeRule rule, DType promoted) {
+  switch (rule) {
+    case DTypeRule::kArithmetic:
+      return promoted == DType::kBool ? DType::kInt64 : promoted;  // bool is i64 in arithmetic
+    case DTypeRule::kTrueDivision:
+      return DType::kFloat32;
+    case DTypeRule::kPromote:
+    case DTypeRule::kBool:
+    case DTypeRule::kInt64:
+      return promoted;
+    case DTypeRule::kFromArgument:
+    case DTypeRule::kScalar:
+      break;
+  }
+  SF_UNREACHABLE() << "no compute dtype for this rule";
+}
+
+DType result_dtype(DTypeRule rule, DType promoted) {
+  switch (rule) {
+    case DTypeRule::kArithmetic:
+    case DTypeRule::kTrueDivision:
+    case DTypeRule::kPromote:
+      return compute_dtype(rule, promoted);
+    case DTypeRule::kBool:
+      return DType::kBool;
+    case DTypeRule::kInt64:
+      return DType::kInt64;
+    case DTypeRule::kFromArgument:
+    case DTypeRule::kScalar:
+      break;
+  }
+  SF_UNREACHABLE() << "no result dtype for this rule";
+}
+
+}  // namespace sf::program

@@ -1,0 +1,28 @@
+// Dtype promotion and the per-op result and compute dtypes (docs/ops.md "Values and dtypes"): the
+// one place these rules live; meta functions, eager, lowering and the generator all ask here.
+#pragma once
+
+#include "engine/program/ast.h"
+
+namespace sf::program {
+
+// How an op's result dtype follows from its data operands (column DTypeRule of ops.def).
+enum class DTypeRule {
+  kFromArgument,  // the dtype argument (creation ops, to)
+  kArithmetic,    // the promoted dtype, bool computed as i64 (add, neg, sum, ...)
+  kTrueDivision,  // always f32 (div)
+  kPromote,       // the promoted dtype of the data operands (maximum, where, cat, views, ...)
+  kBool,          // always bool (comparisons, logical ops, any, all)
+  kInt64,         // always i64 (count_nonzero, nonzero)
+  kScalar,        // a scalar or tuple of scalars, no tensor dtype (item, size, min, ...)
+};
+
+// The wider of two dtypes: bool < i64 < f32.
+DType promote(DType a, DType b);
+// The dtype a rule computes in, given the promoted operand dtype (both operands are cast to it).
+DType compute_dtype(DTypeRule rule, DType promoted);
+// The dtype a rule yields, given the promoted operand dtype. kFromArgument and kScalar have no
+// rule-derived dtype (an internal error to ask).
+DType result_dtype(DTypeRule rule, DType promoted);
+
+}  // namespace sf::program
