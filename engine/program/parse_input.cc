@@ -127,7 +127,7 @@ int64_t Parser::input_type(InputDecl* decl) {
   return numel;
 }
 
-DataSpec Parser::tensor_data(DType dtype, int64_t numel) {
+DataSpec Parser::tensor_data(const std::string& input, DType dtype, int64_t numel) {
   DataSpec spec;
   if (at_punct("[")) {
     take();
@@ -135,17 +135,17 @@ DataSpec Parser::tensor_data(DType dtype, int64_t numel) {
     if (!at_punct("]")) {
       do {
         if (static_cast<int64_t>(spec.literal.size()) == numel) {
-          fail(peek().loc, "more data values than the " + std::to_string(numel) +
-                               " elements of the input's shape");
+          fail(peek().loc, "input '" + input + "': more data values than the " +
+                               std::to_string(numel) + " elements of its shape");
         }
         spec.literal.push_back(data_value(dtype, "in the data list"));
       } while (accept_punct(","));
     }
     Token close = expect_punct("]", "to close the data list");
     if (static_cast<int64_t>(spec.literal.size()) != numel) {
-      fail(close.loc, "data has " + std::to_string(spec.literal.size()) +
-                          " values but the input's shape has " + std::to_string(numel) +
-                          " elements");
+      fail(close.loc, "input '" + input + "': data has " + std::to_string(spec.literal.size()) +
+                          " values but its shape has " + std::to_string(numel) +
+                          " elements (give one value per element, row-major)");
     }
     return spec;
   }
@@ -199,7 +199,7 @@ InputDecl Parser::input_decl() {
   int64_t numel = input_type(&decl);
   expect_punct("=", "before the input's data");
   if (decl.is_tensor) {
-    decl.data = tensor_data(decl.dtype, numel);
+    decl.data = tensor_data(decl.name, decl.dtype, numel);
   } else {
     decl.data.kind = DataSpec::Kind::kLiteral;
     decl.data.literal.push_back(data_value(decl.dtype, "as the scalar input's value"));

@@ -84,7 +84,7 @@ class Parser {
   InputDecl input_decl();
   int64_t input_type(InputDecl* decl);  // returns numel (1 for a scalar)
   double data_value(DType dtype, std::string_view context);
-  DataSpec tensor_data(DType dtype, int64_t numel);
+  DataSpec tensor_data(const std::string& input, DType dtype, int64_t numel);
   int64_t int_literal(std::string_view context);
   int64_t seed_argument();
 

@@ -87,7 +87,7 @@ std::vector<Case> cases() {
       {h + "x\nreturn\n", P, "line 2:2", "expected '=' after the assignment target"},
       // inputs
       {h + "input x: f32[3] = [1.0, 2.0]\nreturn x\n", P, "line 2:28",
-       "data has 2 values but the input's shape has 3 elements"},
+       "input 'x': data has 2 values but its shape has 3 elements"},
       {h + "input x: i64[2] = [1, 2, 3]\nreturn x\n", P, "line 2:26",
        "more data values than the 2"},
       {h + "input x: f32[100000, 100000] = randn(seed=1)\nreturn x\n", P, "line 2:22",
