@@ -7,6 +7,7 @@
 #include "engine/eager/internal.h"
 #include "engine/eager/tensor_util.h"
 #include "engine/program/input_data.h"
+#include "engine/program/op_cases.h"
 #include "engine/program/schema.h"
 
 namespace sf::eager {
@@ -29,26 +30,11 @@ Value dispatch(const Call& c) {
       return fill(c, FillKind::kFull);
     case OpKind::kArange:
       return arange(c);
-    case OpKind::kAdd:
-    case OpKind::kSub:
-    case OpKind::kMul:
-    case OpKind::kDiv:
-    case OpKind::kFloorDiv:
-    case OpKind::kRemainder:
-    case OpKind::kMaximum:
-    case OpKind::kMinimum:
-    case OpKind::kEq:
-    case OpKind::kNe:
-    case OpKind::kLt:
-    case OpKind::kLe:
-    case OpKind::kGt:
-    case OpKind::kGe:
-    case OpKind::kLogicalAnd:
-    case OpKind::kLogicalOr:
+#define SF_OP SF_ELEMENTWISE_BINARY_CASE
+#include "engine/program/ops.def"
       return binary(c, program::binary_element(c.op()));
-    case OpKind::kLogicalNot:
-    case OpKind::kNeg:
-    case OpKind::kAbs:
+#define SF_OP SF_ELEMENTWISE_UNARY_CASE
+#include "engine/program/ops.def"
       return unary(c, program::unary_element(c.op()));
     case OpKind::kRelu:
       return relu(c);

@@ -25,9 +25,12 @@ Value scalar_of(const NodeArg& a, const std::function<const Value&(Node*)>& valu
       return Value(SymFloat(a.f));
     case NodeArg::Kind::kBool:
       return Value(SymBool(a.b));
-    default:
-      return Value();
+    case NodeArg::Kind::kNone:
+    case NodeArg::Kind::kDType:
+    case NodeArg::Kind::kList:
+      break;
   }
+  return Value();
 }
 
 }  // namespace

@@ -163,9 +163,13 @@ class Tracer {
         return NodeArg::boolean(e->bool_value);
       case ParamKind::kStr:
         invalid(e, opname + ": unexpected string argument");
-      default:
+      case ParamKind::kTensor:
+      case ParamKind::kScalar:
+      case ParamKind::kAny:
+      case ParamKind::kInt:
         return eval(e).arg;
     }
+    SF_UNREACHABLE();
   }
 
   // The elements of a tuple value as node arguments (getitem nodes when a node produced it).
@@ -193,9 +197,12 @@ class Tracer {
         return TV{v, NodeArg::floating(v.expr()->float_value()), {}};
       case Value::Kind::kBool:
         return TV{v, NodeArg::boolean(v.expr()->bool_value()), {}};
-      default:
-        SF_UNREACHABLE() << "not a literal: " << v.str();
+      case Value::Kind::kNone:
+      case Value::Kind::kTuple:
+      case Value::Kind::kTensor:
+        break;
     }
+    SF_UNREACHABLE() << "not a literal: " << v.str();
   }
 
   static bool all_literal(const std::vector<NodeArg>& args) {

@@ -62,57 +62,37 @@ IrValue lower_creation(Lowering& L, const Node* n) {
   return finish(L, n, std::move(k), program::op_name(n->op));
 }
 
+namespace {
+
+// The pointwise ops without an element op of their own: to, relu, where.
+KExprPtr special_pointwise_body(Kernel& k, Lowering& L, const Node* n,
+                                const std::vector<ExprRef>& iter, DType out) {
+  auto arg = [&](int i) { return operand(k, L, L.arg_value(n->args[i]), iter); };
+  if (n->op == OpKind::kTo) return KExpr::cast(arg(0), out);
+  if (n->op == OpKind::kRelu) {  // maximum(a, 0) with a weak int 0
+    KExprPtr zero = out == DType::kFloat32 ? KExpr::constant_f(0) : KExpr::constant_i(0, out);
+    return KExpr::binary_of(BinaryOp::kMaximum, KExpr::cast(arg(0), out), zero, out);
+  }
+  SF_CHECK(n->op == OpKind::kWhere) << "no kernel body for " << program::op_name(n->op);
+  KExprPtr c = KExpr::cast(arg(0), DType::kBool);
+  KExprPtr a = KExpr::cast(arg(1), out);
+  KExprPtr b = KExpr::cast(arg(2), out);
+  return KExpr::where_of(c, a, b);
+}
+
+}  // namespace
+
+// Elementwise ops are lowered from their ops.def row alone: the element op and the dtype rule
+// (operands cast to the compute dtype, the result cast to the node's dtype).
 IrValue lower_pointwise(Lowering& L, const Node* n) {
   Kernel k;
   k.kind = Kernel::Kind::kPointwise;
   std::vector<ExprRef> iter = sizes_of(n->value);
   DType out = fake::fake_of(n->value).dtype();
-  switch (n->op) {
-    case OpKind::kTo:
-      k.body = KExpr::cast(operand(k, L, L.arg_value(n->args[0]), iter), out);
-      break;
-    case OpKind::kLogicalNot:
-      k.body = KExpr::unary_of(program::unary_element(n->op),
-                               operand(k, L, L.arg_value(n->args[0]), iter));
-      break;
-    case OpKind::kNeg:
-    case OpKind::kAbs: {
-      KExprPtr a = KExpr::cast(operand(k, L, L.arg_value(n->args[0]), iter), out);
-      k.body = KExpr::unary_of(program::unary_element(n->op), a);
-      break;
-    }
-    case OpKind::kRelu: {  // maximum(a, 0) with a weak int 0
-      KExprPtr a = KExpr::cast(operand(k, L, L.arg_value(n->args[0]), iter), out);
-      KExprPtr zero = out == DType::kFloat32 ? KExpr::constant_f(0) : KExpr::constant_i(0, out);
-      k.body = KExpr::binary_of(BinaryOp::kMaximum, a, zero, out);
-      break;
-    }
-    case OpKind::kWhere: {
-      KExprPtr c = KExpr::cast(operand(k, L, L.arg_value(n->args[0]), iter), DType::kBool);
-      KExprPtr a = KExpr::cast(operand(k, L, L.arg_value(n->args[1]), iter), out);
-      KExprPtr b = KExpr::cast(operand(k, L, L.arg_value(n->args[2]), iter), out);
-      k.body = KExpr::where_of(c, a, b);
-      break;
-    }
-    case OpKind::kAdd:
-    case OpKind::kSub:
-    case OpKind::kMul:
-    case OpKind::kDiv:
-    case OpKind::kFloorDiv:
-    case OpKind::kRemainder:
-    case OpKind::kMaximum:
-    case OpKind::kMinimum:
-    case OpKind::kEq:
-    case OpKind::kNe:
-    case OpKind::kLt:
-    case OpKind::kLe:
-    case OpKind::kGt:
-    case OpKind::kGe:
-    case OpKind::kLogicalAnd:
-    case OpKind::kLogicalOr:
-    case OpKind::kAddInplace: {
+  const program::OpSchema& s = program::schema(n->op);
+  switch (s.element.kind) {
+    case program::ElementOp::Kind::kBinary: {
       IrValue a = L.arg_value(n->args[0]), b = L.arg_value(n->args[1]);
-      const program::OpSchema& s = program::schema(n->op);
       DType promoted = program::promote(value_dtype(a), value_dtype(b));
       DType compute = program::compute_dtype(s.dtype_rule, promoted);
       KExprPtr x = KExpr::cast(operand(k, L, a, iter), compute);
@@ -121,8 +101,16 @@ IrValue lower_pointwise(Lowering& L, const Node* n) {
       k.body = KExpr::cast(KExpr::binary_of(s.element.binary, x, y, result), out);
       break;
     }
-    default:
-      SF_UNREACHABLE() << "not a pointwise op: " << program::op_name(n->op);
+    case program::ElementOp::Kind::kUnary: {
+      IrValue a = L.arg_value(n->args[0]);
+      DType compute = program::compute_dtype(s.dtype_rule, value_dtype(a));
+      KExprPtr x = KExpr::cast(operand(k, L, a, iter), compute);
+      k.body = KExpr::cast(KExpr::unary_of(s.element.unary, x), out);
+      break;
+    }
+    case program::ElementOp::Kind::kNone:
+      k.body = special_pointwise_body(k, L, n, iter, out);
+      break;
   }
   return finish(L, n, std::move(k), program::op_name(n->op));
 }

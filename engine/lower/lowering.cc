@@ -7,6 +7,7 @@
 #include "engine/base/check.h"
 #include "engine/fake/fake_tensor.h"
 #include "engine/lower/lowering_internal.h"
+#include "engine/program/op_cases.h"
 #include "engine/program/schema.h"
 #include "engine/sym/make.h"
 #include "engine/sym/walk.h"
@@ -64,10 +65,12 @@ IrValue Lowering::arg_value(const NodeArg& a) const {
       return IrValue::scalar_of(sym::real(a.f));
     case NodeArg::Kind::kBool:
       return IrValue::scalar_of(sym::boolean(a.b));
-    default:
-      SF_CHECK(false) << "argument is not a value";
+    case NodeArg::Kind::kNone:
+    case NodeArg::Kind::kDType:
+    case NodeArg::Kind::kList:
+      break;
   }
-  return IrValue();
+  SF_UNREACHABLE() << "argument is not a value";
 }
 
 int Lowering::add_buffer(DType dtype, std::vector<ExprRef> sizes, const std::string& input_name) {
@@ -238,25 +241,10 @@ void Lowering::lower_call(const Node* n) {
     case OpKind::kArange:
       v = lower_creation(*this, n);
       break;
-    case OpKind::kAdd:
-    case OpKind::kSub:
-    case OpKind::kMul:
-    case OpKind::kDiv:
-    case OpKind::kFloorDiv:
-    case OpKind::kRemainder:
-    case OpKind::kMaximum:
-    case OpKind::kMinimum:
-    case OpKind::kEq:
-    case OpKind::kNe:
-    case OpKind::kLt:
-    case OpKind::kLe:
-    case OpKind::kGt:
-    case OpKind::kGe:
-    case OpKind::kLogicalAnd:
-    case OpKind::kLogicalOr:
-    case OpKind::kLogicalNot:
-    case OpKind::kNeg:
-    case OpKind::kAbs:
+#define SF_OP SF_ELEMENTWISE_BINARY_CASE
+#include "engine/program/ops.def"
+#define SF_OP SF_ELEMENTWISE_UNARY_CASE
+#include "engine/program/ops.def"
     case OpKind::kRelu:
     case OpKind::kTo:
     case OpKind::kWhere:
@@ -404,8 +392,12 @@ void Lowering::insert_frees() {
       case Step::Kind::kOutput:
         for (const OutputRef& o : s.outputs) keep_output(o);
         break;
-      default:
-        break;
+      case Step::Kind::kGuard:
+      case Step::Kind::kBindInput:
+      case Step::Kind::kAlloc:
+      case Step::Kind::kAssert:
+      case Step::Kind::kFree:
+        break;  // uses no buffer
     }
   }
   std::vector<Step> out;

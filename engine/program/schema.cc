@@ -71,21 +71,22 @@ struct Table {
   std::map<std::string, OpKind, std::less<>> by_name;
   std::vector<OpKind> ops;
   Table() {
-#define SF_BINARY(op) \
+#define SF_ELEMENT_binary(op) \
   ElementOp { ElementOp::Kind::kBinary, BinaryOp::op, UnaryOp::kNeg }
-#define SF_UNARY(op) \
+#define SF_ELEMENT_unary(op) \
   ElementOp { ElementOp::Kind::kUnary, BinaryOp::kAdd, UnaryOp::op }
-#define SF_NO_ELEMENT \
+#define SF_ELEMENT_none(op) \
   ElementOp {}
-#define SF_OP(Enum, name, family, signature, element, rule, unbacked, weight)                  \
+#define SF_OP(Enum, name, family, signature, element_kind, element_op, rule, unbacked, weight) \
   schemas.push_back(OpSchema{OpKind::Enum, name, OpFamily::family, parse_signature(signature), \
-                             element, DTypeRule::rule, unbacked, weight});                     \
+                             SF_ELEMENT_##element_kind(element_op), DTypeRule::rule, unbacked, \
+                             weight});                                                         \
   by_name.emplace(name, OpKind::Enum);                                                         \
   ops.push_back(OpKind::Enum);
 #include "engine/program/ops.def"
-#undef SF_BINARY
-#undef SF_UNARY
-#undef SF_NO_ELEMENT
+#undef SF_ELEMENT_binary
+#undef SF_ELEMENT_unary
+#undef SF_ELEMENT_none
   }
 };
 

@@ -9,6 +9,7 @@
 #include "engine/eager/eager.h"
 #include "engine/program/builder.h"
 #include "engine/program/input_data.h"
+#include "engine/program/op_cases.h"
 #include "engine/program/schema.h"
 
 namespace sf::fuzz {
@@ -184,41 +185,27 @@ class Generator {
       }
       case OpKind::kArange:
         return call(name, {call("numel", {v(t->name)})});
-      // pointwise: on a tensor (and a same-shaped tensor or a literal), or on an int scalar
-      case OpKind::kAdd:
-      case OpKind::kSub:
-      case OpKind::kMul:
-      case OpKind::kDiv:
-      case OpKind::kFloorDiv:
-      case OpKind::kRemainder:
-      case OpKind::kMaximum:
-      case OpKind::kMinimum:
-      case OpKind::kEq:
-      case OpKind::kNe:
-      case OpKind::kLt:
-      case OpKind::kLe:
-      case OpKind::kGt:
-      case OpKind::kGe:
-      case OpKind::kLogicalAnd:
-      case OpKind::kLogicalOr: {
-        ExprPtr lhs = v(t->name);
-        ExprPtr rhs = i(src_.range(1, 3));
-        const Var* s = src_.chance(1, 4) ? pick(is_int) : nullptr;
-        if (s) {
-          lhs = v(s->name);  // SymInt arithmetic
-        } else if (const Var* o = pick([&](const HostValue& x) {
-                     return is_tensor(x) && x.tensor.sizes == tv.tensor.sizes;
-                   });
-                   o && src_.chance(2, 3)) {
-          rhs = v(o->name);
+        // pointwise: on a tensor (and a same-shaped tensor or a literal), or on an int scalar
+#define SF_OP SF_ELEMENTWISE_BINARY_CASE
+#include "engine/program/ops.def"
+        {
+          ExprPtr lhs = v(t->name);
+          ExprPtr rhs = i(src_.range(1, 3));
+          const Var* s = src_.chance(1, 4) ? pick(is_int) : nullptr;
+          if (s) {
+            lhs = v(s->name);  // SymInt arithmetic
+          } else if (const Var* o = pick([&](const HostValue& x) {
+                       return is_tensor(x) && x.tensor.sizes == tv.tensor.sizes;
+                     });
+                     o && src_.chance(2, 3)) {
+            rhs = v(o->name);
+          }
+          bool infix_op = op == OpKind::kAdd || op == OpKind::kSub || op == OpKind::kMul ||
+                          op == OpKind::kLt || op == OpKind::kLe;
+          return infix_op ? infix(name, lhs, rhs) : call(name, {lhs, rhs});
         }
-        bool infix_op = op == OpKind::kAdd || op == OpKind::kSub || op == OpKind::kMul ||
-                        op == OpKind::kLt || op == OpKind::kLe;
-        return infix_op ? infix(name, lhs, rhs) : call(name, {lhs, rhs});
-      }
-      case OpKind::kLogicalNot:
-      case OpKind::kNeg:
-      case OpKind::kAbs:
+#define SF_OP SF_ELEMENTWISE_UNARY_CASE
+#include "engine/program/ops.def"
       case OpKind::kRelu:
         return call(name, {v(t->name)});
       case OpKind::kTo:

@@ -3,6 +3,7 @@
 
 #include "engine/base/check.h"
 #include "engine/fake/meta/meta_internal.h"
+#include "engine/program/op_cases.h"
 #include "engine/sym/make.h"
 
 namespace sf::fake {
@@ -68,9 +69,12 @@ DType scalar_dtype(const Value& v) {
       return DType::kFloat32;
     case Value::Kind::kBool:
       return DType::kBool;
-    default:
-      return fake_of(v).dtype();
+    case Value::Kind::kTensor:
+    case Value::Kind::kTuple:
+    case Value::Kind::kNone:
+      break;
   }
+  return fake_of(v).dtype();  // checks that v is a tensor
 }
 
 DType arithmetic_dtype(const Value& a, const Value& b) {
@@ -138,25 +142,10 @@ Value run_meta(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>&
     case OpKind::kFull:
     case OpKind::kArange:
       return detail::meta_creation(ctx, op, args);
-    case OpKind::kAdd:
-    case OpKind::kSub:
-    case OpKind::kMul:
-    case OpKind::kDiv:
-    case OpKind::kFloorDiv:
-    case OpKind::kRemainder:
-    case OpKind::kMaximum:
-    case OpKind::kMinimum:
-    case OpKind::kEq:
-    case OpKind::kNe:
-    case OpKind::kLt:
-    case OpKind::kLe:
-    case OpKind::kGt:
-    case OpKind::kGe:
-    case OpKind::kLogicalAnd:
-    case OpKind::kLogicalOr:
-    case OpKind::kLogicalNot:
-    case OpKind::kNeg:
-    case OpKind::kAbs:
+#define SF_OP SF_ELEMENTWISE_BINARY_CASE
+#include "engine/program/ops.def"
+#define SF_OP SF_ELEMENTWISE_UNARY_CASE
+#include "engine/program/ops.def"
     case OpKind::kRelu:
     case OpKind::kTo:
     case OpKind::kWhere:

@@ -81,8 +81,10 @@ Graph repropagate(Trace& t, const RepropagateOptions& opts) {
         }
         continue;
       }
-      default:
-        break;
+      case NodeKind::kCall:
+      case NodeKind::kGetItem:
+      case NodeKind::kStorageOffset:
+        break;  // re-evaluated below
     }
     if (old->derived_binding) {
       // i1 = i0 // d is computed, not allocated: the old symbol stays its own binding.
