@@ -21,8 +21,6 @@ class FakeMode {
   // "Every time you retrace using the same fake mode, advance the epoch."
   void bump_epoch() { ++epoch_; }
   bool inference_mode = false;  // memos are never written (spec §4.1, issue #122127)
-  bool allow_dynamic_output_shape_ops = true;
-  bool allow_scalar_outputs = true;
 
   // A fresh tensor with its own storage.
   FakeTensorPtr make_tensor(DType dtype, std::vector<SymInt> sizes, std::vector<SymInt> strides,

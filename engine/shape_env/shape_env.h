@@ -29,6 +29,9 @@ enum class DimDynamic { kDynamic, kDuck, kStatic, kSizeLikeUnbacked, kObliviousS
 const char* dim_dynamic_name(DimDynamic d);
 
 struct ShapeEnvSettings {
+  // Read by the meta functions (as PyTorch's FakeTensorMode reads them from its ShapeEnv): false
+  // makes item / nonzero-like ops unsupported (DataDependentOutputException and
+  // DynamicOutputShapeException).
   bool allow_scalar_outputs = true;
   bool allow_dynamic_output_shape_ops = true;
   bool specialize_zero_one = true;

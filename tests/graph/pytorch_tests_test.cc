@@ -254,5 +254,29 @@ TEST(PyTorchTests, T60_TolistOfThreeInts) {
   EXPECT_EQ(count_kind(*r.final_graph, NodeKind::kAssertScalar), 0);
 }
 
+// ShapeEnvSettings the fake mode reads (torch._dynamo.config.capture_scalar_outputs and
+// capture_dynamic_output_shape_ops): off, item and nonzero are unsupported rather than traced.
+TEST(PyTorchTests, ScalarAndDynamicOutputSettings) {
+  TraceOptions no_scalars;
+  no_scalars.settings.allow_scalar_outputs = false;
+  try {
+    trace("input t: i64[1] = [3]\nreturn item(t)\n", no_scalars);
+    ADD_FAILURE() << "item traced with allow_scalar_outputs = false";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.kind(), UserErrorKind::kUnsupported);
+    EXPECT_NE(std::string(e.what()).find("DataDependentOutputException"), std::string::npos);
+  }
+  TraceOptions no_dynamic;
+  no_dynamic.settings.allow_dynamic_output_shape_ops = false;
+  try {
+    trace("input m: bool[3] = [True, False, True]\nreturn nonzero(m)\n", no_dynamic);
+    ADD_FAILURE() << "nonzero traced with allow_dynamic_output_shape_ops = false";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.kind(), UserErrorKind::kUnsupported);
+    EXPECT_NE(std::string(e.what()).find("DynamicOutputShapeException"), std::string::npos);
+  }
+  EXPECT_NO_THROW(trace("input t: i64[1] = [3]\nreturn item(t)\n"));
+}
+
 }  // namespace
 }  // namespace sf::graph

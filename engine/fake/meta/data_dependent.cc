@@ -27,7 +27,7 @@ std::optional<int64_t> numel_bound(MetaContext& ctx, const SymInt& numel) {
 }
 
 void require_dynamic(MetaContext& ctx, OpKind op) {
-  if (!ctx.mode.allow_dynamic_output_shape_ops) {
+  if (!ctx.env().settings().allow_dynamic_output_shape_ops) {
     fail(ctx, UserErrorKind::kUnsupported,
          std::string(program::op_name(op)) +
              " has a data-dependent output shape "
@@ -125,7 +125,7 @@ Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg
       return Value::tuple({values, Value::tensor(ctx.mode.make_contiguous(DType::kInt64, {n}))});
     }
     case OpKind::kItem: {
-      if (!ctx.mode.allow_scalar_outputs) {
+      if (!ctx.env().settings().allow_scalar_outputs) {
         fail(ctx, UserErrorKind::kUnsupported,
              "item: scalar outputs are not allowed "
              "(DataDependentOutputException)");
