@@ -126,9 +126,8 @@ std::optional<Bindings> ShapeEnv::compute_unbacked_bindings(const Value& v, cons
   if (old) ev.old_value = *old;
   ev.flags = {peek};
   EventScope scope(this, ev);
-  if (pending_.empty()) return std::nullopt;
-  std::vector<ExprRef> pending = pending_;
-  if (!peek) pending_.clear();
+  if (symbols_.pending().empty()) return std::nullopt;
+  std::vector<ExprRef> pending = peek ? symbols_.pending() : symbols_.take_pending();
   Bindings result;
   walk(*this, v, {}, pending, result);
   if (!peek && !pending.empty()) {
@@ -164,14 +163,7 @@ std::optional<Bindings> ShapeEnv::compute_unbacked_bindings(const Value& v, cons
 }
 
 ExprRef ShapeEnv::resolve_renaming(const ExprRef& s) const {
-  ExprRef cur = s;
-  for (size_t steps = 0; steps <= unbacked_renamings_.size(); ++steps) {
-    auto it = unbacked_renamings_.find(cur);
-    if (it == unbacked_renamings_.end()) return cur;
-    cur = it->second;
-  }
-  SF_CHECK(false) << "cycle in unbacked_renamings at " << s->str();
-  return cur;
+  return replacements_.resolve_renaming(s);
 }
 
 Bindings ShapeEnv::resolve_unbacked_bindings(const Bindings& b) const {

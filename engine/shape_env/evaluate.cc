@@ -28,49 +28,24 @@ ExprRef constant_of(const sym::ValueRange& r, const ExprRef& e) {
 
 }  // namespace
 
-ExprRef ShapeEnv::assert_bucket_key(const ExprRef& expr) {
-  ExprRef best;
-  for (const ExprRef& s : sym::free_symbols(expr)) {
-    if (s->sym_kind() != sym::SymKind::kUnbackedInt) continue;
-    if (!best || s->sym_index() > best->sym_index()) best = s;
-  }
-  return best;
-}
-
-ExprRef ShapeEnv::apply_axioms(const ExprRef& e) const {
-  if (axiom_rewrites_.empty() || e->is_ground()) return e;
-  return sym::xreplace(e, axiom_rewrites_);
-}
-
-void ShapeEnv::index_axiom(const ExprRef& e, bool value) {
-  axiom_rewrites_[e] = sym::boolean(value);
-  ExprRef current = simplify(e);
-  if (!current->is_ground()) axiom_rewrites_[current] = sym::boolean(value);
-  axiom_entries_.push_back(AxiomEntry{current, value});
+// The value a concrete evaluation may substitute for s: its hint, else its observed real value.
+ExprRef ShapeEnv::known_value_of(const ExprRef& s) const {
+  std::optional<int64_t> v = symbols_.known_value(s);
+  return v ? sym::integer(*v) : ExprRef();
 }
 
 void ShapeEnv::reindex_axioms_mentioning(const ExprRef& s) {
-  for (AxiomEntry& entry : axiom_entries_) {
-    if (!sym::has_symbol(entry.current, s)) continue;
-    entry.current = simplify(entry.current);
-    if (!entry.current->is_ground()) axiom_rewrites_[entry.current] = sym::boolean(entry.value);
-  }
+  asserts_.reindex_mentioning(s, [this](const ExprRef& e) { return simplify(e); });
 }
 
 std::optional<ExprRef> ShapeEnv::maybe_evaluate_static(const ExprRef& e, StaticOptions opts) const {
   Ranges ranges(*this, opts.size_oblivious);
   ExprRef x = simplify(e, opts.size_oblivious);
   if (opts.compute_hint && !x->is_ground()) {
-    x = sym::substitute_symbols(x, [this](const ExprRef& s) -> ExprRef {
-      auto hint = var_to_val_.find(s);
-      if (hint != var_to_val_.end()) return sym::integer(hint->second);
-      auto real = unbacked_var_to_val_.find(s);
-      if (real != unbacked_var_to_val_.end()) return sym::integer(real->second);
-      return ExprRef();
-    });
+    x = sym::substitute_symbols(x, [this](const ExprRef& s) { return known_value_of(s); });
     x = sym::simplify(x, ranges);
   }
-  ExprRef with_axioms = apply_axioms(x);
+  ExprRef with_axioms = asserts_.apply_axioms(x);
   if (with_axioms != x) x = sym::simplify(with_axioms, ranges);
   if (x->is_ground() && x->num_args() == 0) return x;
   sym::ValueRange r = sym::bound_expr(x, ranges);
@@ -84,13 +59,13 @@ std::string ShapeEnv::dde_message(const ExprRef& expr, bool is_bool) const {
                         ? "Could not guard on data-dependent expression "
                         : "Could not extract specialized integer from data-dependent expression ";
   ExprRef shown = sym::substitute_symbols(replace(expr), [this](const ExprRef& s) -> ExprRef {
-    auto hint = var_to_val_.find(s);
-    return hint == var_to_val_.end() ? ExprRef() : sym::integer(hint->second);
+    std::optional<int64_t> hint = symbols_.hint(s);
+    return hint ? sym::integer(*hint) : ExprRef();
   });
   out += shown->str() + " (unhinted: " + simplify(expr)->str() + ").";
   std::string size_like;
   for (const ExprRef& s : sym::free_symbols(expr)) {
-    if (size_like_.count(s)) size_like += (size_like.empty() ? "" : ", ") + s->str();
+    if (ranges_.is_size_like(s)) size_like += (size_like.empty() ? "" : ", ") + s->str();
   }
   out += " (Size-like symbols: " + (size_like.empty() ? std::string("none") : size_like) + ")";
   out += is_bool ? "\nTo fix: if the condition must hold, assert it with check(" + expr->str() +
@@ -122,26 +97,21 @@ ExprRef ShapeEnv::evaluate_expr(const ExprRef& orig, std::optional<ExprRef> hint
     if (!all_symbols_backed(*this, expr)) {
       if (fallback) return sym::boolean(*fallback);  // guard_or_*: no guard, no assert
       // Unbacked-but-hinted inputs: decide only if the answer does not depend on 0/1.
-      if (!oblivious_var_to_val_.empty()) {
+      if (symbols_.has_oblivious_hints()) {
         auto with_hints = [&](bool at_least_two) {
           return sym::substitute_symbols(expr, [&](const ExprRef& s) -> ExprRef {
-            auto b = var_to_val_.find(s);
-            if (b != var_to_val_.end()) return sym::integer(b->second);
-            auto o = oblivious_var_to_val_.find(s);
-            if (o == oblivious_var_to_val_.end()) return ExprRef();
-            return sym::integer(at_least_two ? std::max<int64_t>(2, o->second) : o->second);
+            if (std::optional<int64_t> b = symbols_.hint(s)) return sym::integer(*b);
+            std::optional<int64_t> o = symbols_.oblivious_hint(s);
+            if (!o) return ExprRef();
+            return sym::integer(at_least_two ? std::max<int64_t>(2, *o) : *o);
           });
         };
         ExprRef a = sym::simplify(with_hints(false)), b = sym::simplify(with_hints(true));
         if (a->is_ground() && a->num_args() == 0 && a == b) return a;
       }
       // Real values observed for unbacked symbols: use them, but assert instead of guarding.
-      ExprRef real = sym::substitute_symbols(expr, [&](const ExprRef& s) -> ExprRef {
-        auto b = var_to_val_.find(s);
-        if (b != var_to_val_.end()) return sym::integer(b->second);
-        auto r = unbacked_var_to_val_.find(s);
-        return r == unbacked_var_to_val_.end() ? ExprRef() : sym::integer(r->second);
-      });
+      ExprRef real =
+          sym::substitute_symbols(expr, [this](const ExprRef& s) { return known_value_of(s); });
       real = sym::simplify(real);
       if (real->is_ground() && real->num_args() == 0) {
         concrete = real;
@@ -155,9 +125,9 @@ ExprRef ShapeEnv::evaluate_expr(const ExprRef& orig, std::optional<ExprRef> hint
     std::optional<int64_t> v;
     sym::Assignment values;
     for (const ExprRef& s : sym::free_symbols(expr)) {
-      auto h = var_to_val_.find(s);
-      SF_CHECK(h != var_to_val_.end()) << "backed symbol without hint: " << s->str();
-      values.emplace(s, sym::Concrete::of_int(h->second));
+      std::optional<int64_t> h = symbols_.hint(s);
+      SF_CHECK(h) << "backed symbol without hint: " << s->str();
+      values.emplace(s, sym::Concrete::of_int(*h));
     }
     sym::EvalResult r = sym::evaluate(expr, values);
     if (!r.defined) {
@@ -187,7 +157,7 @@ ExprRef ShapeEnv::evaluate_expr(const ExprRef& orig, std::optional<ExprRef> hint
   if (settings_.prefer_deferred_runtime_asserts_over_guards) {
     guard_or_defer_runtime_assert(g, sloc);
   } else {
-    guards_.push_back(ShapeGuard{g, sloc, size_oblivious});
+    asserts_.add_guard(ShapeGuard{g, sloc, size_oblivious});
     add_axioms(g);
     on_state_change();
   }
@@ -207,14 +177,13 @@ bool ShapeEnv::guard_or_defer_runtime_assert(const ExprRef& orig, const std::str
       all_symbols_backed(*this, partial)) {
     return evaluate_expr(partial)->bool_value();  // only backed symbols left: a normal guard
   }
-  if (runtime_asserts_frozen_) {
-    ++ignored_frozen_asserts_;
+  if (asserts_.frozen()) {
+    asserts_.count_ignored_while_frozen();
     return true;
   }
   maybe_guard_rel(orig);
   // Store the canonical original, not the replaced form (upstream bug: asserts simplified away).
-  deferred_runtime_asserts_[assert_bucket_key(orig)].push_back(RuntimeAssert{orig, msg});
-  ++num_deferred_runtime_asserts_;
+  asserts_.defer(orig, msg);
   add_axioms(orig);
   on_state_change();
   return true;
@@ -223,13 +192,9 @@ bool ShapeEnv::guard_or_defer_runtime_assert(const ExprRef& orig, const std::str
 void ShapeEnv::add_axioms(const ExprRef& g) {
   auto imply = [this](const ExprRef& e, bool v) {
     if (e->is(ExprKind::kBoolConst)) return;
-    axioms_[e] = v;
-    index_axiom(e, v);
+    asserts_.add_axiom(e, v, simplify(e));
     ExprRef ne = sym::not_(e);
-    if (!ne->is(ExprKind::kBoolConst)) {
-      axioms_[ne] = !v;
-      index_axiom(ne, !v);
-    }
+    if (!ne->is(ExprKind::kBoolConst)) asserts_.add_axiom(ne, !v, simplify(ne));
   };
   imply(g, true);
   switch (g->kind()) {
@@ -356,12 +321,8 @@ void ShapeEnv::check_is_size(const SymInt& i, std::optional<int64_t> max) {
 }
 
 std::optional<int64_t> ShapeEnv::maybe_size_hint(const ExprRef& e) const {
-  ExprRef x = sym::substitute_symbols(replace(e), [this](const ExprRef& s) -> ExprRef {
-    auto hint = var_to_val_.find(s);
-    if (hint != var_to_val_.end()) return sym::integer(hint->second);
-    auto real = unbacked_var_to_val_.find(s);
-    return real == unbacked_var_to_val_.end() ? ExprRef() : sym::integer(real->second);
-  });
+  ExprRef x =
+      sym::substitute_symbols(replace(e), [this](const ExprRef& s) { return known_value_of(s); });
   if (!x->is_ground()) {
     // Ranges may still pin it down (e.g. a symbol replaced by a constant via its range).
     sym::ValueRange r = sym::bound_expr(x, Ranges(*this, false));
@@ -387,7 +348,7 @@ void ShapeEnv::set_unbacked_var_to_val(const ExprRef& s, int64_t value) {
   ev.ints = {value};
   EventScope scope(this, ev);
   SF_CHECK(s->is_unbacked_symbol()) << "set_unbacked_var_to_val on " << s->str();
-  unbacked_var_to_val_[s] = value;
+  symbols_.set_real_value(s, value);
   on_state_change();
 }
 

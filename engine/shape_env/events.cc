@@ -86,18 +86,22 @@ std::string Event::str() const {
   return out + ") -> " + outcome;
 }
 
-EventScope::EventScope(ShapeEnv* env, Event event) : env_(env) {
-  if (env_->event_depth_++ == 0) {
-    env_->events_.push_back(std::move(event));
-    env_->events_.back().outcome = "error";  // overwritten on normal exit
+void EventRecorder::begin(Event event) {
+  if (depth_++ == 0) {
+    log_.push_back(std::move(event));
+    log_.back().outcome = "error";  // overwritten on normal exit
   }
 }
 
-EventScope::~EventScope() {
-  if (--env_->event_depth_ == 0 && std::uncaught_exceptions() == 0) {
-    env_->events_.back().outcome = "ok";
-  }
+void EventRecorder::end(bool ok) {
+  if (--depth_ == 0 && ok) log_.back().outcome = "ok";
 }
+
+EventScope::EventScope(ShapeEnv* env, Event event) : env_(env) {
+  env_->events_.begin(std::move(event));
+}
+
+EventScope::~EventScope() { env_->events_.end(std::uncaught_exceptions() == 0); }
 
 namespace {
 

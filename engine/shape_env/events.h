@@ -53,6 +53,21 @@ struct Event {
 
 using EventLog = std::vector<Event>;
 
+// ShapeEnv part: the event log. Only top-level calls are recorded: a call the engine makes while
+// handling another one (depth > 0) is part of that event.
+class EventRecorder {
+ public:
+  // Enters a call; records `event` (outcome "error" until end() says otherwise) at depth 0.
+  void begin(Event event);
+  // Leaves a call; at depth 0 the outcome becomes "ok" unless it ended by an exception.
+  void end(bool ok);
+  const EventLog& log() const { return log_; }
+
+ private:
+  EventLog log_;
+  int depth_ = 0;
+};
+
 struct ReplayResult {
   bool same_outcomes = true;
   std::string

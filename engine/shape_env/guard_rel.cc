@@ -98,18 +98,17 @@ void ShapeEnv::refine_ranges(const ExprRef& expr) {
                                                        x->str() + " in [" + lo.str() + ", " +
                                                        hi.str() + "]");
     }
-    auto hint = var_to_val_.find(x);
-    if (hint != var_to_val_.end() && !ValueRange::ints(lo, hi).contains(hint->second)) {
+    std::optional<int64_t> hint = symbols_.hint(x);
+    if (hint && !ValueRange::ints(lo, hi).contains(*hint)) {
       // A fact over data-dependent values that the example inputs already violate.
-      throw_user_error(UserErrorKind::kValueRange, expr->str() + " needs " + x->str() + " in [" +
-                                                       lo.str() + ", " + hi.str() +
-                                                       "], but the input gives " + x->str() +
-                                                       " = " + std::to_string(hint->second));
+      throw_user_error(UserErrorKind::kValueRange,
+                       expr->str() + " needs " + x->str() + " in [" + lo.str() + ", " + hi.str() +
+                           "], but the input gives " + x->str() + " = " + std::to_string(*hint));
     }
     ValueRange before = var_range(x);
     update_var_to_range(x, ValueRange::ints(lo, hi));
     ValueRange after = var_range(x);
-    if (after != before && after.is_singleton() && !replacements_.count(x)) {
+    if (after != before && after.is_singleton() && !replacements_.is_replaced(x)) {
       set_replacement(x, sym::integer(after.lo().value()), "range_refined_to_singleton");
     }
   }
@@ -123,7 +122,7 @@ void ShapeEnv::divisibility_rewrite(const ExprRef& m) {
   sym::Poly p = sym::poly_of(x);
   if (p.terms.size() != 1 || !p.constant.is_zero()) return;
   const ExprRef& i0 = p.terms[0].mono;
-  if (!is_unbacked_symint(i0) || replacements_.count(i0)) return;
+  if (!is_unbacked_symint(i0) || replacements_.is_replaced(i0)) return;
   int64_t c = p.terms[0].coef.i;
   int64_t d = q->int_value() / sym::gcd_i64(q->int_value(), c);
   if (d <= 1) return;
@@ -132,14 +131,13 @@ void ShapeEnv::divisibility_rewrite(const ExprRef& m) {
   ExtInt lo = ceil_div(r0.lo(), d), hi = floor_div(r0.hi(), d);
   if (lo > hi) lo = hi;
   update_var_to_range(i1, ValueRange::ints(lo, hi));
-  auto real = unbacked_var_to_val_.find(i0);
-  if (real != unbacked_var_to_val_.end()) {
+  if (std::optional<int64_t> real = symbols_.real_value(i0)) {
     int64_t v;
-    sym::py_floordiv(real->second, d, &v);
-    unbacked_var_to_val_[i1] = v;
+    sym::py_floordiv(*real, d, &v);
+    symbols_.set_real_value(i1, v);
   }
-  if (size_like_.count(i0)) mark_size_like(i1);
-  divisibility_factors_.emplace(i1, std::make_pair(i0, d));
+  if (ranges_.is_size_like(i0)) mark_size_like(i1);
+  ranges_.add_factor(i1, i0, d);
   set_replacement(i0, sym::mul(sym::integer(d), i1), "divisibility");
 }
 
@@ -159,7 +157,7 @@ void ShapeEnv::maybe_guard_rel(const ExprRef& raw) {
     bool ba = is_backed(a), bb = is_backed(b);
     if (ba != bb) return !ba;
     if (ba) {
-      int64_t ha = var_to_val_.at(a), hb = var_to_val_.at(b);
+      int64_t ha = *symbols_.hint(a), hb = *symbols_.hint(b);
       if (ha != hb) return ha > hb;
     }
     return sym::compare(a, b) > 0;
@@ -172,7 +170,7 @@ void ShapeEnv::maybe_guard_rel(const ExprRef& raw) {
     if (sym::contains_kind(expr, ExprKind::kFloorDiv)) return;
     auto non_input_unbacked = [this](const ExprRef& e) {
       for (const ExprRef& s : sym::free_unbacked_symbols(e)) {
-        if (!unbacked_inputs_.count(s)) return true;
+        if (!symbols_.unbacked_inputs().count(s)) return true;
       }
       return false;
     };
@@ -198,7 +196,7 @@ void ShapeEnv::maybe_guard_rel(const ExprRef& raw) {
     mod_atom = &rhs;
   }
   if (!mod_atom) return;
-  if (divisible_.insert(*mod_atom).second) {
+  if (ranges_.add_divisible(*mod_atom)) {
     on_state_change();
     // FloorDiv forms may now simplify to CleanDiv: refresh the axioms over the dividend's symbols.
     for (const ExprRef& s : sym::free_symbols(*mod_atom)) reindex_axioms_mentioning(s);

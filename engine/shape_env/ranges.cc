@@ -31,13 +31,13 @@ void ShapeEnv::constrain_range_for_size(const ExprRef& s, std::optional<int64_t>
 }
 
 bool ShapeEnv::mark_size_like(const ExprRef& s) {
-  if (size_like_.count(s)) return true;
+  if (ranges_.is_size_like(s)) return true;
   // Size-likeness is only advice for size-oblivious reasoning ("assume >= 2"). Upstream marks a
   // symbol even when its range is [0, 0] or [0, 1], where that reasoning is skipped anyway; we do
   // not, so every size-like symbol keeps an upper bound >= 2 (INV-9b) while ranges only shrink.
   if (var_range(s).hi() < ExtInt(2)) return false;
   update_var_to_range(s, ValueRange::ints(0, ExtInt::pos_inf()));
-  size_like_.insert(s);
+  ranges_.add_size_like(s);
   on_state_change();
   return true;
 }
@@ -56,57 +56,31 @@ void ShapeEnv::constrain_symbol_range(const ExprRef& s, ExtInt min, ExtInt max) 
 }
 
 void ShapeEnv::update_var_to_range(const ExprRef& s, ValueRange vr, bool is_constraint) {
-  SF_CHECK(s->is(sym::ExprKind::kSymbol)) << "range of non-symbol " << s->str();
-  // Size-like symbols may never be learned to be 0/1: keep their upper bound at least 2.
-  if (!vr.is_float() && size_like_.count(s) && vr.hi() < ExtInt(2)) {
-    vr = ValueRange::ints(vr.lo(), ExtInt(2));
-  }
-  auto it = var_to_range_.find(s);
-  if (it == var_to_range_.end()) {
-    var_to_range_.emplace(s, vr);
-    on_state_change();
-  } else {
-    ValueRange updated = it->second.intersect(vr);  // throws kValueRange when empty
-    if (updated != it->second) {
-      it->second = updated;
-      on_state_change();
-    }
-  }
+  if (ranges_.narrow(s, vr)) on_state_change();
   // A replaced symbol stands for its target: carry the new bounds over to the target's symbols,
   // or the knowledge is lost as soon as expressions are replaced.
-  auto rep = replacements_.find(s);
-  if (rep != replacements_.end() && !rep->second->is_ground() && rep->second->is_int()) {
-    ExprRef target = rep->second;
-    const ValueRange& now = var_to_range_.at(s);
-    if (now.lo().is_finite()) refine_ranges(sym::le(sym::integer(now.lo().value()), target));
-    if (now.hi().is_finite()) refine_ranges(sym::le(target, sym::integer(now.hi().value())));
+  std::optional<ExprRef> target = replacements_.target(s);
+  if (target && !(*target)->is_ground() && (*target)->is_int()) {
+    ValueRange now = ranges_.get(s);
+    if (now.lo().is_finite()) refine_ranges(sym::le(sym::integer(now.lo().value()), *target));
+    if (now.hi().is_finite()) refine_ranges(sym::le(*target, sym::integer(now.hi().value())));
   }
-  auto hint = var_to_val_.find(s);
-  if (hint != var_to_val_.end() && !is_constraint) {
-    SF_CHECK(var_to_range_.at(s).contains(hint->second))
-        << "hint " << hint->second << " of " << s->str() << " outside its range "
-        << var_to_range_.at(s).str();
+  std::optional<int64_t> hint = symbols_.hint(s);
+  if (hint && !is_constraint) {
+    SF_CHECK(ranges_.get(s).contains(*hint))
+        << "hint " << *hint << " of " << s->str() << " outside its range " << ranges_.get(s).str();
   }
 }
 
-ValueRange ShapeEnv::var_range(const ExprRef& s) const {
-  auto it = var_to_range_.find(s);
-  return it == var_to_range_.end() ? sym::unknown_range_of(s) : it->second;
-}
+ValueRange ShapeEnv::var_range(const ExprRef& s) const { return ranges_.get(s); }
 
 ValueRange ShapeEnv::Ranges::symbol_range(const ExprRef& s) const {
-  ValueRange vr = env_.var_range(s);
-  if (size_oblivious_ && env_.is_size_like(s) && !vr.is_float()) {
-    // Size-oblivious reasoning: a size-like symbol is assumed to be at least 2.
-    ExtInt lo = sym::ext_max(ExtInt(2), vr.lo());
-    if (lo <= vr.hi()) return ValueRange::ints(lo, vr.hi());
-  }
-  return vr;
+  return size_oblivious_ ? env_.ranges_.size_oblivious(s) : env_.ranges_.get(s);
 }
 
 bool ShapeEnv::Ranges::known_divisible(const ExprRef& a, const ExprRef& b) const {
-  if (env_.divisible_.empty()) return false;
-  return env_.divisible_.count(sym::mod(a, b)) > 0;
+  if (!env_.ranges_.any_divisible()) return false;
+  return env_.ranges_.is_divisible(sym::mod(a, b));
 }
 
 ValueRange ShapeEnv::bound(const ExprRef& e, bool size_oblivious) const {

@@ -49,18 +49,17 @@ bool ShapeEnv::set_replacement(const ExprRef& a, const ExprRef& raw_tgt, const s
   EventScope scope(this, ev);
   SF_CHECK(a->is(ExprKind::kSymbol)) << "replacement for non-symbol " << a->str();
   ExprRef tgt = replace(raw_tgt);
-  auto existing = replacements_.find(a);
-  if (existing != replacements_.end()) {
+  if (std::optional<ExprRef> existing = replacements_.target(a)) {
     // a already stands for something: a == tgt means that something equals tgt (union-find);
     // overwriting would silently drop what earlier facts taught us about a.
-    if (existing->second != tgt) unify(existing->second, tgt, why);
+    if (*existing != tgt) unify(*existing, tgt, why);
     return replace(a) == replace(tgt);
   }
   if (sym::has_symbol(tgt, a)) return false;
   if (settings_.prefer_deferred_runtime_asserts_over_guards && !supported_equivalence(tgt)) {
     return false;
   }
-  if (var_to_range_.count(a)) {
+  if (ranges_.has(a)) {
     ValueRange tgt_bound = bound(tgt);
     update_var_to_range(a, tgt_bound);  // a == tgt, so a lies in tgt's range: always sound
     ValueRange src_bound = var_range(a);
@@ -89,11 +88,11 @@ bool ShapeEnv::set_replacement(const ExprRef& a, const ExprRef& raw_tgt, const s
     // it is resolved through existing replacements).
     const ExprRef& peer = raw_tgt->is(ExprKind::kSymbol) ? raw_tgt : tgt;
     if (peer->is(ExprKind::kSymbol) && peer->is_int()) {
-      if (size_like_.count(a)) mark_size_like(peer);
-      if (size_like_.count(peer)) mark_size_like(a);
+      if (ranges_.is_size_like(a)) mark_size_like(peer);
+      if (ranges_.is_size_like(peer)) mark_size_like(a);
     }
     if (!tgt_bound.issubset(var_range(a))) return false;
-    if (size_like_.count(a)) {
+    if (ranges_.is_size_like(a)) {
       ValueRange so_tgt = bound(tgt, /*size_oblivious=*/true);
       ValueRange so_a = Ranges(*this, true).symbol_range(a);
       if (!so_tgt.issubset(so_a)) return false;
@@ -104,32 +103,16 @@ bool ShapeEnv::set_replacement(const ExprRef& a, const ExprRef& raw_tgt, const s
 }
 
 void ShapeEnv::install_replacement(const ExprRef& a, const ExprRef& tgt, const std::string& why) {
-  replacements_[a] = tgt;
-  replacement_reasons_.emplace(a, why);
-  // Eager path compression: every target stays fully resolved, so find() is one lookup.
-  sym::ExprMap subst{{a, tgt}};
-  std::vector<ExprRef> rewritten;
-  for (auto& [k, v] : replacements_) {
-    if (k != a && sym::has_symbol(v, a)) {
-      v = sym::xreplace(v, subst);
-      rewritten.push_back(k);
-    }
-  }
+  std::vector<ExprRef> rewritten = replacements_.install(a, tgt, why);
   on_state_change();
   reindex_axioms_mentioning(a);
   // As upstream's write-back through _set_replacement: a shortened chain narrows the range.
-  for (const ExprRef& k : rewritten) update_var_to_range(k, bound(replacements_.at(k)));
+  for (const ExprRef& k : rewritten) update_var_to_range(k, bound(replacements_.find(k)));
 }
 
-ExprRef ShapeEnv::find(const ExprRef& s) const {
-  auto it = replacements_.find(s);
-  return it == replacements_.end() ? s : it->second;
-}
+ExprRef ShapeEnv::find(const ExprRef& s) const { return replacements_.find(s); }
 
-ExprRef ShapeEnv::replace(const ExprRef& e) const {
-  if (replacements_.empty() || e->is_ground()) return e;
-  return sym::substitute_symbols(e, [this](const ExprRef& s) { return find(s); });
-}
+ExprRef ShapeEnv::replace(const ExprRef& e) const { return replacements_.replace(e); }
 
 ExprRef ShapeEnv::simplify(const ExprRef& e, bool size_oblivious) const {
   if (e->is_ground()) return e;
@@ -153,13 +136,11 @@ void ShapeEnv::rename_unbacked_to(const ExprRef& orig, const ExprRef& dest) {
   SF_CHECK(orig->is_unbacked_symbol() && dest->is_unbacked_symbol())
       << "rename_unbacked_to(" << orig->str() << ", " << dest->str()
       << ") needs two unbacked symbols";
-  auto old = replacements_.find(orig);
-  std::optional<ExprRef> carried;
-  if (old != replacements_.end()) carried = old->second;
+  std::optional<ExprRef> carried = replacements_.target(orig);
   // Upstream lets the range checks decline here and leaves renaming and replacement diverged
   // (INV-7 iii). The fresh symbol is the old one re-derived, so the equality is certain: unify.
   unify(orig, dest, "rename_unbacked_to");
-  unbacked_renamings_[orig] = dest;  // unconditional, as upstream
+  replacements_.record_renaming(orig, dest);  // unconditional, as upstream
   // The historical bug: the fresh symbol's replacement was clobbered. Carry it to the old name.
   if (carried && *carried != dest) unify(dest, *carried, "rename_unbacked_to_dest");
   on_state_change();

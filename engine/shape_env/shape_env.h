@@ -1,6 +1,8 @@
-// ShapeEnv: backed and unbacked symbols, hints, value ranges, replacements, guards, deferred
-// runtime asserts, pending fresh symbols, binding discovery, renaming and rebinding (spec §1–§2).
-// Every public mutating call is recorded as a replayable event (events.h).
+// ShapeEnv (spec §1–§2), a facade over parts with one job each: the symbol table and hints
+// (symbol_table.h), value ranges (range_table.h), union-find replacements (replacement_table.h),
+// guards, deferred asserts and axioms (assertion_store.h), and the event log (events.h). The
+// facade implements the reasoning that spans parts: guards, unification, bindings, rebinding.
+// Every public mutating call is recorded as a replayable event.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +14,13 @@
 #include <unordered_set>
 #include <vector>
 
+#include "engine/shape_env/assertion_store.h"
 #include "engine/shape_env/events.h"
 #include "engine/shape_env/keypath.h"
+#include "engine/shape_env/range_table.h"
+#include "engine/shape_env/replacement_table.h"
 #include "engine/shape_env/sym_value.h"
+#include "engine/shape_env/symbol_table.h"
 #include "engine/shape_env/value.h"
 #include "engine/sym/bound.h"
 #include "engine/sym/interval.h"
@@ -38,17 +44,6 @@ struct ShapeEnvSettings {
   bool duck_shape = true;
   bool prefer_deferred_runtime_asserts_over_guards = false;
   bool backed_size_oblivious = false;
-};
-
-struct RuntimeAssert {
-  ExprRef expr;  // canonical, not replacement-simplified (INV-11)
-  std::string msg;
-};
-
-struct ShapeGuard {
-  ExprRef expr;  // over backed symbols only (INV-10)
-  std::string sloc;
-  bool size_oblivious = false;
 };
 
 // A per-input cache of source name -> symbol, keyed by ShapeEnv id, so that re-fakifying the
@@ -94,7 +89,7 @@ class ShapeEnv {
     bool previous_;
   };
   IgnoreFreshScope ignore_fresh_unbacked_symbols() { return IgnoreFreshScope(this); }
-  bool ignoring_fresh_unbacked_symbols() const { return ignore_fresh_; }
+  bool ignoring_fresh_unbacked_symbols() const { return symbols_.ignoring_fresh(); }
 
   // ---- ranges (ranges.cc) ----
   void constrain_range_for_size(const ExprRef& sym, std::optional<int64_t> min = std::nullopt,
@@ -105,10 +100,10 @@ class ShapeEnv {
   // pending; a tracer binds each at a node computing i0 // d.
   const std::map<ExprRef, std::pair<ExprRef, int64_t>, sym::ExprLess>& divisibility_factors()
       const {
-    return divisibility_factors_;
+    return ranges_.factors();
   }
   ValueRange var_range(const ExprRef& sym) const;
-  bool is_size_like(const ExprRef& sym) const { return size_like_.count(sym) > 0; }
+  bool is_size_like(const ExprRef& sym) const { return ranges_.is_size_like(sym); }
   ValueRange bound(const ExprRef& e, bool size_oblivious = false) const;
 
   // ---- replacements (replacements.cc) ----
@@ -154,57 +149,72 @@ class ShapeEnv {
   ExprRef resolve_renaming(const ExprRef& sym) const;
   void rebind_unbacked(const Bindings& node_bindings, const Value& result, bool is_placeholder);
 
-  // ---- state ----
-  const std::vector<ExprRef>& pending_fresh_unbacked_symbols() const { return pending_; }
+  // ---- const views of the parts (oracles read state through these, never the facade's
+  // internals) ----
+  const SymbolTable& symbols() const { return symbols_; }
+  const RangeTable& range_table() const { return ranges_; }
+  const ReplacementTable& replacement_table() const { return replacements_; }
+  const AssertionStore& assertions() const { return asserts_; }
+
+  // ---- state (shorthands for the views above) ----
+  const std::vector<ExprRef>& pending_fresh_unbacked_symbols() const { return symbols_.pending(); }
   void clear_pending_fresh_unbacked_symbols();  // AOT metadata pass: symbols thrown away
   const std::unordered_map<ExprRef, int64_t, sym::ExprHash>& var_to_val() const {
-    return var_to_val_;
+    return symbols_.hints();
   }
-  const std::map<ExprRef, ExprRef, sym::ExprLess>& replacements() const { return replacements_; }
+  const std::map<ExprRef, ExprRef, sym::ExprLess>& replacements() const {
+    return replacements_.entries();
+  }
   // Why each replacement was first installed ("trivial_lhs", "divisibility",
   // "rename_unbacked_to"…).
   const std::map<ExprRef, std::string, sym::ExprLess>& replacement_reasons() const {
-    return replacement_reasons_;
+    return replacements_.reasons();
   }
   const std::map<ExprRef, ExprRef, sym::ExprLess>& unbacked_renamings() const {
-    return unbacked_renamings_;
+    return replacements_.renamings();
   }
-  const std::set<ExprRef, sym::ExprLess>& size_like() const { return size_like_; }
-  const std::set<ExprRef, sym::ExprLess>& unbacked_inputs() const { return unbacked_inputs_; }
-  const std::set<ExprRef, sym::ExprLess>& divisible() const { return divisible_; }
-  const std::vector<ShapeGuard>& guards() const { return guards_; }
+  const std::set<ExprRef, sym::ExprLess>& size_like() const { return ranges_.size_like(); }
+  const std::set<ExprRef, sym::ExprLess>& unbacked_inputs() const {
+    return symbols_.unbacked_inputs();
+  }
+  const std::set<ExprRef, sym::ExprLess>& divisible() const { return ranges_.divisible(); }
+  const std::vector<ShapeGuard>& guards() const { return asserts_.guards(); }
   // Bucket key = the unbacked int symbol with the largest index, or null (the None bucket).
   const std::map<ExprRef, std::vector<RuntimeAssert>, sym::ExprLessNullFirst>&
   deferred_runtime_asserts() const {
-    return deferred_runtime_asserts_;
+    return asserts_.deferred();
   }
-  int64_t num_deferred_runtime_asserts() const { return num_deferred_runtime_asserts_; }
-  const std::map<ExprRef, bool, sym::ExprLess>& axioms() const { return axioms_; }
+  int64_t num_deferred_runtime_asserts() const { return asserts_.num_deferred(); }
+  const std::map<ExprRef, bool, sym::ExprLess>& axioms() const { return asserts_.axioms(); }
   const std::map<ExprRef, std::vector<std::string>, sym::ExprLess>& var_to_sources() const {
-    return var_to_sources_;
+    return symbols_.sources();
   }
   const std::map<ExprRef, int64_t, sym::ExprLess>& unbacked_var_to_val() const {
-    return unbacked_var_to_val_;
+    return symbols_.real_values();
   }
-  const std::map<ExprRef, ValueRange, sym::ExprLess>& var_to_range() const { return var_to_range_; }
-  int64_t unbacked_symint_counter() const { return unbacked_symint_counter_; }
+  const std::map<ExprRef, ValueRange, sym::ExprLess>& var_to_range() const {
+    return ranges_.ranges();
+  }
+  int64_t unbacked_symint_counter() const { return symbols_.int_counter(); }
   // Unbacked symbols that need no binding site (INV-2): allocated under ignore-fresh, or thrown
   // away by clear_pending_fresh_unbacked_symbols.
-  const std::set<ExprRef, sym::ExprLess>& unbound_by_design() const { return unbound_by_design_; }
-  int64_t unbacked_symfloat_counter() const { return unbacked_symfloat_counter_; }
+  const std::set<ExprRef, sym::ExprLess>& unbound_by_design() const {
+    return symbols_.unbound_by_design();
+  }
+  int64_t unbacked_symfloat_counter() const { return symbols_.float_counter(); }
   uint64_t version() const { return version_; }
   // Runtime asserts frozen (Inductor lowering): new asserts are ignored and counted.
   void freeze_runtime_asserts();
-  bool runtime_asserts_frozen() const { return runtime_asserts_frozen_; }
-  int64_t num_ignored_frozen_asserts() const { return ignored_frozen_asserts_; }
+  bool runtime_asserts_frozen() const { return asserts_.frozen(); }
+  int64_t num_ignored_frozen_asserts() const { return asserts_.ignored_while_frozen(); }
   bool is_unbacked_symint(const ExprRef& s) const;
-  bool is_backed(const ExprRef& sym) const { return var_to_val_.count(sym) > 0; }
+  bool is_backed(const ExprRef& sym) const { return symbols_.is_backed(sym); }
   // The bucket key rule of §2.18.
-  static ExprRef assert_bucket_key(const ExprRef& expr);
+  static ExprRef assert_bucket_key(const ExprRef& expr) { return AssertionStore::bucket_key(expr); }
 
   // A complete, deterministic text dump of the state (replay and determinism checks compare it).
   std::string state_str() const;
-  const EventLog& events() const { return events_; }
+  const EventLog& events() const { return events_.log(); }
 
   // The bounds the simplifier sees, size-oblivious or not.
   class Ranges : public sym::RangeEnv {
@@ -220,7 +230,6 @@ class ShapeEnv {
 
  private:
   friend class EventScope;
-  friend struct ShapeEnvTestPeer;
 
   // internals
   ExprRef new_unbacked_symbol(sym::SymKind kind, bool is_bool);
@@ -240,38 +249,19 @@ class ShapeEnv {
   void unify(const ExprRef& x, const ExprRef& y, const std::string& why);
   std::optional<ExprRef> solve_linear(const ExprRef& rel, const ExprRef& x) const;
   std::string dde_message(const ExprRef& expr, bool is_bool) const;
-  ExprRef apply_axioms(const ExprRef& e) const;
-  bool record_events() const { return event_depth_ == 0; }
+  // The hint of s, else its observed real value, as a constant (null when neither is known).
+  ExprRef known_value_of(const ExprRef& s) const;
+  // After s was replaced: the axioms mentioning s get their current simplified form again.
+  void reindex_axioms_mentioning(const ExprRef& s);
 
   ShapeEnvSettings settings_;
   uint64_t id_;
 
-  std::unordered_map<ExprRef, int64_t, sym::ExprHash> var_to_val_;
-  std::map<ExprRef, int64_t, sym::ExprLess> unbacked_var_to_val_;
-  std::map<ExprRef, int64_t, sym::ExprLess> oblivious_var_to_val_;
-  std::map<ExprRef, ValueRange, sym::ExprLess> var_to_range_;
-  std::map<ExprRef, std::vector<std::string>, sym::ExprLess> var_to_sources_;
-  std::map<std::string, ExprRef> source_to_var_;
-  std::map<int64_t, ExprRef> val_to_var_;
-  std::set<int64_t> used_backed_ids_;
-  std::set<ExprRef, sym::ExprLess> unbacked_inputs_;
-  std::map<ExprRef, ExprRef, sym::ExprLess> replacements_;
-  std::map<ExprRef, std::string, sym::ExprLess> replacement_reasons_;
-  std::map<ExprRef, ExprRef, sym::ExprLess> unbacked_renamings_;
-  std::set<ExprRef, sym::ExprLess> divisible_;
-  std::set<ExprRef, sym::ExprLess> size_like_;
-  std::map<ExprRef, std::pair<ExprRef, int64_t>, sym::ExprLess> divisibility_factors_;
-  std::map<ExprRef, std::vector<RuntimeAssert>, sym::ExprLessNullFirst> deferred_runtime_asserts_;
-  int64_t num_deferred_runtime_asserts_ = 0;
-  std::vector<ShapeGuard> guards_;
-  std::map<ExprRef, bool, sym::ExprLess> axioms_;
-  std::vector<ExprRef> pending_;
-  std::set<ExprRef, sym::ExprLess> unbound_by_design_;
-  bool ignore_fresh_ = false;
-  bool runtime_asserts_frozen_ = false;
-  int64_t ignored_frozen_asserts_ = 0;
-  int64_t unbacked_symint_counter_ = 0;
-  int64_t unbacked_symfloat_counter_ = 0;
+  SymbolTable symbols_;
+  RangeTable ranges_;
+  ReplacementTable replacements_;
+  AssertionStore asserts_;
+  EventRecorder events_;
 
   // Cache versioning (INV-21): version_ follows the key tuple; cache_generation_ also follows
   // range updates, which change simplification results.
@@ -280,19 +270,6 @@ class ShapeEnv {
   mutable uint64_t cache_generation_ = 0;
   mutable uint64_t cached_generation_ = ~uint64_t{0};
   mutable std::unordered_map<ExprRef, ExprRef, sym::ExprHash> simplify_cache_[2];
-  // Each axiom as stated and in its current simplified form. A new replacement re-simplifies only
-  // the axioms that mention the replaced symbol, so queries (already simplified) match them.
-  struct AxiomEntry {
-    ExprRef current;
-    bool value;
-  };
-  std::vector<AxiomEntry> axiom_entries_;
-  sym::ExprMap axiom_rewrites_;  // original and current forms -> True/False
-  void index_axiom(const ExprRef& e, bool value);
-  void reindex_axioms_mentioning(const ExprRef& sym);
-
-  EventLog events_;
-  int event_depth_ = 0;
 };
 
 // The §2.6 traversal on its own (pure): where each of `symbols` first occurs in `v`, in the order

@@ -4,7 +4,6 @@
 
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
-#include "engine/base/sha256.h"
 #include "engine/shape_env/shape_env.h"
 #include "engine/sym/make.h"
 
@@ -54,50 +53,35 @@ SymInt ShapeEnv::create_symbol(int64_t hint, const std::string& source, DimDynam
     result = create_unbacked_symint(source).expr();
     // A tensor dim is a size (size-like, >= 0); an int input may be any integer.
     if (positive) constrain_range_for_size(result);
-    unbacked_inputs_.insert(result);
-    var_to_sources_[result].push_back(source);
-    if (dynamic == DimDynamic::kObliviousSize) oblivious_var_to_val_[result] = hint;
+    symbols_.mark_unbacked_input(result, dynamic == DimDynamic::kObliviousSize
+                                             ? std::optional<int64_t>(hint)
+                                             : std::nullopt);
+    symbols_.add_source(result, source);
   } else if (positive && settings_.specialize_zero_one && (hint == 0 || hint == 1)) {
     result = sym::integer(hint);
-  } else if (positive && settings_.duck_shape && dynamic == DimDynamic::kDuck &&
-             val_to_var_.count(hint)) {
-    result = val_to_var_[hint];
-    var_to_sources_[result].push_back(source);
+  } else if (std::optional<ExprRef> duck = symbols_.duck(hint);
+             positive && settings_.duck_shape && dynamic == DimDynamic::kDuck && duck) {
+    result = *duck;
+    symbols_.add_source(result, source);
   } else {
-    // Name: sha256(source) mod 100 with linear probing, so names survive input reordering.
-    auto digest = sha256(source);
-    uint64_t h = 0;
-    for (int i = 0; i < 8; ++i) h = (h << 8) | digest[i];
-    int64_t id = static_cast<int64_t>(h % 100);
-    while (used_backed_ids_.count(id)) ++id;
-    used_backed_ids_.insert(id);
-    result = sym::symbol(sym::SymKind::kSize, id);
-    var_to_val_[result] = hint;
+    result = symbols_.new_backed(source, hint);
     ValueRange vr = !positive                       ? ValueRange::unknown_int()
                     : settings_.specialize_zero_one ? ValueRange::ints(2, sym::ExtInt::pos_inf())
                                                     : ValueRange::ints(0, sym::ExtInt::pos_inf());
-    var_to_range_[result] = vr;
+    ranges_.narrow(result, vr);
     SF_CHECK(vr.contains(hint)) << "hint " << hint << " outside default range " << vr.str();
-    var_to_sources_[result].push_back(source);
-    if (positive && settings_.duck_shape) val_to_var_[hint] = result;
+    symbols_.add_source(result, source);
+    if (positive && settings_.duck_shape) symbols_.set_duck(hint, result);
   }
-  source_to_var_[source] = result;
   if (context) context->cache[id_][source] = result;
   return SymInt(result);
 }
 
 ExprRef ShapeEnv::new_unbacked_symbol(sym::SymKind kind, bool is_bool) {
-  int64_t index = kind == sym::SymKind::kUnbackedFloat ? unbacked_symfloat_counter_++
-                                                       : unbacked_symint_counter_++;
-  ExprRef s = sym::symbol(kind, index);
-  if (ignore_fresh_) {
-    unbound_by_design_.insert(s);
-  } else {
-    pending_.push_back(s);
-  }
-  var_to_range_[s] = is_bool                                ? ValueRange::ints(0, 1)
-                     : kind == sym::SymKind::kUnbackedFloat ? ValueRange::unknown_float()
-                                                            : ValueRange::unknown_int();
+  ExprRef s = symbols_.new_unbacked(kind);
+  ranges_.narrow(s, is_bool                                ? ValueRange::ints(0, 1)
+                    : kind == sym::SymKind::kUnbackedFloat ? ValueRange::unknown_float()
+                                                           : ValueRange::unknown_int());
   return s;
 }
 
@@ -121,24 +105,22 @@ SymBool ShapeEnv::create_unbacked_symbool() {
 
 ShapeEnv::IgnoreFreshScope::IgnoreFreshScope(ShapeEnv* env) : env_(env) {
   EventScope scope(env_, Event{EventKind::kIgnoreFreshEnter});
-  previous_ = env_->ignore_fresh_;
-  env_->ignore_fresh_ = true;
+  previous_ = env_->symbols_.set_ignore_fresh(true);
 }
 
 ShapeEnv::IgnoreFreshScope::~IgnoreFreshScope() {
   EventScope scope(env_, Event{EventKind::kIgnoreFreshExit});
-  env_->ignore_fresh_ = previous_;
+  env_->symbols_.set_ignore_fresh(previous_);
 }
 
 void ShapeEnv::clear_pending_fresh_unbacked_symbols() {
   EventScope scope(this, Event{EventKind::kClearPending});
-  unbound_by_design_.insert(pending_.begin(), pending_.end());
-  pending_.clear();
+  symbols_.discard_pending();
 }
 
 void ShapeEnv::freeze_runtime_asserts() {
   EventScope scope(this, Event{EventKind::kFreezeRuntimeAsserts});
-  runtime_asserts_frozen_ = true;
+  asserts_.freeze();
 }
 
 bool ShapeEnv::is_unbacked_symint(const ExprRef& s) const {
@@ -147,8 +129,8 @@ bool ShapeEnv::is_unbacked_symint(const ExprRef& s) const {
 
 void ShapeEnv::on_state_change() {
   ++cache_generation_;
-  auto key = std::make_tuple(replacements_.size(), divisible_.size(), num_deferred_runtime_asserts_,
-                             unbacked_var_to_val_.size());
+  auto key = std::make_tuple(replacements_.entries().size(), ranges_.divisible().size(),
+                             asserts_.num_deferred(), symbols_.real_values().size());
   if (key != prev_cache_key_) {
     prev_cache_key_ = key;
     ++version_;

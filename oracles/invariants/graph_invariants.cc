@@ -121,7 +121,7 @@ std::vector<Violation> check_bindings(const graph::Graph& g, const ShapeEnv& env
   }
   // INV-2: every symbol allocated in the window is bound exactly once (or unbound by design).
   auto expect_bound = [&](const ExprRef& s) {
-    if (env.unbound_by_design().count(s) || bound_at.count(s)) return;
+    if (env.symbols().unbound_by_design().count(s) || bound_at.count(s)) return;
     out.push_back({"INV-2", s->str() + " was allocated but no node binds it"});
   };
   for (int64_t i = window.first_int; i < window.end_int; ++i) {

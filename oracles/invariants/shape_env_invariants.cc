@@ -15,9 +15,9 @@ std::string violations_str(const std::vector<Violation>& vs) {
 
 ShapeEnvSnapshot ShapeEnvSnapshot::of(const ShapeEnv& env) {
   ShapeEnvSnapshot s;
-  s.ranges = env.var_to_range();
-  s.replacements = env.replacements();
-  s.size_like = env.size_like();
+  s.ranges = env.range_table().ranges();
+  s.replacements = env.replacement_table().entries();
+  s.size_like = env.range_table().size_like();
   s.state = env.state_str();
   return s;
 }
@@ -26,13 +26,13 @@ std::vector<Violation> check_state(const ShapeEnv& env) {
   std::vector<Violation> out;
   // Fresh symbols made by the divisibility rewrite may appear in replacement targets.
   std::set<ExprRef, sym::ExprLess> divisibility_factors;
-  for (const auto& [s, why] : env.replacement_reasons()) {
+  for (const auto& [s, why] : env.replacement_table().reasons()) {
     if (why != "divisibility") continue;
-    auto it = env.replacements().find(s);
-    if (it == env.replacements().end()) continue;
+    auto it = env.replacement_table().entries().find(s);
+    if (it == env.replacement_table().entries().end()) continue;
     for (const ExprRef& f : sym::free_unbacked_symbols(it->second)) divisibility_factors.insert(f);
   }
-  for (const auto& [u, tgt] : env.replacements()) {
+  for (const auto& [u, tgt] : env.replacement_table().entries()) {
     if (sym::has_symbol(tgt, u)) {
       out.push_back({"INV-8", u->str() + " occurs in its own replacement " + tgt->str()});
     }
@@ -40,10 +40,10 @@ std::vector<Violation> check_state(const ShapeEnv& env) {
       out.push_back({"INV-8", "replacement of " + u->str() + " is not fully resolved: " +
                                   tgt->str() + " -> " + env.replace(tgt)->str()});
     }
-    if (!u->is_unbacked_symbol() || env.unbacked_inputs().count(u)) continue;
+    if (!u->is_unbacked_symbol() || env.symbols().unbacked_inputs().count(u)) continue;
     ExprRef renamed_to = env.resolve_renaming(u);
     for (const ExprRef& s : sym::free_unbacked_symbols(tgt)) {
-      bool allowed = env.unbacked_inputs().count(s) || s == renamed_to ||
+      bool allowed = env.symbols().unbacked_inputs().count(s) || s == renamed_to ||
                      divisibility_factors.count(s) || env.replace(renamed_to) == tgt;
       if (!allowed) {
         out.push_back({"INV-8", "data-dependent " + u->str() + " replaced by " + tgt->str() +
@@ -52,25 +52,25 @@ std::vector<Violation> check_state(const ShapeEnv& env) {
       }
     }
   }
-  for (const auto& [s, hint] : env.var_to_val()) {
+  for (const auto& [s, hint] : env.symbols().hints()) {
     if (!env.var_range(s).contains(hint)) {
       out.push_back({"INV-9a", "hint " + std::to_string(hint) + " of " + s->str() +
                                    " outside its range " + env.var_range(s).str()});
     }
   }
-  for (const ExprRef& s : env.size_like()) {
+  for (const ExprRef& s : env.range_table().size_like()) {
     sym::ValueRange r = env.var_range(s);
     if (r.lo() < sym::ExtInt(0) || r.hi() < sym::ExtInt(2)) {
       out.push_back({"INV-9b", "size-like " + s->str() + " has range " + r.str()});
     }
   }
-  for (const ShapeGuard& g : env.guards()) {
+  for (const ShapeGuard& g : env.assertions().guards()) {
     if (sym::has_free_unbacked_symbols(g.expr)) {
       out.push_back({"INV-10", "guard " + g.expr->str() + " mentions unbacked symbols"});
     }
   }
   int64_t count = 0;
-  for (const auto& [key, ras] : env.deferred_runtime_asserts()) {
+  for (const auto& [key, ras] : env.assertions().deferred()) {
     for (const RuntimeAssert& ra : ras) {
       ++count;
       ExprRef expected = ShapeEnv::assert_bucket_key(ra.expr);
@@ -81,12 +81,12 @@ std::vector<Violation> check_state(const ShapeEnv& env) {
       }
     }
   }
-  if (count != env.num_deferred_runtime_asserts()) {
+  if (count != env.assertions().num_deferred()) {
     out.push_back({"INV-11", "num_deferred_runtime_asserts " +
-                                 std::to_string(env.num_deferred_runtime_asserts()) + " but " +
+                                 std::to_string(env.assertions().num_deferred()) + " but " +
                                  std::to_string(count) + " stored"});
   }
-  std::vector<ExprRef> pending = env.pending_fresh_unbacked_symbols();
+  std::vector<ExprRef> pending = env.symbols().pending();
   std::sort(pending.begin(), pending.end(), sym::ExprLess());
   if (std::adjacent_find(pending.begin(), pending.end()) != pending.end()) {
     out.push_back({"INV-1", "a symbol is pending twice"});
@@ -113,8 +113,8 @@ std::vector<Violation> check_rename(const ShapeEnv& env, const ExprRef& a, const
   if (!b->is_unbacked_symbol() || !a->is_unbacked_symbol() || b->sym_index() >= a->sym_index()) {
     out.push_back({"INV-7i", what + ": target must be an older unbacked symbol"});
   }
-  auto ren = env.unbacked_renamings().find(a);
-  if (ren == env.unbacked_renamings().end() || ren->second != b) {
+  auto ren = env.replacement_table().renamings().find(a);
+  if (ren == env.replacement_table().renamings().end() || ren->second != b) {
     out.push_back({"INV-7ii", what + ": unbacked_renamings[" + a->str() + "] is not " + b->str()});
   }
   // Equal representatives, or an equality the env knows (e.g. 5*u7 == 4*u8 kept as an assert).
@@ -133,7 +133,7 @@ std::vector<Violation> check_rename(const ShapeEnv& env, const ExprRef& a, const
   sym::ValueRange rb = env.bound(env.replace(b)), ra = env.var_range(a);
   bool clamped = env.is_size_like(b) && rb.hi() == sym::ExtInt(2) && ra.hi() < sym::ExtInt(2);
   if (clamped) rb = sym::ValueRange::ints(rb.lo(), ra.hi() < rb.lo() ? rb.lo() : ra.hi());
-  if (env.replacements().count(a) && !rb.issubset(ra)) {
+  if (env.replacement_table().entries().count(a) && !rb.issubset(ra)) {
     out.push_back({"INV-7iv", what + ": bound of replace(" + b->str() + ") = " +
                                   env.bound(env.replace(b)).str() + " not within range of " +
                                   a->str() + " " + env.var_range(a).str()});

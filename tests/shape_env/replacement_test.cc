@@ -11,15 +11,14 @@
 
 namespace sf {
 
-// Reads the private reason each replacement was installed with (the class befriends this name).
-struct ShapeEnvTestPeer {
-  static std::string reason(const ShapeEnv& env, const ExprRef& s) {
-    auto it = env.replacement_reasons_.find(s);
-    return it == env.replacement_reasons_.end() ? "" : it->second;
-  }
-};
-
 namespace {
+
+// The reason a replacement was first installed with ("" when none).
+std::string reason(const ShapeEnv& env, const ExprRef& s) {
+  const auto& reasons = env.replacement_table().reasons();
+  auto it = reasons.find(s);
+  return it == reasons.end() ? "" : it->second;
+}
 
 using namespace sf::testing;
 
@@ -183,7 +182,7 @@ TEST(MaybeGuardRel, WhatAnEqualityTeaches) {
     size_t at = expected.find('s');
     if (at != std::string::npos) expected.replace(at, 1, s.str());
     EXPECT_EQ(env.replace(U(c.replaced))->str(), expected);
-    EXPECT_EQ(ShapeEnvTestPeer::reason(env, U(c.replaced)), c.reason);
+    EXPECT_EQ(reason(env, U(c.replaced)), c.reason);
     EXPECT_EQ(env.replacements().size(), 1u);
   }
 }
@@ -214,7 +213,7 @@ TEST(MaybeGuardRel, InputUnbackedSymbolsMayReplaceEachOther) {
   ASSERT_EQ(env.unbacked_inputs().size(), 2u);
   env.check(sym_eq(a, b), "a.size(0) == b.size(0)");
   EXPECT_EQ(env.replace(a.expr()), b.expr()) << "PR #163652: Eq(u0, u1) solves trivially for u0";
-  EXPECT_EQ(ShapeEnvTestPeer::reason(env, a.expr()), "trivial_lhs");
+  EXPECT_EQ(reason(env, a.expr()), "trivial_lhs");
   EXPECT_EQ(env.replacements().size(), 1u);
   // The assert itself is still recorded, on the unreplaced symbols.
   EXPECT_EQ(env.num_deferred_runtime_asserts(), 1);
@@ -227,7 +226,7 @@ TEST(MaybeGuardRel, DivisibilityRewrite) {
   env.check(sym_eq(mod(u0 * 6, 4), 0), "6*u0 % 4 == 0");
   // d = 4 / gcd(4, 6) = 2: u0 = 2*u1 with u1 in [-5, 5].
   EXPECT_EQ(env.replace(U(0))->str(), "2*u1");
-  EXPECT_EQ(ShapeEnvTestPeer::reason(env, U(0)), "divisibility");
+  EXPECT_EQ(reason(env, U(0)), "divisibility");
   EXPECT_EQ(env.var_range(U(1)).str(), "[-5, 5]");
   EXPECT_EQ(env.pending_fresh_unbacked_symbols(), (std::vector<ExprRef>{U(0), U(1)}));
   EXPECT_EQ(env.divisible().size(), 1u);
@@ -267,7 +266,7 @@ TEST(RefineRanges, SingletonBecomesReplacement) {
   env.constrain_symbol_range(u1.expr(), 0, 8);
   env.check(sym_ge(u0, 8), "u0 >= 8");
   EXPECT_EQ(env.replace(U(0)), I(8));
-  EXPECT_EQ(ShapeEnvTestPeer::reason(env, U(0)), "range_refined_to_singleton");
+  EXPECT_EQ(reason(env, U(0)), "range_refined_to_singleton");
   env.check(sym_le(u1 * 3, 2), "3*u1 <= 2");
   EXPECT_EQ(env.replace(U(1)), I(0));
 }

@@ -1,0 +1,75 @@
+// ShapeEnv part: what has been asserted. Guards over backed symbols, deferred runtime asserts
+// bucketed by their newest unbacked symbol (spec §2.18), the axioms every guard and assert
+// implies (with their current simplified forms, so simplified queries match them), and the
+// frozen state of Inductor lowering. Deciding guard vs assert is the facade's job (evaluate.cc).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/sym/expr.h"
+#include "engine/sym/walk.h"
+
+namespace sf {
+
+using sym::ExprRef;
+
+struct RuntimeAssert {
+  ExprRef expr;  // canonical, not replacement-simplified (INV-11)
+  std::string msg;
+};
+
+struct ShapeGuard {
+  ExprRef expr;  // over backed symbols only (INV-10)
+  std::string sloc;
+  bool size_oblivious = false;
+};
+
+class AssertionStore {
+ public:
+  void add_guard(ShapeGuard g) { guards_.push_back(std::move(g)); }
+  // Stores the assert in the bucket of its newest unbacked int symbol (None when it has none).
+  void defer(const ExprRef& expr, const std::string& msg);
+  // The bucket key rule of §2.18.
+  static ExprRef bucket_key(const ExprRef& expr);
+
+  void freeze() { frozen_ = true; }
+  bool frozen() const { return frozen_; }
+  void count_ignored_while_frozen() { ++ignored_frozen_; }
+  int64_t ignored_while_frozen() const { return ignored_frozen_; }
+
+  // e is known to have value v; `simplified` is e as the facade currently simplifies it.
+  void add_axiom(const ExprRef& e, bool v, const ExprRef& simplified);
+  // Re-simplifies the axioms whose current form mentions s (after s was replaced), so that
+  // queries, which are simplified with the new replacement, still match them.
+  void reindex_mentioning(const ExprRef& s, const std::function<ExprRef(const ExprRef&)>& simplify);
+  // e with every known axiom (as stated or in its current form) replaced by its value.
+  ExprRef apply_axioms(const ExprRef& e) const;
+
+  // Read-only views.
+  const std::vector<ShapeGuard>& guards() const { return guards_; }
+  const std::map<ExprRef, std::vector<RuntimeAssert>, sym::ExprLessNullFirst>& deferred() const {
+    return deferred_;
+  }
+  int64_t num_deferred() const { return num_deferred_; }
+  const std::map<ExprRef, bool, sym::ExprLess>& axioms() const { return axioms_; }
+
+ private:
+  std::vector<ShapeGuard> guards_;
+  std::map<ExprRef, std::vector<RuntimeAssert>, sym::ExprLessNullFirst> deferred_;
+  int64_t num_deferred_ = 0;
+  bool frozen_ = false;
+  int64_t ignored_frozen_ = 0;
+  std::map<ExprRef, bool, sym::ExprLess> axioms_;
+  struct AxiomEntry {
+    ExprRef current;
+    bool value;
+  };
+  std::vector<AxiomEntry> axiom_entries_;
+  sym::ExprMap axiom_rewrites_;  // original and current forms -> True/False
+};
+
+}  // namespace sf

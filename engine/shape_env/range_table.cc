@@ -1,0 +1,42 @@
+// Range narrowing with the size-like upper-bound rule, and the size-oblivious reading.
+#include "engine/shape_env/range_table.h"
+
+#include "engine/base/check.h"
+#include "engine/sym/bound.h"
+
+namespace sf {
+
+using sym::ExtInt;
+
+ValueRange RangeTable::get(const ExprRef& s) const {
+  auto it = var_to_range_.find(s);
+  return it == var_to_range_.end() ? sym::unknown_range_of(s) : it->second;
+}
+
+bool RangeTable::narrow(const ExprRef& s, ValueRange vr) {
+  SF_CHECK(s->is(sym::ExprKind::kSymbol)) << "range of non-symbol " << s->str();
+  // Size-like symbols may never be learned to be 0/1: keep their upper bound at least 2.
+  if (!vr.is_float() && is_size_like(s) && vr.hi() < ExtInt(2)) {
+    vr = ValueRange::ints(vr.lo(), ExtInt(2));
+  }
+  auto it = var_to_range_.find(s);
+  if (it == var_to_range_.end()) {
+    var_to_range_.emplace(s, vr);
+    return true;
+  }
+  ValueRange updated = it->second.intersect(vr);  // throws kValueRange when empty
+  if (updated == it->second) return false;
+  it->second = updated;
+  return true;
+}
+
+ValueRange RangeTable::size_oblivious(const ExprRef& s) const {
+  ValueRange vr = get(s);
+  if (is_size_like(s) && !vr.is_float()) {
+    ExtInt lo = sym::ext_max(ExtInt(2), vr.lo());
+    if (lo <= vr.hi()) return ValueRange::ints(lo, vr.hi());
+  }
+  return vr;
+}
+
+}  // namespace sf

@@ -1,0 +1,57 @@
+// ShapeEnv part: value ranges. Each symbol's range (only ever narrowed), which symbols are
+// size-like, and the divisibility facts Mod(a, b) == 0 with the factor symbols they introduced
+// (spec §1.4, §2.5). Carrying a narrowed range on to a replacement target is the facade's job.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "engine/sym/expr.h"
+#include "engine/sym/interval.h"
+
+namespace sf {
+
+using sym::ExprRef;
+using sym::ValueRange;
+
+class RangeTable {
+ public:
+  // The symbol's range, or the unknown range of its kind when none was recorded.
+  ValueRange get(const ExprRef& s) const;
+  bool has(const ExprRef& s) const { return var_to_range_.count(s) > 0; }
+  // Records vr for a new symbol, or intersects it into the existing range (an empty result
+  // raises UserError(kValueRange)). A size-like int symbol keeps an upper bound >= 2, so
+  // size-oblivious reasoning stays applicable. Returns whether the range changed.
+  bool narrow(const ExprRef& s, ValueRange vr);
+  // A size-like symbol is read as >= 2 by size-oblivious reasoning.
+  ValueRange size_oblivious(const ExprRef& s) const;
+
+  bool is_size_like(const ExprRef& s) const { return size_like_.count(s) > 0; }
+  void add_size_like(const ExprRef& s) { size_like_.insert(s); }
+  // Mod(a, b) == 0 is known (the Mod atom as the simplifier spells it). Returns whether new.
+  bool add_divisible(const ExprRef& mod_atom) { return divisible_.insert(mod_atom).second; }
+  bool is_divisible(const ExprRef& mod_atom) const { return divisible_.count(mod_atom) > 0; }
+  bool any_divisible() const { return !divisible_.empty(); }
+  // i1 was made for i0 == d * i1 (the divisibility rewrite).
+  void add_factor(const ExprRef& i1, const ExprRef& i0, int64_t d) {
+    divisibility_factors_.emplace(i1, std::make_pair(i0, d));
+  }
+
+  // Read-only views.
+  const std::map<ExprRef, ValueRange, sym::ExprLess>& ranges() const { return var_to_range_; }
+  const std::set<ExprRef, sym::ExprLess>& size_like() const { return size_like_; }
+  const std::set<ExprRef, sym::ExprLess>& divisible() const { return divisible_; }
+  const std::map<ExprRef, std::pair<ExprRef, int64_t>, sym::ExprLess>& factors() const {
+    return divisibility_factors_;
+  }
+
+ private:
+  std::map<ExprRef, ValueRange, sym::ExprLess> var_to_range_;
+  std::set<ExprRef, sym::ExprLess> size_like_;
+  std::set<ExprRef, sym::ExprLess> divisible_;
+  std::map<ExprRef, std::pair<ExprRef, int64_t>, sym::ExprLess> divisibility_factors_;
+};
+
+}  // namespace sf
