@@ -121,45 +121,46 @@ std::optional<ExprRef> replaced_symbol(const ShapeEnv& env, const Value& v) {
 
 std::optional<Bindings> ShapeEnv::compute_unbacked_bindings(const Value& v, const Value* old,
                                                             bool peek) {
-  Event ev{EventKind::kComputeUnbackedBindings};
-  ev.value = v;
-  if (old) ev.old_value = *old;
-  ev.flags = {peek};
-  EventScope scope(this, ev);
-  if (symbols_.pending().empty()) return std::nullopt;
-  std::vector<ExprRef> pending = peek ? symbols_.pending() : symbols_.take_pending();
-  Bindings result;
-  walk(*this, v, {}, pending, result);
-  if (!peek && !pending.empty()) {
-    std::string names;
-    for (const ExprRef& s : pending) names += (names.empty() ? "" : ", ") + s->str();
-    throw PendingUnbackedSymbolNotFound(
-        "Pending unbacked symbols {" + names + "} not in returned outputs " + v.str() +
-        ". Did an op allocate an unbacked symbol (item(), nonzero(), new_dynamic_size()) more "
-        "times than its output exposes? Every fresh symbol must appear in the output as a size, "
-        "stride, offset, scalar, c*u or Eq(u, 1).");
-  }
-  if (old) {
-    // Re-propagation of an existing node: equate fresh symbols with what the old value had.
-    for (const auto& [s, path] : result) {
-      std::optional<ExprRef> new_s = replaced_symbol(*this, key_get(v, path));
-      if (!new_s) continue;
-      Value old_v = key_get(*old, path);
-      if (old_v.kind() == Value::Kind::kInt || old_v.kind() == Value::Kind::kFloat) {
-        ExprRef old_e = replace(old_v.expr());
-        if (old_e->is_number()) {
-          eliminate_unbacked(*new_s, old_e);
-        } else if (old_e != *new_s) {
-          if (old_e->is(ExprKind::kSymbol) && old_e->is_unbacked_symbol()) {
-            rename_unbacked_to(*new_s, old_e);
-          } else {
-            eliminate_unbacked(*new_s, old_e);
+  return recorded(
+      event::ComputeUnbackedBindings{v, old ? std::optional<Value>(*old) : std::nullopt, peek},
+      [&]() -> std::optional<Bindings> {
+        if (symbols_.pending().empty()) return std::nullopt;
+        std::vector<ExprRef> pending = peek ? symbols_.pending() : symbols_.take_pending();
+        Bindings result;
+        walk(*this, v, {}, pending, result);
+        if (!peek && !pending.empty()) {
+          std::string names;
+          for (const ExprRef& s : pending) names += (names.empty() ? "" : ", ") + s->str();
+          throw PendingUnbackedSymbolNotFound("Pending unbacked symbols {" + names +
+                                              "} not in returned outputs " + v.str() +
+                                              ". Did an op allocate an unbacked symbol (item(), "
+                                              "nonzero(), new_dynamic_size()) more "
+                                              "times than its output exposes? Every fresh symbol "
+                                              "must appear in the output as a size, "
+                                              "stride, offset, scalar, c*u or Eq(u, 1).");
+        }
+        if (old) {
+          // Re-propagation of an existing node: equate fresh symbols with what the old value had.
+          for (const auto& [s, path] : result) {
+            std::optional<ExprRef> new_s = replaced_symbol(*this, key_get(v, path));
+            if (!new_s) continue;
+            Value old_v = key_get(*old, path);
+            if (old_v.kind() == Value::Kind::kInt || old_v.kind() == Value::Kind::kFloat) {
+              ExprRef old_e = replace(old_v.expr());
+              if (old_e->is_number()) {
+                eliminate_unbacked(*new_s, old_e);
+              } else if (old_e != *new_s) {
+                if (old_e->is(ExprKind::kSymbol) && old_e->is_unbacked_symbol()) {
+                  rename_unbacked_to(*new_s, old_e);
+                } else {
+                  eliminate_unbacked(*new_s, old_e);
+                }
+              }
+            }
           }
         }
-      }
-    }
-  }
-  return result;
+        return result;
+      });
 }
 
 ExprRef ShapeEnv::resolve_renaming(const ExprRef& s) const {
@@ -174,44 +175,41 @@ Bindings ShapeEnv::resolve_unbacked_bindings(const Bindings& b) const {
 
 void ShapeEnv::rebind_unbacked(const Bindings& node_bindings, const Value& result,
                                bool is_placeholder) {
-  Event ev{EventKind::kRebindUnbacked};
-  ev.bindings = node_bindings;
-  ev.value = result;
-  ev.flags = {is_placeholder};
-  EventScope scope(this, ev);
-  if (is_placeholder || node_bindings.empty()) return;
-  for (const auto& [raw_u0, path] : resolve_unbacked_bindings(node_bindings)) {
-    Value u1 = key_get(result, path);
-    if (u1.is_constant_scalar()) continue;  // constant-ified on retrace: nothing to bind
-    SF_CHECK(u1.kind() == Value::Kind::kInt || u1.kind() == Value::Kind::kFloat)
-        << "binding path " << keypath_str(path) << " reaches " << u1.str();
-    ExprRef raw_u1 = replace(u1.expr());
-    if (has_hint(raw_u1) && !raw_u1->is_unbacked_symbol()) continue;  // backed now
-    // Undo int(bool(x)): Piecewise((1, Eq(x, 1)), (0, True)) with x in [0, 1] is x itself.
-    if (raw_u1->is(ExprKind::kWhere)) {
-      const ExprRef& c = raw_u1->arg(0);
-      if (c->is(ExprKind::kEq) && c->arg(0)->is(ExprKind::kSymbol) &&
-          c->arg(1) == sym::integer(1) && raw_u1->arg(1) == sym::integer(1) &&
-          raw_u1->arg(2) == sym::integer(0) &&
-          var_range(c->arg(0)).issubset(ValueRange::ints(0, 1))) {
-        ExprRef x = c->arg(0);
-        SF_CHECK(sym::bool_to_int(sym::eq(x, sym::integer(1))) == raw_u1)
-            << "re-packing the SymBool does not reproduce " << raw_u1->str();
-        raw_u1 = x;
+  return recorded(event::RebindUnbacked{node_bindings, result, is_placeholder}, [&]() -> void {
+    if (is_placeholder || node_bindings.empty()) return;
+    for (const auto& [raw_u0, path] : resolve_unbacked_bindings(node_bindings)) {
+      Value u1 = key_get(result, path);
+      if (u1.is_constant_scalar()) continue;  // constant-ified on retrace: nothing to bind
+      SF_CHECK(u1.kind() == Value::Kind::kInt || u1.kind() == Value::Kind::kFloat)
+          << "binding path " << keypath_str(path) << " reaches " << u1.str();
+      ExprRef raw_u1 = replace(u1.expr());
+      if (has_hint(raw_u1) && !raw_u1->is_unbacked_symbol()) continue;  // backed now
+      // Undo int(bool(x)): Piecewise((1, Eq(x, 1)), (0, True)) with x in [0, 1] is x itself.
+      if (raw_u1->is(ExprKind::kWhere)) {
+        const ExprRef& c = raw_u1->arg(0);
+        if (c->is(ExprKind::kEq) && c->arg(0)->is(ExprKind::kSymbol) &&
+            c->arg(1) == sym::integer(1) && raw_u1->arg(1) == sym::integer(1) &&
+            raw_u1->arg(2) == sym::integer(0) &&
+            var_range(c->arg(0)).issubset(ValueRange::ints(0, 1))) {
+          ExprRef x = c->arg(0);
+          SF_CHECK(sym::bool_to_int(sym::eq(x, sym::integer(1))) == raw_u1)
+              << "re-packing the SymBool does not reproduce " << raw_u1->str();
+          raw_u1 = x;
+        }
       }
+      if (!raw_u1->is(ExprKind::kSymbol)) {
+        SF_CHECK(raw_u1->is_ground()) << "rebind: " << raw_u0->str() << " re-propagated to "
+                                      << raw_u1->str() << ", which should have been a constant";
+        continue;
+      }
+      if (raw_u0 == raw_u1) {
+        throw EngineBug("possible memo disaster: re-propagating the binding site of " +
+                        raw_u0->str() + " (path " + keypath_str(path) +
+                        ") allocated no fresh symbol; a memo survived the epoch bump");
+      }
+      rename_unbacked_to(raw_u1, raw_u0);
     }
-    if (!raw_u1->is(ExprKind::kSymbol)) {
-      SF_CHECK(raw_u1->is_ground()) << "rebind: " << raw_u0->str() << " re-propagated to "
-                                    << raw_u1->str() << ", which should have been a constant";
-      continue;
-    }
-    if (raw_u0 == raw_u1) {
-      throw EngineBug("possible memo disaster: re-propagating the binding site of " +
-                      raw_u0->str() + " (path " + keypath_str(path) +
-                      ") allocated no fresh symbol; a memo survived the epoch bump");
-    }
-    rename_unbacked_to(raw_u1, raw_u0);
-  }
+  });
 }
 
 }  // namespace sf

@@ -78,115 +78,111 @@ std::string ShapeEnv::dde_message(const ExprRef& expr, bool is_bool) const {
 ExprRef ShapeEnv::evaluate_expr(const ExprRef& orig, std::optional<ExprRef> hint,
                                 bool size_oblivious, std::optional<bool> fallback,
                                 const std::string& sloc) {
-  Event ev{EventKind::kEvaluateExpr};
-  ev.exprs = {orig, hint ? *hint : ExprRef()};
-  ev.flags = {size_oblivious, fallback.has_value(), fallback.value_or(false)};
-  ev.strings = {sloc};
-  EventScope scope(this, ev);
-  if (orig->is_ground() && orig->num_args() == 0) return orig;
-  StaticOptions opts;
-  opts.size_oblivious = size_oblivious;
-  if (std::optional<ExprRef> st = maybe_evaluate_static(orig, opts)) return *st;
+  return recorded(
+      event::EvaluateExpr{orig, hint, size_oblivious, fallback, sloc}, [&]() -> ExprRef {
+        if (orig->is_ground() && orig->num_args() == 0) return orig;
+        StaticOptions opts;
+        opts.size_oblivious = size_oblivious;
+        if (std::optional<ExprRef> st = maybe_evaluate_static(orig, opts)) return *st;
 
-  ExprRef expr = simplify(orig, size_oblivious);
-  std::optional<ExprRef> concrete = hint;
-  bool emit_assert = false;
-  if (!all_symbols_backed(*this, expr)) {
-    opts.unbacked_only = true;
-    expr = *maybe_evaluate_static(orig, opts);
-    if (!all_symbols_backed(*this, expr)) {
-      if (fallback) return sym::boolean(*fallback);  // guard_or_*: no guard, no assert
-      // Unbacked-but-hinted inputs: decide only if the answer does not depend on 0/1.
-      if (symbols_.has_oblivious_hints()) {
-        auto with_hints = [&](bool at_least_two) {
-          return sym::substitute_symbols(expr, [&](const ExprRef& s) -> ExprRef {
-            if (std::optional<int64_t> b = symbols_.hint(s)) return sym::integer(*b);
-            std::optional<int64_t> o = symbols_.oblivious_hint(s);
-            if (!o) return ExprRef();
-            return sym::integer(at_least_two ? std::max<int64_t>(2, *o) : *o);
-          });
-        };
-        ExprRef a = sym::simplify(with_hints(false)), b = sym::simplify(with_hints(true));
-        if (a->is_ground() && a->num_args() == 0 && a == b) return a;
-      }
-      // Real values observed for unbacked symbols: use them, but assert instead of guarding.
-      ExprRef real =
-          sym::substitute_symbols(expr, [this](const ExprRef& s) { return known_value_of(s); });
-      real = sym::simplify(real);
-      if (real->is_ground() && real->num_args() == 0) {
-        concrete = real;
-        emit_assert = true;
-      } else {
-        throw GuardOnDataDependentSymNode(dde_message(orig, orig->is_bool()));
-      }
-    }
-  }
-  if (!concrete) {
-    std::optional<int64_t> v;
-    sym::Assignment values;
-    for (const ExprRef& s : sym::free_symbols(expr)) {
-      std::optional<int64_t> h = symbols_.hint(s);
-      SF_CHECK(h) << "backed symbol without hint: " << s->str();
-      values.emplace(s, sym::Concrete::of_int(*h));
-    }
-    sym::EvalResult r = sym::evaluate(expr, values);
-    if (!r.defined) {
-      throw_user_error(UserErrorKind::kZeroDivision,
-                       "evaluating " + expr->str() + " on the input hints: " + r.why);
-    }
-    switch (r.value.type) {
-      case sym::ExprType::kBool:
-        concrete = sym::boolean(r.value.b);
-        break;
-      case sym::ExprType::kInt:
-        concrete = sym::integer(r.value.i);
-        break;
-      case sym::ExprType::kFloat:
-        concrete = sym::real(r.value.f);
-        break;
-    }
-  }
-  ExprRef g = expr->is_bool() ? ((*concrete)->bool_value() ? expr : sym::not_(expr))
-                              : sym::eq(expr, *concrete);
-  if (g->is(ExprKind::kBoolConst)) return *concrete;
-  if (emit_assert) {
-    guard_or_defer_runtime_assert(g, "value observed for an unbacked symbol (" + sloc + ")");
-    return *concrete;
-  }
-  maybe_guard_rel(g);
-  if (settings_.prefer_deferred_runtime_asserts_over_guards) {
-    guard_or_defer_runtime_assert(g, sloc);
-  } else {
-    asserts_.add_guard(ShapeGuard{g, sloc, size_oblivious});
-    add_axioms(g);
-    on_state_change();
-  }
-  return *concrete;
+        ExprRef expr = simplify(orig, size_oblivious);
+        std::optional<ExprRef> concrete = hint;
+        bool emit_assert = false;
+        if (!all_symbols_backed(*this, expr)) {
+          opts.unbacked_only = true;
+          expr = *maybe_evaluate_static(orig, opts);
+          if (!all_symbols_backed(*this, expr)) {
+            if (fallback) return sym::boolean(*fallback);  // guard_or_*: no guard, no assert
+            // Unbacked-but-hinted inputs: decide only if the answer does not depend on 0/1.
+            if (symbols_.has_oblivious_hints()) {
+              auto with_hints = [&](bool at_least_two) {
+                return sym::substitute_symbols(expr, [&](const ExprRef& s) -> ExprRef {
+                  if (std::optional<int64_t> b = symbols_.hint(s)) return sym::integer(*b);
+                  std::optional<int64_t> o = symbols_.oblivious_hint(s);
+                  if (!o) return ExprRef();
+                  return sym::integer(at_least_two ? std::max<int64_t>(2, *o) : *o);
+                });
+              };
+              ExprRef a = sym::simplify(with_hints(false)), b = sym::simplify(with_hints(true));
+              if (a->is_ground() && a->num_args() == 0 && a == b) return a;
+            }
+            // Real values observed for unbacked symbols: use them, but assert instead of guarding.
+            ExprRef real = sym::substitute_symbols(
+                expr, [this](const ExprRef& s) { return known_value_of(s); });
+            real = sym::simplify(real);
+            if (real->is_ground() && real->num_args() == 0) {
+              concrete = real;
+              emit_assert = true;
+            } else {
+              throw GuardOnDataDependentSymNode(dde_message(orig, orig->is_bool()));
+            }
+          }
+        }
+        if (!concrete) {
+          std::optional<int64_t> v;
+          sym::Assignment values;
+          for (const ExprRef& s : sym::free_symbols(expr)) {
+            std::optional<int64_t> h = symbols_.hint(s);
+            SF_CHECK(h) << "backed symbol without hint: " << s->str();
+            values.emplace(s, sym::Concrete::of_int(*h));
+          }
+          sym::EvalResult r = sym::evaluate(expr, values);
+          if (!r.defined) {
+            throw_user_error(UserErrorKind::kZeroDivision,
+                             "evaluating " + expr->str() + " on the input hints: " + r.why);
+          }
+          switch (r.value.type) {
+            case sym::ExprType::kBool:
+              concrete = sym::boolean(r.value.b);
+              break;
+            case sym::ExprType::kInt:
+              concrete = sym::integer(r.value.i);
+              break;
+            case sym::ExprType::kFloat:
+              concrete = sym::real(r.value.f);
+              break;
+          }
+        }
+        ExprRef g = expr->is_bool() ? ((*concrete)->bool_value() ? expr : sym::not_(expr))
+                                    : sym::eq(expr, *concrete);
+        if (g->is(ExprKind::kBoolConst)) return *concrete;
+        if (emit_assert) {
+          guard_or_defer_runtime_assert(g, "value observed for an unbacked symbol (" + sloc + ")");
+          return *concrete;
+        }
+        maybe_guard_rel(g);
+        if (settings_.prefer_deferred_runtime_asserts_over_guards) {
+          guard_or_defer_runtime_assert(g, sloc);
+        } else {
+          asserts_.add_guard(ShapeGuard{g, sloc, size_oblivious});
+          add_axioms(g);
+          on_state_change();
+        }
+        return *concrete;
+      });
 }
 
 bool ShapeEnv::guard_or_defer_runtime_assert(const ExprRef& orig, const std::string& msg) {
-  Event ev{EventKind::kGuardOrDeferRuntimeAssert};
-  ev.exprs = {orig};
-  ev.strings = {msg};
-  EventScope scope(this, ev);
-  if (std::optional<ExprRef> st = maybe_evaluate_static(orig)) return (*st)->bool_value();
-  StaticOptions opts;
-  opts.unbacked_only = true;
-  ExprRef partial = *maybe_evaluate_static(orig, opts);
-  if (!settings_.prefer_deferred_runtime_asserts_over_guards &&
-      all_symbols_backed(*this, partial)) {
-    return evaluate_expr(partial)->bool_value();  // only backed symbols left: a normal guard
-  }
-  if (asserts_.frozen()) {
-    asserts_.count_ignored_while_frozen();
+  return recorded(event::GuardOrDeferRuntimeAssert{orig, msg}, [&]() -> bool {
+    if (std::optional<ExprRef> st = maybe_evaluate_static(orig)) return (*st)->bool_value();
+    StaticOptions opts;
+    opts.unbacked_only = true;
+    ExprRef partial = *maybe_evaluate_static(orig, opts);
+    if (!settings_.prefer_deferred_runtime_asserts_over_guards &&
+        all_symbols_backed(*this, partial)) {
+      return evaluate_expr(partial)->bool_value();  // only backed symbols left: a normal guard
+    }
+    if (asserts_.frozen()) {
+      asserts_.count_ignored_while_frozen();
+      return true;
+    }
+    maybe_guard_rel(orig);
+    // Store the canonical original, not the replaced form (upstream bug: asserts simplified away).
+    asserts_.defer(orig, msg);
+    add_axioms(orig);
+    on_state_change();
     return true;
-  }
-  maybe_guard_rel(orig);
-  // Store the canonical original, not the replaced form (upstream bug: asserts simplified away).
-  asserts_.defer(orig, msg);
-  add_axioms(orig);
-  on_state_change();
-  return true;
+  });
 }
 
 void ShapeEnv::add_axioms(const ExprRef& g) {
@@ -343,13 +339,11 @@ int64_t ShapeEnv::size_hint(const ExprRef& e) const {
 }
 
 void ShapeEnv::set_unbacked_var_to_val(const ExprRef& s, int64_t value) {
-  Event ev{EventKind::kSetUnbackedVarToVal};
-  ev.exprs = {s};
-  ev.ints = {value};
-  EventScope scope(this, ev);
-  SF_CHECK(s->is_unbacked_symbol()) << "set_unbacked_var_to_val on " << s->str();
-  symbols_.set_real_value(s, value);
-  on_state_change();
+  return recorded(event::SetUnbackedVarToVal{s, value}, [&]() -> void {
+    SF_CHECK(s->is_unbacked_symbol()) << "set_unbacked_var_to_val on " << s->str();
+    symbols_.set_real_value(s, value);
+    on_state_change();
+  });
 }
 
 }  // namespace sf

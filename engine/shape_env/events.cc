@@ -1,206 +1,237 @@
-// Event recording scope and replay.
+// Event names and printing, the recorder, and replay (one overload per event struct).
 #include "engine/shape_env/events.h"
 
-#include <exception>
-
 #include "engine/base/check.h"
-#include "engine/base/errors.h"
 #include "engine/shape_env/shape_env.h"
 
 namespace sf {
 
-const char* event_kind_name(EventKind k) {
-  switch (k) {
-    case EventKind::kCreateSymbol:
-      return "create_symbol";
-    case EventKind::kCreateUnbackedSymInt:
-      return "create_unbacked_symint";
-    case EventKind::kCreateUnbackedSymFloat:
-      return "create_unbacked_symfloat";
-    case EventKind::kCreateUnbackedSymBool:
-      return "create_unbacked_symbool";
-    case EventKind::kIgnoreFreshEnter:
-      return "ignore_fresh_enter";
-    case EventKind::kIgnoreFreshExit:
-      return "ignore_fresh_exit";
-    case EventKind::kConstrainRangeForSize:
-      return "constrain_range_for_size";
-    case EventKind::kConstrainSymbolRange:
-      return "constrain_symbol_range";
-    case EventKind::kSetReplacement:
-      return "set_replacement";
-    case EventKind::kRenameUnbackedTo:
-      return "rename_unbacked_to";
-    case EventKind::kEliminateUnbacked:
-      return "eliminate_unbacked";
-    case EventKind::kEvaluateExpr:
-      return "evaluate_expr";
-    case EventKind::kGuardOrDeferRuntimeAssert:
-      return "guard_or_defer_runtime_assert";
-    case EventKind::kSetUnbackedVarToVal:
-      return "set_unbacked_var_to_val";
-    case EventKind::kComputeUnbackedBindings:
-      return "compute_unbacked_bindings";
-    case EventKind::kRebindUnbacked:
-      return "rebind_unbacked";
-    case EventKind::kFreezeRuntimeAsserts:
-      return "freeze_runtime_asserts";
-    case EventKind::kClearPending:
-      return "clear_pending";
+namespace {
+
+// Printing: "name(arg, arg, ...)".
+struct Printer {
+  std::string out;
+  bool first = true;
+  void arg(const std::string& s) {
+    out += first ? "" : ", ";
+    out += s;
+    first = false;
+  }
+  void expr(const ExprRef& e) { arg(e ? e->str() : "None"); }
+  void str(const std::string& s) { arg("'" + s + "'"); }
+  void flag(bool b) { arg(b ? "True" : "False"); }
+  void num(int64_t i) { arg(std::to_string(i)); }
+  template <typename T, typename F>
+  void opt(const std::optional<T>& v, F print) {
+    if (v) {
+      print(*v);
+    } else {
+      arg("None");
+    }
+  }
+
+  void operator()(const event::CreateSymbol& e) {
+    num(e.hint);
+    str(e.source);
+    arg(dim_dynamic_name(e.dynamic));
+    flag(e.positive);
+  }
+  void operator()(const event::CreateUnbackedSymInt& e) {
+    if (!e.source.empty()) str(e.source);
+  }
+  void operator()(const event::CreateUnbackedSymFloat&) {}
+  void operator()(const event::CreateUnbackedSymBool&) {}
+  void operator()(const event::IgnoreFreshEnter&) {}
+  void operator()(const event::IgnoreFreshExit&) {}
+  void operator()(const event::ConstrainRangeForSize& e) {
+    expr(e.sym);
+    opt(e.min, [&](int64_t v) { num(v); });
+    opt(e.max, [&](int64_t v) { num(v); });
+  }
+  void operator()(const event::ConstrainSymbolRange& e) {
+    expr(e.sym);
+    arg(e.min.str());
+    arg(e.max.str());
+  }
+  void operator()(const event::SetReplacement& e) {
+    expr(e.sym);
+    expr(e.target);
+    str(e.why);
+  }
+  void operator()(const event::RenameUnbackedTo& e) {
+    expr(e.orig);
+    expr(e.dest);
+  }
+  void operator()(const event::EliminateUnbacked& e) {
+    expr(e.orig);
+    expr(e.dest);
+  }
+  void operator()(const event::EvaluateExpr& e) {
+    expr(e.expr);
+    opt(e.hint, [&](const ExprRef& h) { expr(h); });
+    flag(e.size_oblivious);
+    opt(e.fallback, [&](bool b) { flag(b); });
+    str(e.sloc);
+  }
+  void operator()(const event::GuardOrDeferRuntimeAssert& e) {
+    expr(e.expr);
+    str(e.msg);
+  }
+  void operator()(const event::SetUnbackedVarToVal& e) {
+    expr(e.sym);
+    num(e.value);
+  }
+  void operator()(const event::ComputeUnbackedBindings& e) {
+    arg(e.value.str());
+    opt(e.old, [&](const Value& v) { arg(v.str()); });
+    flag(e.peek);
+  }
+  void operator()(const event::RebindUnbacked& e) {
+    arg(bindings_str(e.bindings));
+    arg(e.result.str());
+    flag(e.is_placeholder);
+  }
+  void operator()(const event::FreezeRuntimeAsserts&) {}
+  void operator()(const event::ClearPending&) {}
+};
+
+// Replay: the same call on another ShapeEnv. Ignore-fresh scopes are opened and closed in order.
+struct Replayer {
+  ShapeEnv& env;
+  std::vector<ShapeEnv::IgnoreFreshScope*>& scopes;
+
+  void operator()(const event::CreateSymbol& e) {
+    env.create_symbol(e.hint, e.source, e.dynamic, e.positive);
+  }
+  void operator()(const event::CreateUnbackedSymInt& e) { env.create_unbacked_symint(e.source); }
+  void operator()(const event::CreateUnbackedSymFloat&) { env.create_unbacked_symfloat(); }
+  void operator()(const event::CreateUnbackedSymBool&) { env.create_unbacked_symbool(); }
+  void operator()(const event::IgnoreFreshEnter&) {
+    scopes.push_back(new ShapeEnv::IgnoreFreshScope(&env));
+  }
+  void operator()(const event::IgnoreFreshExit&) {
+    SF_CHECK(!scopes.empty()) << "unbalanced ignore_fresh exit in event log";
+    delete scopes.back();
+    scopes.pop_back();
+  }
+  void operator()(const event::ConstrainRangeForSize& e) {
+    env.constrain_range_for_size(e.sym, e.min, e.max);
+  }
+  void operator()(const event::ConstrainSymbolRange& e) {
+    env.constrain_symbol_range(e.sym, e.min, e.max);
+  }
+  void operator()(const event::SetReplacement& e) { env.set_replacement(e.sym, e.target, e.why); }
+  void operator()(const event::RenameUnbackedTo& e) { env.rename_unbacked_to(e.orig, e.dest); }
+  void operator()(const event::EliminateUnbacked& e) { env.eliminate_unbacked(e.orig, e.dest); }
+  void operator()(const event::EvaluateExpr& e) {
+    env.evaluate_expr(e.expr, e.hint, e.size_oblivious, e.fallback, e.sloc);
+  }
+  void operator()(const event::GuardOrDeferRuntimeAssert& e) {
+    env.guard_or_defer_runtime_assert(e.expr, e.msg);
+  }
+  void operator()(const event::SetUnbackedVarToVal& e) {
+    env.set_unbacked_var_to_val(e.sym, e.value);
+  }
+  void operator()(const event::ComputeUnbackedBindings& e) {
+    env.compute_unbacked_bindings(e.value, e.old ? &*e.old : nullptr, e.peek);
+  }
+  void operator()(const event::RebindUnbacked& e) {
+    env.rebind_unbacked(e.bindings, e.result, e.is_placeholder);
+  }
+  void operator()(const event::FreezeRuntimeAsserts&) { env.freeze_runtime_asserts(); }
+  void operator()(const event::ClearPending&) { env.clear_pending_fresh_unbacked_symbols(); }
+};
+
+EventOutcome replay_one(const Event& ev, ShapeEnv& env,
+                        std::vector<ShapeEnv::IgnoreFreshScope*>& scopes) {
+  try {
+    std::visit(Replayer{env, scopes}, ev.call);
+  } catch (const UserError& e) {
+    return EventOutcome::user_error(e.kind());
+  } catch (const EngineBug&) {
+    return EventOutcome::engine_bug();
+  }
+  return EventOutcome::ok();
+}
+
+}  // namespace
+
+const char* dim_dynamic_name(DimDynamic d) {
+  switch (d) {
+    case DimDynamic::kDynamic:
+      return "dynamic";
+    case DimDynamic::kDuck:
+      return "duck";
+    case DimDynamic::kStatic:
+      return "static";
+    case DimDynamic::kSizeLikeUnbacked:
+      return "unbacked";
+    case DimDynamic::kObliviousSize:
+      return "oblivious";
   }
   return "?";
 }
 
-std::string Event::str() const {
-  std::string out = event_kind_name(kind);
-  out += "(";
-  bool first = true;
-  auto sep = [&]() {
-    if (!first) out += ", ";
-    first = false;
+std::string EventOutcome::str() const {
+  switch (kind) {
+    case Kind::kOk:
+      return "ok";
+    case Kind::kUserError:
+      return user_error_kind_name(user_kind);
+    case Kind::kEngineBug:
+      return "engine_bug";
+  }
+  return "?";
+}
+
+const char* Event::name() const {
+  static constexpr const char* kNames[] = {
+      "create_symbol",
+      "create_unbacked_symint",
+      "create_unbacked_symfloat",
+      "create_unbacked_symbool",
+      "ignore_fresh_enter",
+      "ignore_fresh_exit",
+      "constrain_range_for_size",
+      "constrain_symbol_range",
+      "set_replacement",
+      "rename_unbacked_to",
+      "eliminate_unbacked",
+      "evaluate_expr",
+      "guard_or_defer_runtime_assert",
+      "set_unbacked_var_to_val",
+      "compute_unbacked_bindings",
+      "rebind_unbacked",
+      "freeze_runtime_asserts",
+      "clear_pending",
   };
-  for (const ExprRef& e : exprs) {
-    sep();
-    out += e ? e->str() : "None";
-  }
-  for (int64_t i : ints) {
-    sep();
-    out += std::to_string(i);
-  }
-  for (const std::string& s : strings) {
-    sep();
-    out += "'" + s + "'";
-  }
-  for (bool f : flags) {
-    sep();
-    out += f ? "True" : "False";
-  }
-  if (value) {
-    sep();
-    out += value->str();
-  }
-  if (!bindings.empty()) {
-    sep();
-    out += bindings_str(bindings);
-  }
-  return out + ") -> " + outcome;
+  static_assert(std::size(kNames) == std::variant_size_v<EventCall>, "one name per event struct");
+  return kNames[call.index()];
 }
 
-void EventRecorder::begin(Event event) {
-  if (depth_++ == 0) {
-    log_.push_back(std::move(event));
-    log_.back().outcome = "error";  // overwritten on normal exit
-  }
+std::string Event::str() const {
+  Printer p;
+  std::visit(p, call);
+  return std::string(name()) + "(" + p.out + ") -> " + outcome.str();
 }
 
-void EventRecorder::end(bool ok) {
-  if (--depth_ == 0 && ok) log_.back().outcome = "ok";
+void EventRecorder::begin(EventCall call) {
+  if (depth_++ == 0) log_.push_back(Event{std::move(call), EventOutcome::ok()});
 }
 
-EventScope::EventScope(ShapeEnv* env, Event event) : env_(env) {
-  env_->events_.begin(std::move(event));
+void EventRecorder::end(EventOutcome outcome) {
+  if (--depth_ == 0) log_.back().outcome = outcome;
 }
-
-EventScope::~EventScope() { env_->events_.end(std::uncaught_exceptions() == 0); }
-
-namespace {
-
-std::string run_one(const Event& ev, ShapeEnv& env,
-                    std::vector<ShapeEnv::IgnoreFreshScope*>& scopes) {
-  try {
-    switch (ev.kind) {
-      case EventKind::kCreateSymbol:
-        env.create_symbol(ev.ints[0], ev.strings[0], static_cast<DimDynamic>(ev.ints[1]),
-                          ev.flags[0]);
-        break;
-      case EventKind::kCreateUnbackedSymInt:
-        env.create_unbacked_symint(ev.strings.empty() ? "" : ev.strings[0]);
-        break;
-      case EventKind::kCreateUnbackedSymFloat:
-        env.create_unbacked_symfloat();
-        break;
-      case EventKind::kCreateUnbackedSymBool:
-        env.create_unbacked_symbool();
-        break;
-      case EventKind::kIgnoreFreshEnter:
-        scopes.push_back(new ShapeEnv::IgnoreFreshScope(&env));
-        break;
-      case EventKind::kIgnoreFreshExit:
-        SF_CHECK(!scopes.empty()) << "unbalanced ignore_fresh exit in event log";
-        delete scopes.back();
-        scopes.pop_back();
-        break;
-      case EventKind::kConstrainRangeForSize: {
-        std::optional<int64_t> lo, hi;
-        if (ev.flags[0]) lo = ev.ints[0];
-        if (ev.flags[1]) hi = ev.ints[1];
-        env.constrain_range_for_size(ev.exprs[0], lo, hi);
-        break;
-      }
-      case EventKind::kConstrainSymbolRange: {
-        auto ext = [](int64_t v, bool inf, bool pos) {
-          return inf ? (pos ? sym::ExtInt::pos_inf() : sym::ExtInt::neg_inf()) : sym::ExtInt(v);
-        };
-        env.constrain_symbol_range(ev.exprs[0], ext(ev.ints[0], ev.flags[0], false),
-                                   ext(ev.ints[1], ev.flags[1], true));
-        break;
-      }
-      case EventKind::kSetReplacement:
-        env.set_replacement(ev.exprs[0], ev.exprs[1], ev.strings[0]);
-        break;
-      case EventKind::kRenameUnbackedTo:
-        env.rename_unbacked_to(ev.exprs[0], ev.exprs[1]);
-        break;
-      case EventKind::kEliminateUnbacked:
-        env.eliminate_unbacked(ev.exprs[0], ev.exprs[1]);
-        break;
-      case EventKind::kEvaluateExpr: {
-        std::optional<ExprRef> hint;
-        if (ev.exprs.size() > 1 && ev.exprs[1]) hint = ev.exprs[1];
-        std::optional<bool> fallback;
-        if (ev.flags[1]) fallback = ev.flags[2];
-        env.evaluate_expr(ev.exprs[0], hint, ev.flags[0], fallback, ev.strings[0]);
-        break;
-      }
-      case EventKind::kGuardOrDeferRuntimeAssert:
-        env.guard_or_defer_runtime_assert(ev.exprs[0], ev.strings[0]);
-        break;
-      case EventKind::kSetUnbackedVarToVal:
-        env.set_unbacked_var_to_val(ev.exprs[0], ev.ints[0]);
-        break;
-      case EventKind::kComputeUnbackedBindings:
-        env.compute_unbacked_bindings(*ev.value, ev.old_value ? &*ev.old_value : nullptr,
-                                      ev.flags[0]);
-        break;
-      case EventKind::kRebindUnbacked:
-        env.rebind_unbacked(ev.bindings, *ev.value, ev.flags[0]);
-        break;
-      case EventKind::kFreezeRuntimeAsserts:
-        env.freeze_runtime_asserts();
-        break;
-      case EventKind::kClearPending:
-        env.clear_pending_fresh_unbacked_symbols();
-        break;
-    }
-  } catch (const UserError& e) {
-    return "error";
-  } catch (const EngineBug& e) {
-    return "error";
-  }
-  return "ok";
-}
-
-}  // namespace
 
 ReplayResult replay_events(const EventLog& log, ShapeEnv& env) {
   ReplayResult result;
   std::vector<ShapeEnv::IgnoreFreshScope*> scopes;
   for (size_t i = 0; i < log.size(); ++i) {
-    std::string outcome = run_one(log[i], env, scopes);
+    EventOutcome outcome = replay_one(log[i], env, scopes);
     if (outcome != log[i].outcome && result.same_outcomes) {
       result.same_outcomes = false;
       result.first_mismatch =
-          "event " + std::to_string(i) + " (" + log[i].str() + "): replayed " + outcome;
+          "event " + std::to_string(i) + " (" + log[i].str() + "): replayed " + outcome.str();
     }
   }
   // Scopes still open at the end of the log stay open in the original too; close ours.

@@ -1,54 +1,118 @@
-// The ShapeEnv event log: every top-level mutating call, with its arguments and outcome, so that
-// replaying the log into a fresh ShapeEnv reproduces the same state (and the same errors).
+// The ShapeEnv event log: every top-level mutating call, as a typed record of its arguments, with
+// how it ended, so that replaying the log into a fresh ShapeEnv reproduces the same state and
+// the same outcomes (spec §2; shrinking and the rename oracle replay it).
 #pragma once
 
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "engine/base/errors.h"
 #include "engine/shape_env/keypath.h"
 #include "engine/shape_env/value.h"
+#include "engine/sym/interval.h"
 
 namespace sf {
 
 class ShapeEnv;
 
-enum class EventKind {
-  kCreateSymbol,
-  kCreateUnbackedSymInt,
-  kCreateUnbackedSymFloat,
-  kCreateUnbackedSymBool,
-  kIgnoreFreshEnter,
-  kIgnoreFreshExit,
-  kConstrainRangeForSize,
-  kConstrainSymbolRange,
-  kSetReplacement,
-  kRenameUnbackedTo,
-  kEliminateUnbacked,
-  kEvaluateExpr,
-  kGuardOrDeferRuntimeAssert,
-  kSetUnbackedVarToVal,
-  kComputeUnbackedBindings,
-  kRebindUnbacked,
-  kFreezeRuntimeAsserts,
-  kClearPending,
+// How an input dimension becomes symbolic (spec §1.5).
+enum class DimDynamic { kDynamic, kDuck, kStatic, kSizeLikeUnbacked, kObliviousSize };
+const char* dim_dynamic_name(DimDynamic d);
+
+// One struct per recorded call, holding exactly its arguments.
+namespace event {
+struct CreateSymbol {
+  int64_t hint;
+  std::string source;
+  DimDynamic dynamic;
+  bool positive;
 };
-const char* event_kind_name(EventKind k);
+struct CreateUnbackedSymInt {
+  std::string source;
+};
+struct CreateUnbackedSymFloat {};
+struct CreateUnbackedSymBool {};
+struct IgnoreFreshEnter {};
+struct IgnoreFreshExit {};
+struct ConstrainRangeForSize {
+  ExprRef sym;
+  std::optional<int64_t> min, max;
+};
+struct ConstrainSymbolRange {
+  ExprRef sym;
+  sym::ExtInt min, max;
+};
+struct SetReplacement {
+  ExprRef sym, target;
+  std::string why;
+};
+struct RenameUnbackedTo {
+  ExprRef orig, dest;
+};
+struct EliminateUnbacked {
+  ExprRef orig, dest;
+};
+struct EvaluateExpr {
+  ExprRef expr;
+  std::optional<ExprRef> hint;
+  bool size_oblivious;
+  std::optional<bool> fallback;
+  std::string sloc;
+};
+struct GuardOrDeferRuntimeAssert {
+  ExprRef expr;
+  std::string msg;
+};
+struct SetUnbackedVarToVal {
+  ExprRef sym;
+  int64_t value;
+};
+struct ComputeUnbackedBindings {
+  Value value;
+  std::optional<Value> old;
+  bool peek;
+};
+struct RebindUnbacked {
+  Bindings bindings;
+  Value result;
+  bool is_placeholder;
+};
+struct FreezeRuntimeAsserts {};
+struct ClearPending {};
+}  // namespace event
+
+using EventCall =
+    std::variant<event::CreateSymbol, event::CreateUnbackedSymInt, event::CreateUnbackedSymFloat,
+                 event::CreateUnbackedSymBool, event::IgnoreFreshEnter, event::IgnoreFreshExit,
+                 event::ConstrainRangeForSize, event::ConstrainSymbolRange, event::SetReplacement,
+                 event::RenameUnbackedTo, event::EliminateUnbacked, event::EvaluateExpr,
+                 event::GuardOrDeferRuntimeAssert, event::SetUnbackedVarToVal,
+                 event::ComputeUnbackedBindings, event::RebindUnbacked, event::FreezeRuntimeAsserts,
+                 event::ClearPending>;
+
+// How a recorded call ended: normally, by a user error of some kind, or by an engine bug.
+struct EventOutcome {
+  enum class Kind { kOk, kUserError, kEngineBug };
+  Kind kind = Kind::kOk;
+  UserErrorKind user_kind{};  // kUserError only
+
+  static EventOutcome ok() { return {}; }
+  static EventOutcome user_error(UserErrorKind k) { return {Kind::kUserError, k}; }
+  static EventOutcome engine_bug() { return {Kind::kEngineBug, {}}; }
+  bool operator==(const EventOutcome& o) const {
+    return kind == o.kind && (kind != Kind::kUserError || user_kind == o.user_kind);
+  }
+  bool operator!=(const EventOutcome& o) const { return !(*this == o); }
+  std::string str() const;  // "ok", "check_failed", "engine_bug"
+};
 
 struct Event {
-  explicit Event(EventKind k) : kind(k) {}
-  EventKind kind;
-  std::vector<ExprRef> exprs;
-  std::vector<int64_t> ints;
-  std::vector<std::string> strings;
-  std::vector<bool> flags;
-  std::optional<Value> value;
-  std::optional<Value> old_value;
-  Bindings bindings;
-  // "ok", or the user-error / engine-bug class the call ended with.
-  std::string outcome = "ok";
-
-  std::string str() const;
+  EventCall call;
+  EventOutcome outcome;
+  const char* name() const;  // "create_symbol", "evaluate_expr", ...
+  std::string str() const;   // "evaluate_expr(Eq(u0, 0), None, False, None, '') -> ok"
 };
 
 using EventLog = std::vector<Event>;
@@ -57,10 +121,8 @@ using EventLog = std::vector<Event>;
 // handling another one (depth > 0) is part of that event.
 class EventRecorder {
  public:
-  // Enters a call; records `event` (outcome "error" until end() says otherwise) at depth 0.
-  void begin(Event event);
-  // Leaves a call; at depth 0 the outcome becomes "ok" unless it ended by an exception.
-  void end(bool ok);
+  void begin(EventCall call);
+  void end(EventOutcome outcome);
   const EventLog& log() const { return log_; }
 
  private:
@@ -70,8 +132,8 @@ class EventRecorder {
 
 struct ReplayResult {
   bool same_outcomes = true;
-  std::string
-      first_mismatch;  // "event 7 (evaluate_expr): recorded ok, replayed data_dependent_guard"
+  // "event 7 (evaluate_expr(...) -> ok): replayed data_dependent_guard"
+  std::string first_mismatch;
 };
 
 // Replays `log` into `env` (normally a fresh ShapeEnv with the same settings).

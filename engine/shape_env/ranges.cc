@@ -11,23 +11,20 @@ using sym::ExtInt;
 
 void ShapeEnv::constrain_range_for_size(const ExprRef& s, std::optional<int64_t> min,
                                         std::optional<int64_t> max) {
-  Event ev{EventKind::kConstrainRangeForSize};
-  ev.exprs = {s};
-  ev.ints = {min.value_or(0), max.value_or(0)};
-  ev.flags = {min.has_value(), max.has_value()};
-  EventScope scope(this, ev);
-  if (!s->is(sym::ExprKind::kSymbol) || !s->is_int()) {
-    throw_user_error(UserErrorKind::kValue,
-                     "constrain_range_for_size expects an integer symbol, got " + s->str());
-  }
-  int64_t lo = min.value_or(0);
-  ExtInt hi = max ? ExtInt(*max) : ExtInt::pos_inf();
-  if (hi < ExtInt(lo)) {
-    throw_user_error(UserErrorKind::kValue, "constrain_range_for_size(" + s->str() + "): max " +
-                                                hi.str() + " < min " + std::to_string(lo));
-  }
-  constrain_symbol_range(s, lo, hi);
-  mark_size_like(s);
+  return recorded(event::ConstrainRangeForSize{s, min, max}, [&]() -> void {
+    if (!s->is(sym::ExprKind::kSymbol) || !s->is_int()) {
+      throw_user_error(UserErrorKind::kValue,
+                       "constrain_range_for_size expects an integer symbol, got " + s->str());
+    }
+    int64_t lo = min.value_or(0);
+    ExtInt hi = max ? ExtInt(*max) : ExtInt::pos_inf();
+    if (hi < ExtInt(lo)) {
+      throw_user_error(UserErrorKind::kValue, "constrain_range_for_size(" + s->str() + "): max " +
+                                                  hi.str() + " < min " + std::to_string(lo));
+    }
+    constrain_symbol_range(s, lo, hi);
+    mark_size_like(s);
+  });
 }
 
 bool ShapeEnv::mark_size_like(const ExprRef& s) {
@@ -43,16 +40,13 @@ bool ShapeEnv::mark_size_like(const ExprRef& s) {
 }
 
 void ShapeEnv::constrain_symbol_range(const ExprRef& s, ExtInt min, ExtInt max) {
-  Event ev{EventKind::kConstrainSymbolRange};
-  ev.exprs = {s};
-  ev.ints = {min.is_finite() ? min.value() : 0, max.is_finite() ? max.value() : 0};
-  ev.flags = {!min.is_finite(), !max.is_finite()};
-  EventScope scope(this, ev);
-  if (max < min) {
-    throw_user_error(UserErrorKind::kValue, "constrain_symbol_range(" + s->str() + "): max " +
-                                                max.str() + " < min " + min.str());
-  }
-  update_var_to_range(s, ValueRange::ints(min, max));
+  return recorded(event::ConstrainSymbolRange{s, min, max}, [&]() -> void {
+    if (max < min) {
+      throw_user_error(UserErrorKind::kValue, "constrain_symbol_range(" + s->str() + "): max " +
+                                                  max.str() + " < min " + min.str());
+    }
+    update_var_to_range(s, ValueRange::ints(min, max));
+  });
 }
 
 void ShapeEnv::update_var_to_range(const ExprRef& s, ValueRange vr, bool is_constraint) {

@@ -43,63 +43,61 @@ ExtInt floor_div(ExtInt a, int64_t c) {  // floor(a / c) for c > 0
 }  // namespace
 
 bool ShapeEnv::set_replacement(const ExprRef& a, const ExprRef& raw_tgt, const std::string& why) {
-  Event ev{EventKind::kSetReplacement};
-  ev.exprs = {a, raw_tgt};
-  ev.strings = {why};
-  EventScope scope(this, ev);
-  SF_CHECK(a->is(ExprKind::kSymbol)) << "replacement for non-symbol " << a->str();
-  ExprRef tgt = replace(raw_tgt);
-  if (std::optional<ExprRef> existing = replacements_.target(a)) {
-    // a already stands for something: a == tgt means that something equals tgt (union-find);
-    // overwriting would silently drop what earlier facts taught us about a.
-    if (*existing != tgt) unify(*existing, tgt, why);
-    return replace(a) == replace(tgt);
-  }
-  if (sym::has_symbol(tgt, a)) return false;
-  if (settings_.prefer_deferred_runtime_asserts_over_guards && !supported_equivalence(tgt)) {
-    return false;
-  }
-  if (ranges_.has(a)) {
-    ValueRange tgt_bound = bound(tgt);
-    update_var_to_range(a, tgt_bound);  // a == tgt, so a lies in tgt's range: always sound
-    ValueRange src_bound = var_range(a);
-    std::vector<ExprRef> fs = sym::free_symbols(tgt);
-    if (!tgt_bound.issubset(src_bound) && fs.size() == 1 && tgt->is_int()) {
-      // Univariate and linear (tgt = c*b + k): refine b from a's range, rounding inward.
-      const ExprRef& b = fs[0];
-      sym::Poly p = sym::poly_of(tgt);
-      if (p.terms.size() == 1 && p.terms[0].mono == b && !p.has_float()) {
-        int64_t c = p.terms[0].coef.i, k = p.constant.i;
-        ExtInt lo = src_bound.lo() - ExtInt(k), hi = src_bound.hi() - ExtInt(k);
-        if (c < 0) {
-          std::swap(lo, hi);
-          lo = -lo;
-          hi = -hi;
-          c = -c;
-        }
-        ExtInt blo = ceil_div(lo, c), bhi = floor_div(hi, c);
-        if (blo <= bhi) {
-          update_var_to_range(b, ValueRange::ints(blo, bhi));
-          tgt_bound = bound(tgt);
+  return recorded(event::SetReplacement{a, raw_tgt, why}, [&]() -> bool {
+    SF_CHECK(a->is(ExprKind::kSymbol)) << "replacement for non-symbol " << a->str();
+    ExprRef tgt = replace(raw_tgt);
+    if (std::optional<ExprRef> existing = replacements_.target(a)) {
+      // a already stands for something: a == tgt means that something equals tgt (union-find);
+      // overwriting would silently drop what earlier facts taught us about a.
+      if (*existing != tgt) unify(*existing, tgt, why);
+      return replace(a) == replace(tgt);
+    }
+    if (sym::has_symbol(tgt, a)) return false;
+    if (settings_.prefer_deferred_runtime_asserts_over_guards && !supported_equivalence(tgt)) {
+      return false;
+    }
+    if (ranges_.has(a)) {
+      ValueRange tgt_bound = bound(tgt);
+      update_var_to_range(a, tgt_bound);  // a == tgt, so a lies in tgt's range: always sound
+      ValueRange src_bound = var_range(a);
+      std::vector<ExprRef> fs = sym::free_symbols(tgt);
+      if (!tgt_bound.issubset(src_bound) && fs.size() == 1 && tgt->is_int()) {
+        // Univariate and linear (tgt = c*b + k): refine b from a's range, rounding inward.
+        const ExprRef& b = fs[0];
+        sym::Poly p = sym::poly_of(tgt);
+        if (p.terms.size() == 1 && p.terms[0].mono == b && !p.has_float()) {
+          int64_t c = p.terms[0].coef.i, k = p.constant.i;
+          ExtInt lo = src_bound.lo() - ExtInt(k), hi = src_bound.hi() - ExtInt(k);
+          if (c < 0) {
+            std::swap(lo, hi);
+            lo = -lo;
+            hi = -hi;
+            c = -c;
+          }
+          ExtInt blo = ceil_div(lo, c), bhi = floor_div(hi, c);
+          if (blo <= bhi) {
+            update_var_to_range(b, ValueRange::ints(blo, bhi));
+            tgt_bound = bound(tgt);
+          }
         }
       }
+      // Size-likeness crosses plain symbol equality only (judged on the target as given, before
+      // it is resolved through existing replacements).
+      const ExprRef& peer = raw_tgt->is(ExprKind::kSymbol) ? raw_tgt : tgt;
+      if (peer->is(ExprKind::kSymbol) && peer->is_int()) {
+        if (ranges_.is_size_like(a)) mark_size_like(peer);
+        if (ranges_.is_size_like(peer)) mark_size_like(a);
+      }
+      if (!tgt_bound.issubset(var_range(a))) return false;
+      if (ranges_.is_size_like(a)) {
+        ValueRange so_tgt = bound(tgt, /*size_oblivious=*/true);
+        ValueRange so_a = Ranges(*this, true).symbol_range(a);
+        if (!so_tgt.issubset(so_a)) return false;
+      }
     }
-    // Size-likeness crosses plain symbol equality only (judged on the target as given, before
-    // it is resolved through existing replacements).
-    const ExprRef& peer = raw_tgt->is(ExprKind::kSymbol) ? raw_tgt : tgt;
-    if (peer->is(ExprKind::kSymbol) && peer->is_int()) {
-      if (ranges_.is_size_like(a)) mark_size_like(peer);
-      if (ranges_.is_size_like(peer)) mark_size_like(a);
-    }
-    if (!tgt_bound.issubset(var_range(a))) return false;
-    if (ranges_.is_size_like(a)) {
-      ValueRange so_tgt = bound(tgt, /*size_oblivious=*/true);
-      ValueRange so_a = Ranges(*this, true).symbol_range(a);
-      if (!so_tgt.issubset(so_a)) return false;
-    }
-  }
-  install_replacement(a, tgt, why);
-  return true;
+    install_replacement(a, tgt, why);
+    return true;
+  });
 }
 
 void ShapeEnv::install_replacement(const ExprRef& a, const ExprRef& tgt, const std::string& why) {
@@ -130,20 +128,19 @@ ExprRef ShapeEnv::simplify(const ExprRef& e, bool size_oblivious) const {
 }
 
 void ShapeEnv::rename_unbacked_to(const ExprRef& orig, const ExprRef& dest) {
-  Event ev{EventKind::kRenameUnbackedTo};
-  ev.exprs = {orig, dest};
-  EventScope scope(this, ev);
-  SF_CHECK(orig->is_unbacked_symbol() && dest->is_unbacked_symbol())
-      << "rename_unbacked_to(" << orig->str() << ", " << dest->str()
-      << ") needs two unbacked symbols";
-  std::optional<ExprRef> carried = replacements_.target(orig);
-  // Upstream lets the range checks decline here and leaves renaming and replacement diverged
-  // (INV-7 iii). The fresh symbol is the old one re-derived, so the equality is certain: unify.
-  unify(orig, dest, "rename_unbacked_to");
-  replacements_.record_renaming(orig, dest);  // unconditional, as upstream
-  // The historical bug: the fresh symbol's replacement was clobbered. Carry it to the old name.
-  if (carried && *carried != dest) unify(dest, *carried, "rename_unbacked_to_dest");
-  on_state_change();
+  return recorded(event::RenameUnbackedTo{orig, dest}, [&]() -> void {
+    SF_CHECK(orig->is_unbacked_symbol() && dest->is_unbacked_symbol())
+        << "rename_unbacked_to(" << orig->str() << ", " << dest->str()
+        << ") needs two unbacked symbols";
+    std::optional<ExprRef> carried = replacements_.target(orig);
+    // Upstream lets the range checks decline here and leaves renaming and replacement diverged
+    // (INV-7 iii). The fresh symbol is the old one re-derived, so the equality is certain: unify.
+    unify(orig, dest, "rename_unbacked_to");
+    replacements_.record_renaming(orig, dest);  // unconditional, as upstream
+    // The historical bug: the fresh symbol's replacement was clobbered. Carry it to the old name.
+    if (carried && *carried != dest) unify(dest, *carried, "rename_unbacked_to_dest");
+    on_state_change();
+  });
 }
 
 void ShapeEnv::unify(const ExprRef& x, const ExprRef& y, const std::string& why) {
@@ -190,10 +187,8 @@ void ShapeEnv::unify(const ExprRef& x, const ExprRef& y, const std::string& why)
 }
 
 void ShapeEnv::eliminate_unbacked(const ExprRef& orig, const ExprRef& dest) {
-  Event ev{EventKind::kEliminateUnbacked};
-  ev.exprs = {orig, dest};
-  EventScope scope(this, ev);
-  set_replacement(orig, dest, "eliminate_unbacked");
+  return recorded(event::EliminateUnbacked{orig, dest},
+                  [&]() -> void { set_replacement(orig, dest, "eliminate_unbacked"); });
 }
 
 }  // namespace sf

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -29,10 +30,6 @@
 namespace sf {
 
 using sym::ValueRange;
-
-// How an input dimension becomes symbolic (spec §1.5).
-enum class DimDynamic { kDynamic, kDuck, kStatic, kSizeLikeUnbacked, kObliviousSize };
-const char* dim_dynamic_name(DimDynamic d);
 
 struct ShapeEnvSettings {
   // Read by the meta functions (as PyTorch's FakeTensorMode reads them from its ShapeEnv): false
@@ -229,7 +226,10 @@ class ShapeEnv {
   };
 
  private:
-  friend class EventScope;
+  // Runs the body of a public mutating call, recording the call (top-level calls only) and how
+  // it ended: normally, by a user error of some kind, or by an engine bug.
+  template <typename F>
+  auto recorded(EventCall call, F&& body) -> decltype(body());
 
   // internals
   ExprRef new_unbacked_symbol(sym::SymKind kind, bool is_bool);
@@ -276,14 +276,25 @@ class ShapeEnv {
 // compute_unbacked_bindings would find it (oracles use it to check INV-5, the earliest path).
 Bindings binding_paths(const ShapeEnv& env, const Value& v, const std::vector<ExprRef>& symbols);
 
-// Records a top-level public call (nested calls made by the engine itself are not recorded).
-class EventScope {
- public:
-  EventScope(ShapeEnv* env, Event event);
-  ~EventScope();
-
- private:
-  ShapeEnv* env_;
-};
+template <typename F>
+auto ShapeEnv::recorded(EventCall call, F&& body) -> decltype(body()) {
+  events_.begin(std::move(call));
+  try {
+    if constexpr (std::is_void_v<decltype(body())>) {
+      body();
+      events_.end(EventOutcome::ok());
+    } else {
+      auto result = body();
+      events_.end(EventOutcome::ok());
+      return result;
+    }
+  } catch (const UserError& e) {
+    events_.end(EventOutcome::user_error(e.kind()));
+    throw;
+  } catch (...) {
+    events_.end(EventOutcome::engine_bug());  // EngineBug, or anything else escaping the engine
+    throw;
+  }
+}
 
 }  // namespace sf

@@ -13,22 +13,6 @@ namespace {
 std::atomic<uint64_t> next_env_id{1};
 }
 
-const char* dim_dynamic_name(DimDynamic d) {
-  switch (d) {
-    case DimDynamic::kDynamic:
-      return "dynamic";
-    case DimDynamic::kDuck:
-      return "duck";
-    case DimDynamic::kStatic:
-      return "static";
-    case DimDynamic::kSizeLikeUnbacked:
-      return "unbacked";
-    case DimDynamic::kObliviousSize:
-      return "oblivious";
-  }
-  return "?";
-}
-
 ShapeEnv::ShapeEnv(ShapeEnvSettings settings) : settings_(settings), id_(next_env_id++) {}
 
 SymInt ShapeEnv::create_symbol(int64_t hint, const std::string& source, DimDynamic dynamic,
@@ -41,40 +25,36 @@ SymInt ShapeEnv::create_symbol(int64_t hint, const std::string& source, DimDynam
       if (hit != per_env->second.end()) return SymInt(hit->second);
     }
   }
-  Event ev{EventKind::kCreateSymbol};
-  ev.ints = {hint, static_cast<int64_t>(dynamic)};
-  ev.strings = {source};
-  ev.flags = {positive};
-  EventScope scope(this, ev);
-
-  ExprRef result;
-  if (dynamic == DimDynamic::kSizeLikeUnbacked || dynamic == DimDynamic::kObliviousSize) {
-    // mark_unbacked input: a size-like unbacked symbol that the placeholder binds.
-    result = create_unbacked_symint(source).expr();
-    // A tensor dim is a size (size-like, >= 0); an int input may be any integer.
-    if (positive) constrain_range_for_size(result);
-    symbols_.mark_unbacked_input(result, dynamic == DimDynamic::kObliviousSize
-                                             ? std::optional<int64_t>(hint)
-                                             : std::nullopt);
-    symbols_.add_source(result, source);
-  } else if (positive && settings_.specialize_zero_one && (hint == 0 || hint == 1)) {
-    result = sym::integer(hint);
-  } else if (std::optional<ExprRef> duck = symbols_.duck(hint);
-             positive && settings_.duck_shape && dynamic == DimDynamic::kDuck && duck) {
-    result = *duck;
-    symbols_.add_source(result, source);
-  } else {
-    result = symbols_.new_backed(source, hint);
-    ValueRange vr = !positive                       ? ValueRange::unknown_int()
-                    : settings_.specialize_zero_one ? ValueRange::ints(2, sym::ExtInt::pos_inf())
-                                                    : ValueRange::ints(0, sym::ExtInt::pos_inf());
-    ranges_.narrow(result, vr);
-    SF_CHECK(vr.contains(hint)) << "hint " << hint << " outside default range " << vr.str();
-    symbols_.add_source(result, source);
-    if (positive && settings_.duck_shape) symbols_.set_duck(hint, result);
-  }
-  if (context) context->cache[id_][source] = result;
-  return SymInt(result);
+  return recorded(event::CreateSymbol{hint, source, dynamic, positive}, [&]() -> SymInt {
+    ExprRef result;
+    if (dynamic == DimDynamic::kSizeLikeUnbacked || dynamic == DimDynamic::kObliviousSize) {
+      // mark_unbacked input: a size-like unbacked symbol that the placeholder binds.
+      result = create_unbacked_symint(source).expr();
+      // A tensor dim is a size (size-like, >= 0); an int input may be any integer.
+      if (positive) constrain_range_for_size(result);
+      symbols_.mark_unbacked_input(result, dynamic == DimDynamic::kObliviousSize
+                                               ? std::optional<int64_t>(hint)
+                                               : std::nullopt);
+      symbols_.add_source(result, source);
+    } else if (positive && settings_.specialize_zero_one && (hint == 0 || hint == 1)) {
+      result = sym::integer(hint);
+    } else if (std::optional<ExprRef> duck = symbols_.duck(hint);
+               positive && settings_.duck_shape && dynamic == DimDynamic::kDuck && duck) {
+      result = *duck;
+      symbols_.add_source(result, source);
+    } else {
+      result = symbols_.new_backed(source, hint);
+      ValueRange vr = !positive                       ? ValueRange::unknown_int()
+                      : settings_.specialize_zero_one ? ValueRange::ints(2, sym::ExtInt::pos_inf())
+                                                      : ValueRange::ints(0, sym::ExtInt::pos_inf());
+      ranges_.narrow(result, vr);
+      SF_CHECK(vr.contains(hint)) << "hint " << hint << " outside default range " << vr.str();
+      symbols_.add_source(result, source);
+      if (positive && settings_.duck_shape) symbols_.set_duck(hint, result);
+    }
+    if (context) context->cache[id_][source] = result;
+    return SymInt(result);
+  });
 }
 
 ExprRef ShapeEnv::new_unbacked_symbol(sym::SymKind kind, bool is_bool) {
@@ -86,41 +66,40 @@ ExprRef ShapeEnv::new_unbacked_symbol(sym::SymKind kind, bool is_bool) {
 }
 
 SymInt ShapeEnv::create_unbacked_symint(const std::string& source) {
-  Event ev{EventKind::kCreateUnbackedSymInt};
-  if (!source.empty()) ev.strings = {source};
-  EventScope scope(this, ev);
-  return SymInt(new_unbacked_symbol(sym::SymKind::kUnbackedInt, false));
+  return recorded(event::CreateUnbackedSymInt{source}, [&]() -> SymInt {
+    return SymInt(new_unbacked_symbol(sym::SymKind::kUnbackedInt, false));
+  });
 }
 
 SymFloat ShapeEnv::create_unbacked_symfloat() {
-  EventScope scope(this, Event{EventKind::kCreateUnbackedSymFloat});
-  return SymFloat(new_unbacked_symbol(sym::SymKind::kUnbackedFloat, false));
+  return recorded(event::CreateUnbackedSymFloat{}, [&]() -> SymFloat {
+    return SymFloat(new_unbacked_symbol(sym::SymKind::kUnbackedFloat, false));
+  });
 }
 
 SymBool ShapeEnv::create_unbacked_symbool() {
-  EventScope scope(this, Event{EventKind::kCreateUnbackedSymBool});
-  ExprRef s = new_unbacked_symbol(sym::SymKind::kUnbackedInt, true);
-  return SymBool(sym::eq(s, sym::integer(1)));
+  return recorded(event::CreateUnbackedSymBool{}, [&]() -> SymBool {
+    ExprRef s = new_unbacked_symbol(sym::SymKind::kUnbackedInt, true);
+    return SymBool(sym::eq(s, sym::integer(1)));
+  });
 }
 
 ShapeEnv::IgnoreFreshScope::IgnoreFreshScope(ShapeEnv* env) : env_(env) {
-  EventScope scope(env_, Event{EventKind::kIgnoreFreshEnter});
-  previous_ = env_->symbols_.set_ignore_fresh(true);
+  env_->recorded(event::IgnoreFreshEnter{},
+                 [&]() -> void { previous_ = env_->symbols_.set_ignore_fresh(true); });
 }
 
 ShapeEnv::IgnoreFreshScope::~IgnoreFreshScope() {
-  EventScope scope(env_, Event{EventKind::kIgnoreFreshExit});
-  env_->symbols_.set_ignore_fresh(previous_);
+  env_->recorded(event::IgnoreFreshExit{},
+                 [&]() -> void { env_->symbols_.set_ignore_fresh(previous_); });
 }
 
 void ShapeEnv::clear_pending_fresh_unbacked_symbols() {
-  EventScope scope(this, Event{EventKind::kClearPending});
-  symbols_.discard_pending();
+  return recorded(event::ClearPending{}, [&]() -> void { symbols_.discard_pending(); });
 }
 
 void ShapeEnv::freeze_runtime_asserts() {
-  EventScope scope(this, Event{EventKind::kFreezeRuntimeAsserts});
-  asserts_.freeze();
+  return recorded(event::FreezeRuntimeAsserts{}, [&]() -> void { asserts_.freeze(); });
 }
 
 bool ShapeEnv::is_unbacked_symint(const ExprRef& s) const {

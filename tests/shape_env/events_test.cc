@@ -17,13 +17,13 @@ using namespace sf::testing;
 
 std::vector<std::string> kinds(const EventLog& log) {
   std::vector<std::string> out;
-  for (const Event& e : log) out.push_back(event_kind_name(e.kind));
+  for (const Event& e : log) out.push_back(e.name());
   return out;
 }
 
 std::vector<std::string> outcomes(const EventLog& log) {
   std::vector<std::string> out;
-  for (const Event& e : log) out.push_back(e.outcome);
+  for (const Event& e : log) out.push_back(e.outcome.str());
   return out;
 }
 
@@ -58,8 +58,8 @@ TEST(Events, EveryTopLevelMutationIsRecorded) {
                 "ignore_fresh_enter", "ignore_fresh_exit", "create_unbacked_symfloat",
                 "create_unbacked_symbool", "clear_pending", "freeze_runtime_asserts"}))
       << "nested engine calls (constrain_symbol_range, set_replacement, ...) are not events";
-  for (const Event& e : env.events()) EXPECT_EQ(e.outcome, "ok") << e.str();
-  EXPECT_EQ(env.events()[3].strings.at(0), "u <= s");
+  for (const Event& e : env.events()) EXPECT_EQ(e.outcome, EventOutcome::ok()) << e.str();
+  EXPECT_EQ(std::get<event::GuardOrDeferRuntimeAssert>(env.events()[3].call).msg, "u <= s");
 }
 
 TEST(Events, ErrorsAreRecordedAsOutcomes) {
@@ -68,7 +68,8 @@ TEST(Events, ErrorsAreRecordedAsOutcomes) {
   tolerate([&] { env.guard_bool(sym_eq(u, 0)); });                  // DDE
   tolerate([&] { env.compute_unbacked_bindings(Value(u + 1)); });   // pending not found
   tolerate([&] { env.constrain_range_for_size(u.expr(), 5, 2); });  // max < min
-  EXPECT_EQ(outcomes(env.events()), (std::vector<std::string>{"ok", "error", "error", "error"}));
+  EXPECT_EQ(outcomes(env.events()),
+            (std::vector<std::string>{"ok", "data_dependent_guard", "engine_bug", "value"}));
 }
 
 // Programs whose logs must replay to the same state and the same outcomes.
@@ -174,7 +175,7 @@ TEST(Events, UserErrorProgramRecordsItsErrors) {
   ShapeEnv env;
   UserErrorsAlongTheWay(env);
   int errors = 0;
-  for (const Event& e : env.events()) errors += e.outcome == "error";
+  for (const Event& e : env.events()) errors += e.outcome != EventOutcome::ok();
   // Pending not found, DDE, empty range, memo disaster; the failed check is an "ok" assert
   // query that answered False (check() raises outside the engine call).
   EXPECT_EQ(errors, 4);
@@ -185,12 +186,26 @@ TEST(Events, ReplayReportsADivergingOutcome) {
   SymInt u = env.create_unbacked_symint();
   tolerate([&] { env.guard_bool(sym_eq(u, 0)); });
   EventLog log = env.events();
-  ASSERT_EQ(log.back().outcome, "error");
-  log.back().outcome = "ok";  // pretend the original call had succeeded
+  ASSERT_EQ(log.back().outcome, EventOutcome::user_error(UserErrorKind::kDataDependentGuard));
+  log.back().outcome = EventOutcome::ok();  // pretend the original call had succeeded
   ShapeEnv fresh;
   ReplayResult r = replay_events(log, fresh);
   EXPECT_FALSE(r.same_outcomes);
   EXPECT_NE(r.first_mismatch.find("event 1"), std::string::npos) << r.first_mismatch;
+}
+
+// Outcomes carry the user error's kind: replay that raises a different kind is a divergence too.
+TEST(Events, ReplayComparesUserErrorKinds) {
+  ShapeEnv env;
+  SymInt u = env.create_unbacked_symint();
+  tolerate([&] { env.guard_bool(sym_eq(u, 0)); });
+  EventLog log = env.events();
+  log.back().outcome = EventOutcome::user_error(UserErrorKind::kCheckFailed);
+  ShapeEnv fresh;
+  ReplayResult r = replay_events(log, fresh);
+  EXPECT_FALSE(r.same_outcomes);
+  EXPECT_NE(r.first_mismatch.find("replayed data_dependent_guard"), std::string::npos)
+      << r.first_mismatch;
 }
 
 TEST(Events, ReplayWithOtherSettingsGivesOtherState) {
