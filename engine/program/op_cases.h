@@ -39,3 +39,10 @@
 #define SF_OPCASE_UNARY_SfBinaryElementwise SF_OPCASE_SKIP
 #define SF_OPCASE_UNARY_SfUnaryElementwise SF_OPCASE_LABEL
 #define SF_OPCASE_UNARY_SfOtherOp SF_OPCASE_SKIP
+
+// Ops whose Unbacked column is false: they never allocate unbacked symbols, so they never become
+// extern kernels (the backends' extern dispatchers abort on them).
+#define SF_NO_UNBACKED_CASE(e, name, family, signature, kind, op, rule, unbacked, ...) \
+  SF_OPCASE_NO_UNBACKED_##unbacked(e)
+#define SF_OPCASE_NO_UNBACKED_false(e) case ::sf::program::OpKind::e:
+#define SF_OPCASE_NO_UNBACKED_true(e)

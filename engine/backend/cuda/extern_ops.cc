@@ -5,6 +5,7 @@
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
 #include "engine/eager/tensor_util.h"
+#include "engine/program/op_cases.h"
 #include "engine/program/schema.h"
 
 namespace sf::backend::cuda {
@@ -86,59 +87,9 @@ ExternOutputs CudaBackend::run_extern(const lower::Plan&, const lower::Extern& e
       return run_unique(e, in[0]);
     case program::OpKind::kRepeatInterleave:
       return run_repeat_interleave(e, in);
-    case program::OpKind::kZeros:
-    case program::OpKind::kOnes:
-    case program::OpKind::kFull:
-    case program::OpKind::kArange:
-    case program::OpKind::kAdd:
-    case program::OpKind::kSub:
-    case program::OpKind::kMul:
-    case program::OpKind::kDiv:
-    case program::OpKind::kFloorDiv:
-    case program::OpKind::kRemainder:
-    case program::OpKind::kMaximum:
-    case program::OpKind::kMinimum:
-    case program::OpKind::kEq:
-    case program::OpKind::kNe:
-    case program::OpKind::kLt:
-    case program::OpKind::kLe:
-    case program::OpKind::kGt:
-    case program::OpKind::kGe:
-    case program::OpKind::kLogicalAnd:
-    case program::OpKind::kLogicalOr:
-    case program::OpKind::kLogicalNot:
-    case program::OpKind::kNeg:
-    case program::OpKind::kAbs:
-    case program::OpKind::kRelu:
-    case program::OpKind::kTo:
-    case program::OpKind::kWhere:
-    case program::OpKind::kSum:
-    case program::OpKind::kAmax:
-    case program::OpKind::kAmin:
-    case program::OpKind::kAny:
-    case program::OpKind::kAll:
-    case program::OpKind::kCountNonzero:
-    case program::OpKind::kView:
-    case program::OpKind::kReshape:
-    case program::OpKind::kPermute:
-    case program::OpKind::kTranspose:
-    case program::OpKind::kUnsqueeze:
-    case program::OpKind::kSqueeze:
-    case program::OpKind::kExpand:
-    case program::OpKind::kSlice:
-    case program::OpKind::kNarrow:
-    case program::OpKind::kSelect:
-    case program::OpKind::kFlatten:
-    case program::OpKind::kCat:
-    case program::OpKind::kStack:
-    case program::OpKind::kIndexSelect:
-    case program::OpKind::kTolist:
-    case program::OpKind::kSize:
-    case program::OpKind::kStride:
-    case program::OpKind::kNumel:
-    case program::OpKind::kMin:
-    case program::OpKind::kMax:
-    case program::OpKind::kAddInplace:
+    case program::OpKind::kTolist:  // expanded into select + item by the tracer
+#define SF_OP SF_NO_UNBACKED_CASE
+#include "engine/program/ops.def"
       throw EngineBug("no CUDA extern for " + e.name);
   }
   SF_UNREACHABLE();

@@ -3,6 +3,7 @@
 // and epoch only), and return literal 0 for statically empty inputs instead of a symbol.
 #include <cstdint>
 
+#include "engine/base/check.h"
 #include "engine/fake/meta/meta_internal.h"
 #include "engine/sym/make.h"
 
@@ -185,10 +186,10 @@ Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg
       out[d] = n;
       return Value::tensor(ctx.mode.make_contiguous(a.dtype(), out));
     }
-    default:
+    default:  // ops of other families: run_meta routes by family (see docs/decisions.md)
       break;
   }
-  fail(ctx, UserErrorKind::kInvalidProgram, "not a data-dependent op");
+  SF_UNREACHABLE() << program::op_name(op) << " is not a data-dependent op";
 }
 
 }  // namespace sf::fake::detail

@@ -1,6 +1,7 @@
 // Meta functions for views: view/reshape, permute, transpose, (un)squeeze, expand, slice, narrow,
 // select, flatten. Views share storage; slicing bounds stay symbolic (Python clamping as
 // Piecewise/Max/Min expressions the ShapeEnv simplifies where ranges allow).
+#include "engine/base/check.h"
 #include "engine/fake/meta/meta_internal.h"
 #include "engine/shape_env/contiguity.h"
 #include "engine/sym/make.h"
@@ -238,10 +239,10 @@ Value meta_view(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
       strides.erase(strides.begin() + d);
       return view_of(ctx, a, sizes, strides, offset);
     }
-    default:
+    default:  // ops of other families: run_meta routes by family (see docs/decisions.md)
       break;
   }
-  fail(ctx, UserErrorKind::kInvalidProgram, "not a view op");
+  SF_UNREACHABLE() << program::op_name(op) << " is not a view op";
 }
 
 }  // namespace sf::fake::detail
