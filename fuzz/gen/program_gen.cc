@@ -291,7 +291,9 @@ class Generator {
       case OpKind::kRepeatInterleave: {
         const Var* r = int_vector();
         if (!r) return nullptr;
-        return call(name, {call("abs", {v(r->name)})});
+        // Repair, not reject: repeats in [0, 2] keep the output within twice the input's length
+        // (abs alone lets chains of repeat_interleave grow tensors to millions of elements).
+        return call(name, {call("remainder", {call("abs", {v(r->name)}), i(3)})});
       }
       // scalars
       case OpKind::kSize:
