@@ -66,6 +66,20 @@ std::vector<Param> parse_signature(const std::string& sig) {
   return out;
 }
 
+// "alias,symbolic_args" -> bits; an unknown tag in ops.def is an internal error.
+uint32_t parse_features(std::string_view text) {
+  uint32_t bits = 0;
+  while (!text.empty()) {
+    size_t comma = text.find(',');
+    std::string_view tag = text.substr(0, comma);
+    std::optional<OpFeature> f = op_feature_by_name(tag);
+    SF_CHECK(f) << "unknown op feature '" << tag << "' in ops.def";
+    bits |= 1u << static_cast<int>(*f);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+  }
+  return bits;
+}
+
 struct Table {
   std::vector<OpSchema> schemas;
   std::map<std::string, OpKind, std::less<>> by_name;
@@ -77,10 +91,11 @@ struct Table {
   ElementOp { ElementOp::Kind::kUnary, BinaryOp::kAdd, UnaryOp::op }
 #define SF_ELEMENT_none(op) \
   ElementOp {}
-#define SF_OP(Enum, name, family, signature, element_kind, element_op, rule, unbacked, weight) \
+#define SF_OP(Enum, name, family, signature, element_kind, element_op, rule, unbacked, weight, \
+              features)                                                                        \
   schemas.push_back(OpSchema{OpKind::Enum, name, OpFamily::family, parse_signature(signature), \
                              SF_ELEMENT_##element_kind(element_op), DTypeRule::rule, unbacked, \
-                             weight});                                                         \
+                             weight, parse_features(features)});                               \
   by_name.emplace(name, OpKind::Enum);                                                         \
   ops.push_back(OpKind::Enum);
 #include "engine/program/ops.def"
@@ -113,6 +128,34 @@ std::optional<OpKind> op_by_name(std::string_view name) {
 
 const char* op_name(OpKind op) { return schema(op).name.c_str(); }
 const std::vector<OpKind>& all_ops() { return table().ops; }
+
+const char* op_feature_name(OpFeature f) {
+  switch (f) {
+#define SF_OP_FEATURE_NAME(e, name) \
+  case OpFeature::e:                \
+    return name;
+    SF_OP_FEATURES(SF_OP_FEATURE_NAME)
+#undef SF_OP_FEATURE_NAME
+  }
+  return "?";
+}
+
+std::optional<OpFeature> op_feature_by_name(std::string_view name) {
+#define SF_OP_FEATURE_MATCH(e, n) \
+  if (name == n) return OpFeature::e;
+  SF_OP_FEATURES(SF_OP_FEATURE_MATCH)
+#undef SF_OP_FEATURE_MATCH
+  return std::nullopt;
+}
+
+const std::vector<OpFeature>& all_op_features() {
+  static const std::vector<OpFeature> all = {
+#define SF_OP_FEATURE_VALUE(e, name) OpFeature::e,
+      SF_OP_FEATURES(SF_OP_FEATURE_VALUE)
+#undef SF_OP_FEATURE_VALUE
+  };
+  return all;
+}
 
 BinaryOp binary_element(OpKind op) {
   const ElementOp& e = schema(op).element;

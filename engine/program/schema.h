@@ -42,6 +42,26 @@ struct ElementOp {
   UnaryOp unary = UnaryOp::kNeg;     // kUnary
 };
 
+// Tags on ops (ops.def Features column) for swarm testing and triage.
+#define SF_OP_FEATURES(X)           \
+  X(kAlias, "alias")                \
+  X(kSymbolicArgs, "symbolic_args") \
+  X(kMultiOutput, "multi_output")   \
+  X(kScalarOutput, "scalar_output") \
+  X(kBroadcast, "broadcast")        \
+  X(kGather, "gather")              \
+  X(kZeroDivision, "zero_division") \
+  X(kMutation, "mutation")
+
+enum class OpFeature {
+#define SF_OP_FEATURE_ENUM(e, name) e,
+  SF_OP_FEATURES(SF_OP_FEATURE_ENUM)
+#undef SF_OP_FEATURE_ENUM
+};
+const char* op_feature_name(OpFeature f);
+std::optional<OpFeature> op_feature_by_name(std::string_view name);
+const std::vector<OpFeature>& all_op_features();
+
 // One row of ops.def.
 struct OpSchema {
   OpKind op;
@@ -52,6 +72,8 @@ struct OpSchema {
   DTypeRule dtype_rule;
   bool allocates_unbacked;  // creates unbacked symbols (nonzero, item, ...)
   int gen_weight;           // the program generator's relative weight (0: not drawn)
+  uint32_t features = 0;    // bit (1 << OpFeature) per tag
+  bool has(OpFeature f) const { return features & (1u << static_cast<int>(f)); }
 };
 
 const OpSchema& schema(OpKind op);

@@ -149,6 +149,9 @@ class Generator {
     for (OpKind op : program::all_ops()) {
       const program::OpSchema& s = program::schema(op);
       if (s.family != family || s.gen_weight <= 0) continue;
+      bool disabled = false;
+      for (program::OpFeature f : policy_.disabled_features) disabled = disabled || s.has(f);
+      if (disabled) continue;
       ops.push_back(op);
       weights.push_back(static_cast<uint32_t>(s.gen_weight));
     }

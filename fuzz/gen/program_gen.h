@@ -9,9 +9,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "engine/program/ast.h"
+#include "engine/program/schema.h"
 #include "fuzz/fuzz_source.h"
 
 namespace sf::fuzz {
@@ -31,6 +33,8 @@ struct ProgramPolicy {
   // When set, every op statement uses this op (its family's weight still decides how often an
   // op statement is drawn); used to make a program for each row of the op table.
   std::optional<program::OpKind> focus;
+  // Swarm testing: ops carrying any of these ops.def features are never drawn as statements.
+  std::set<program::OpFeature> disabled_features;
 };
 
 program::Program generate_program(FuzzSource& src, const ProgramPolicy& policy = {});

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "engine/backend/cpu/cpu_backend.h"
+#include "engine/fake/fake_tensor.h"
 #include "engine/program/printer.h"
 #include "engine/program/schema.h"
 #include "fuzz/gen/program_gen.h"
@@ -75,6 +76,63 @@ TEST(OpTableTest, EveryOpRunsThroughEveryLayerOnAGeneratedProgram) {
     EXPECT_EQ(binds, schema(op).allocates_unbacked) << "ops.def Unbacked column";
     // Ops on literals fold to constants; otherwise the traced graph has the op's node.
     EXPECT_GE(nodes, 1) << op_name(op) << " left no node in the traced graph";
+  }
+}
+
+// The Features column against what tracing does: a node whose value shares storage with one of
+// its tensor arguments belongs to an alias op; scalar and tuple values come from ops tagged so.
+TEST(OpTableTest, FeaturesAgreeWithTracedValues) {
+  auto cpu = backend::make_cpu_backend();
+  int checked = 0;
+  for (OpKind op : all_ops()) {
+    std::optional<oracles::PipelineResult> r = passing_program(op, *cpu);
+    ASSERT_TRUE(r) << op_name(op);
+    for (const graph::Node* n : r->trace->graph.nodes()) {
+      if (n->kind != graph::NodeKind::kCall || n->derived_binding) continue;
+      const OpSchema& s = schema(n->op);
+      ++checked;
+      if (n->value.kind() == Value::Kind::kTensor) {
+        for (const graph::NodeArg& a : n->args) {
+          if (a.kind != graph::NodeArg::Kind::kNode) continue;
+          const Value& in = a.node->value;
+          if (in.kind() != Value::Kind::kTensor) continue;
+          if (fake::fake_of(in).storage() == fake::fake_of(n->value).storage()) {
+            EXPECT_TRUE(s.has(OpFeature::kAlias)) << n->name << " aliases " << a.node->name;
+          }
+        }
+      }
+      bool scalar = n->value.kind() == Value::Kind::kInt ||
+                    n->value.kind() == Value::Kind::kFloat || n->value.kind() == Value::Kind::kBool;
+      bool pointwise_on_scalars = s.element.kind != ElementOp::Kind::kNone;  // SymInt arithmetic
+      if (scalar && !pointwise_on_scalars) {
+        EXPECT_TRUE(s.has(OpFeature::kScalarOutput)) << n->name << " is a scalar";
+      }
+      if (n->value.kind() == Value::Kind::kTuple) {
+        EXPECT_TRUE(s.has(OpFeature::kMultiOutput)) << n->name << " is a tuple";
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
+  for (OpFeature f : all_op_features()) EXPECT_EQ(op_feature_by_name(op_feature_name(f)), f);
+}
+
+// Swarm testing: with a feature disabled, no statement is an op carrying it.
+TEST(OpTableTest, DisabledFeaturesAreNeverDrawn) {
+  for (OpFeature f : all_op_features()) {
+    SCOPED_TRACE(op_feature_name(f));
+    fuzz::ProgramPolicy policy;
+    policy.disabled_features = {f};
+    int statements = 0;
+    for (uint64_t seed = 1; seed <= 60; ++seed) {
+      fuzz::SeedSource src(seed);
+      Program p = fuzz::generate_program(src, policy);
+      for (const Stmt& st : p.body) {
+        if (st.kind != Stmt::Kind::kAssign || st.value->kind != Expr::Kind::kCall) continue;
+        ++statements;
+        EXPECT_FALSE(schema(st.value->op).has(f)) << op_name(st.value->op) << " seed " << seed;
+      }
+    }
+    EXPECT_GT(statements, 100);
   }
 }
 

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <string>
 
 #include "engine/base/errors.h"
@@ -97,6 +98,10 @@ int main(int argc, char** argv) {
   } catch (const sf::Unavailable& e) {
     std::fprintf(stderr, "unavailable: %s\n", e.what());
     return 4;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // An OS error (unwritable --out, full disk): neither the program's fault nor an engine bug.
+    std::fprintf(stderr, "I/O error: %s\n", e.what());
+    return 2;
   }
   // EngineBug is not caught: an engine bug ends the process visibly, like an SF_CHECK abort.
   std::fprintf(stderr, "unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
