@@ -70,32 +70,19 @@ Shape contiguous_strides(const Shape& sizes) {
   return strides;
 }
 
-namespace {
-int scalar_category(const Value& v) {
-  return v.kind == Value::Kind::kBool ? 0 : v.kind == Value::Kind::kInt ? 1 : 2;
-}
-int dtype_category(DType d) { return d == DType::kBool ? 0 : d == DType::kInt64 ? 1 : 2; }
-DType category_dtype(int cat) {
-  return cat == 0 ? DType::kBool : cat == 1 ? DType::kInt64 : DType::kFloat32;
-}
-}  // namespace
-
 DType result_type(const std::vector<const Value*>& operands) {
-  bool any_tensor = false;
-  DType tensor_dtype = DType::kBool;
-  int scalar_cat = -1;
+  std::vector<DType> tensors, scalars;
   for (const Value* v : operands) {
     if (v->is_tensor()) {
-      tensor_dtype = any_tensor ? promote(tensor_dtype, v->tensor->dtype) : v->tensor->dtype;
-      any_tensor = true;
-    } else {
-      SF_CHECK(v->is_scalar()) << v->describe();
-      scalar_cat = std::max(scalar_cat, scalar_category(*v));
+      tensors.push_back(v->tensor->dtype);
+      continue;
     }
+    SF_CHECK(v->is_scalar()) << v->describe();
+    scalars.push_back(v->kind == Value::Kind::kBool  ? DType::kBool
+                      : v->kind == Value::Kind::kInt ? DType::kInt64
+                                                     : DType::kFloat32);
   }
-  if (!any_tensor) return category_dtype(scalar_cat);
-  if (scalar_cat > dtype_category(tensor_dtype)) return category_dtype(scalar_cat);
-  return tensor_dtype;
+  return program::result_type(tensors, scalars);
 }
 
 int64_t float_to_int(double v) { return program::float_to_int(v); }

@@ -93,7 +93,11 @@ IrValue lower_pointwise(Lowering& L, const Node* n) {
   switch (s.element.kind) {
     case program::ElementOp::Kind::kBinary: {
       IrValue a = L.arg_value(n->args[0]), b = L.arg_value(n->args[1]);
-      DType promoted = program::promote(value_dtype(a), value_dtype(b));
+      std::vector<DType> tensors, scalars;
+      for (const IrValue* v : {&a, &b}) {
+        (v->kind == IrValue::Kind::kTensor ? tensors : scalars).push_back(value_dtype(*v));
+      }
+      DType promoted = program::result_type(tensors, scalars);
       DType compute = program::compute_dtype(s.dtype_rule, promoted);
       KExprPtr x = KExpr::cast(operand(k, L, a, iter), compute);
       KExprPtr y = KExpr::cast(operand(k, L, b, iter), compute);

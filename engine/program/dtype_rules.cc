@@ -21,6 +21,22 @@ int category(DType d) {
 
 DType promote(DType a, DType b) { return category(a) >= category(b) ? a : b; }
 
+DType result_type(const std::vector<DType>& tensor_dtypes,
+                  const std::vector<DType>& scalar_dtypes) {
+  SF_CHECK(!tensor_dtypes.empty() || !scalar_dtypes.empty()) << "result_type of no operands";
+  auto fold = [](const std::vector<DType>& ds) {
+    DType out = ds.front();
+    for (DType d : ds) out = promote(out, d);
+    return out;
+  };
+  if (tensor_dtypes.empty()) return fold(scalar_dtypes);
+  DType t = fold(tensor_dtypes);
+  if (scalar_dtypes.empty()) return t;
+  DType s = fold(scalar_dtypes);
+  // A weak scalar raises the category only; with these three dtypes that is the wider dtype.
+  return category(s) > category(t) ? s : t;
+}
+
 DType compute_dtype(DTypeRule rule, DType promoted) {
   switch (rule) {
     case DTypeRule::kArithmetic:

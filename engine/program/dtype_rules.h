@@ -2,6 +2,8 @@
 // one place these rules live; meta functions, eager, lowering and the generator all ask here.
 #pragma once
 
+#include <vector>
+
 #include "engine/program/ast.h"
 
 namespace sf::program {
@@ -19,6 +21,10 @@ enum class DTypeRule {
 
 // The wider of two dtypes: bool < i64 < f32.
 DType promote(DType a, DType b);
+// The dtype an op's operands promote to (PyTorch's result_type): tensors promote among themselves
+// and a scalar is weak, raising only the category (an i64 tensor + 2 stays i64, + 0.5 is f32);
+// with no tensor, the scalars promote. Every layer computes operand promotion here.
+DType result_type(const std::vector<DType>& tensor_dtypes, const std::vector<DType>& scalar_dtypes);
 // The dtype a rule computes in, given the promoted operand dtype (both operands are cast to it).
 DType compute_dtype(DTypeRule rule, DType promoted);
 // The dtype a rule yields, given the promoted operand dtype. kFromArgument and kScalar have no

@@ -78,12 +78,9 @@ DType scalar_dtype(const Value& v) {
 }
 
 DType arithmetic_dtype(const Value& a, const Value& b) {
-  if (is_tensor(a) && is_tensor(b)) return promote(fake_of(a).dtype(), fake_of(b).dtype());
-  const Value& t = is_tensor(a) ? a : b;
-  const Value& s = is_tensor(a) ? b : a;
-  DType td = fake_of(t).dtype(), sd = scalar_dtype(s);
-  // Weak scalars only raise the category: int tensor + float scalar -> f32; bool + int -> i64.
-  return promote(td, sd);
+  std::vector<DType> tensors, scalars;
+  for (const Value* v : {&a, &b}) (is_tensor(*v) ? tensors : scalars).push_back(scalar_dtype(*v));
+  return program::result_type(tensors, scalars);
 }
 
 const FakeTensor& tensor_arg(const MetaContext& ctx, const MetaArg& arg, const char* name) {

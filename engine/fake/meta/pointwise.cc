@@ -114,9 +114,7 @@ Value meta_pointwise(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& ar
     std::vector<SymInt> shape = cond.sizes();
     if (is_tensor(a)) shape = broadcast(ctx, shape, fake_of(a).sizes());
     if (is_tensor(b)) shape = broadcast(ctx, shape, fake_of(b).sizes());
-    DType d = (is_tensor(a) || is_tensor(b))
-                  ? arithmetic_dtype(is_tensor(a) ? a : b, is_tensor(a) ? b : a)
-                  : promote(scalar_dtype(a), scalar_dtype(b));
+    DType d = arithmetic_dtype(a, b);
     return Value::tensor(ctx.mode.make_contiguous(d, shape));
   }
   if (op == OpKind::kTo) {
