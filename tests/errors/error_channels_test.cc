@@ -170,7 +170,9 @@ TEST(ErrorChannelsTest, BadInputLeavesThroughItsChannel) {
     SCOPED_TRACE(c.entry);
     Outcome o = outcome_of(c.call);
     EXPECT_EQ(o.channel, c.channel) << o.message;
-    if (c.kind) EXPECT_EQ(o.kind, c.kind) << o.message;
+    if (c.kind) {
+      EXPECT_EQ(o.kind, c.kind) << o.message;
+    }
     EXPECT_NE(o.message.find(c.says), std::string::npos) << o.message;
   }
 }
