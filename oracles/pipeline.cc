@@ -147,7 +147,13 @@ PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& op
   config.backend = opts.backend;
   config.last = opts.backend ? Stage::kRun : Stage::kDce;
   compile::Pipeline pl(config);
-  for (const auto& [stage, f] : opts.observers) pl.observe(stage, f);
+  // Client observers read products; only the oracles decide to stop (and set the verdict).
+  for (const auto& [stage, f] : opts.observers) {
+    pl.observe(stage, [f = f](const StageProducts& s) {
+      f(s);
+      return Next::kContinue;
+    });
+  }
   StructuralOracles oracles(r.verdict);
   oracles.register_with(pl);
 

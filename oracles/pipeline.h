@@ -22,7 +22,8 @@ struct PipelineOptions {
   // Lower the final graph and run it on this backend, comparing with eager (null: stop before
   // lowering).
   backend::Backend* backend = nullptr;
-  // More observers (a printer, a collector), called before the oracles' own at each stage.
+  // More observers (a printer, a collector), called before the oracles' own at each stage. They
+  // only read: their Next is ignored, so they cannot end the pipeline without a verdict.
   std::vector<std::pair<compile::Stage, compile::StageObserver>> observers;
 };
 
@@ -32,7 +33,8 @@ struct PipelineResult {
   std::optional<eager::EagerResult> eager;
   std::optional<UserErrorInfo> eager_error;
   // Stage artefacts (absent when the pipeline ended before producing them).
-  std::unique_ptr<graph::Trace> trace;      // ShapeEnv, fake mode, the graph as traced
+  std::unique_ptr<graph::Trace> trace;      // ShapeEnv, fake mode, the graph as traced (moved
+                                            // to final_graph when re-propagation is off)
   std::optional<graph::Graph> final_graph;  // re-propagated, asserts inserted, DCE'd
   graph::RuntimeAssertReport asserts;
   std::optional<lower::Plan> plan;

@@ -173,11 +173,12 @@ void check_inputs(const lower::Plan& plan,
     if (b.input_name.empty()) continue;
     const program::HostValue& v = find(b.input_name);
     if (v.kind != program::HostValue::Kind::kTensor || v.tensor.dtype != b.dtype ||
-        v.tensor.sizes.size() != b.sizes.size()) {
+        v.tensor.sizes.size() != b.sizes.size() || !v.tensor.well_formed()) {
       throw_user_error(UserErrorKind::kInvalidProgram,
                        "input '" + b.input_name + "' is " + v.str().substr(0, 60) +
                            " but the plan was traced for a " + program::dtype_name(b.dtype) +
-                           " tensor of rank " + std::to_string(b.sizes.size()));
+                           " tensor of rank " + std::to_string(b.sizes.size()) +
+                           " with one data element per entry");
     }
   }
   for (const Step& s : plan.steps) {

@@ -25,6 +25,9 @@ program::Program with_inputs(const program::Program& p,
     in.data.kind = program::DataSpec::Kind::kLiteral;
     if (in.is_tensor) {
       if (v.kind != program::HostValue::Kind::kTensor) bad_input(in.name, "expected a tensor");
+      if (!v.tensor.well_formed()) {
+        bad_input(in.name, "the data does not match the sizes " + v.tensor.str(0));
+      }
       if (v.tensor.sizes.size() != in.sizes.size()) {
         bad_input(in.name, "rank " + std::to_string(v.tensor.sizes.size()) + " but declared " +
                                std::to_string(in.sizes.size()));
@@ -71,12 +74,16 @@ backend::RunResult CompiledProgram::run(const std::map<std::string, program::Hos
   config.backend = &backend_;
   config.inputs = &inputs;
   PipelineOutcome o = Pipeline(config).run(specialized);
+  // A plan that was built is kept even when its first run raises (a runtime assert, an index
+  // error): later inputs that satisfy its guards reuse it instead of retracing.
+  if (o.reached(Stage::kLower)) {
+    auto e = std::make_unique<CompiledEntry>();
+    e->trace = std::move(o.products.trace);
+    e->graph = std::make_unique<graph::Graph>(std::move(*o.products.graph));
+    e->plan = std::move(*o.products.plan);
+    entries_.push_back(std::move(e));
+  }
   if (o.error) std::rethrow_exception(o.error->exception);
-  auto e = std::make_unique<CompiledEntry>();
-  e->trace = std::move(o.products.trace);
-  e->graph = std::make_unique<graph::Graph>(std::move(*o.products.graph));
-  e->plan = std::move(*o.products.plan);
-  entries_.push_back(std::move(e));
   return std::move(*o.products.run);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/base/check.h"
 #include "engine/compile/pipeline.h"
 #include "engine/graph/tracer.h"
 #include "engine/lower/plan.h"
@@ -39,7 +40,10 @@ class CompiledProgram {
   // through the pipeline (whose user errors, engine bugs and unavailability are rethrown).
   backend::RunResult run(const std::map<std::string, program::HostValue>& inputs);
   int compiles() const { return static_cast<int>(entries_.size()); }
-  const CompiledEntry& entry(int i) const { return *entries_.at(i); }
+  const CompiledEntry& entry(int i) const {
+    SF_CHECK(i >= 0 && i < compiles()) << "no compiled entry " << i;
+    return *entries_[i];
+  }
 
  private:
   program::Program program_;

@@ -75,9 +75,10 @@ PipelineOutcome Pipeline::run(const program::Program& p) const {
   if (!config_.backend && last == Stage::kRun) last = Stage::kLower;
   for (Stage stage : kStages) {
     if (stage > last) break;
-    bool ran = false;
+    bool stop = false;
     try {
-      ran = run_stage(stage, config_, out.products);
+      // An observer's exception (an oracle's engine call) counts as its stage's error, too.
+      if (run_stage(stage, config_, out.products)) stop = notify(stage, out.products);
     } catch (const UserError& e) {
       out.error = caught(stage, StageError::Channel::kUser, e.kind(), e.what());
     } catch (const EngineBug& e) {
@@ -87,17 +88,21 @@ PipelineOutcome Pipeline::run(const program::Program& p) const {
     }
     if (out.error) return out;
     out.completed = stage;
-    if (!ran) continue;
-    auto it = observers_.find(stage);
-    if (it == observers_.end()) continue;
-    for (const StageObserver& f : it->second) {
-      if (f(out.products) == Next::kStop) {
-        out.stopped_at = stage;
-        return out;
-      }
+    if (stop) {
+      out.stopped_at = stage;
+      return out;
     }
   }
   return out;
+}
+
+bool Pipeline::notify(Stage stage, const StageProducts& products) const {
+  auto it = observers_.find(stage);
+  if (it == observers_.end()) return false;
+  for (const StageObserver& f : it->second) {
+    if (f(products) == Next::kStop) return true;
+  }
+  return false;
 }
 
 }  // namespace sf::compile

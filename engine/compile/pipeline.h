@@ -37,9 +37,9 @@ enum class Stage {
 };
 const char* stage_name(Stage s);
 
-// What the stages produced so far. `graph` is the working graph: the re-propagated graph (or the
-// traced one, moved, when re-propagation is off), then edited in place by asserts and DCE;
-// `trace->graph` keeps the graph as traced.
+// What the stages produced so far. `graph` is the working graph: the re-propagated graph, then
+// edited in place by asserts and DCE; `trace->graph` keeps the graph as traced. With
+// re-propagation off the traced graph itself is moved into `graph` (trace->graph is then empty).
 struct StageProducts {
   const program::Program* program = nullptr;
   std::unique_ptr<graph::Trace> trace;
@@ -88,11 +88,15 @@ class Pipeline {
   explicit Pipeline(PipelineConfig config) : config_(std::move(config)) {}
   // Observers run after their stage completes, in the order they were added.
   void observe(Stage s, StageObserver f) { observers_[s].push_back(std::move(f)); }
-  // Runs the stages in order. UserError, EngineBug and Unavailable raised by a stage end the
-  // pipeline and are recorded in `error`; anything else (an SF_CHECK abort) is a crash.
+  // Runs the stages in order. UserError, EngineBug and Unavailable raised by a stage or by one of
+  // its observers end the pipeline and are recorded in `error` (against that stage); anything
+  // else (an SF_CHECK abort) is a crash.
   PipelineOutcome run(const program::Program& p) const;
 
  private:
+  // Calls the stage's observers; true when one of them stops the pipeline.
+  bool notify(Stage stage, const StageProducts& products) const;
+
   PipelineConfig config_;
   std::map<Stage, std::vector<StageObserver>> observers_;
 };

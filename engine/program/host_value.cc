@@ -5,6 +5,14 @@
 
 namespace sf::program {
 
+bool HostTensor::well_formed() const {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    if (s < 0 || __builtin_mul_overflow(n, s, &n)) return false;
+  }
+  return static_cast<int64_t>(is_float() ? floats.size() : ints.size()) == n;
+}
+
 int64_t HostTensor::numel() const {
   int64_t n = 1;
   for (int64_t s : sizes) n *= s;

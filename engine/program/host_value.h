@@ -18,8 +18,12 @@ struct HostTensor {
 
   int64_t numel() const;
   bool is_float() const { return dtype == DType::kFloat32; }
+  // Sizes are >= 0 and the data vector of the dtype holds exactly numel() elements.
+  bool well_formed() const;
   // Element i (row-major) as a double / int64 regardless of dtype.
-  double at_double(int64_t i) const { return is_float() ? floats[i] : static_cast<double>(ints[i]); }
+  double at_double(int64_t i) const {
+    return is_float() ? floats[i] : static_cast<double>(ints[i]);
+  }
   int64_t at_int(int64_t i) const { return is_float() ? static_cast<int64_t>(floats[i]) : ints[i]; }
   static HostTensor zeros(DType dtype, std::vector<int64_t> sizes);
   std::string str(size_t max_elems = 16) const;  // "i64[2, 3] [1, 2, 3, 4, 5, 6]"

@@ -148,7 +148,7 @@ EventOutcome replay_one(const Event& ev, ShapeEnv& env,
     std::visit(Replayer{env, scopes}, ev.call);
   } catch (const UserError& e) {
     return EventOutcome::user_error(e.kind());
-  } catch (const EngineBug&) {
+  } catch (...) {  // as ShapeEnv::recorded: EngineBug or anything else escaping the engine
     return EventOutcome::engine_bug();
   }
   return EventOutcome::ok();

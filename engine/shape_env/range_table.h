@@ -25,6 +25,8 @@ class RangeTable {
   // raises UserError(kValueRange)). A size-like int symbol keeps an upper bound >= 2, so
   // size-oblivious reasoning stays applicable. Returns whether the range changed.
   bool narrow(const ExprRef& s, ValueRange vr);
+  // The initial range of a symbol just created (replaces any range recorded for it before).
+  void init(const ExprRef& s, ValueRange vr) { var_to_range_[s] = vr; }
   // A size-like symbol is read as >= 2 by size-oblivious reasoning.
   ValueRange size_oblivious(const ExprRef& s) const;
 

@@ -41,6 +41,10 @@ bool ShapeEnv::mark_size_like(const ExprRef& s) {
 
 void ShapeEnv::constrain_symbol_range(const ExprRef& s, ExtInt min, ExtInt max) {
   return recorded(event::ConstrainSymbolRange{s, min, max}, [&]() -> void {
+    if (!s->is(sym::ExprKind::kSymbol)) {
+      throw_user_error(UserErrorKind::kValue,
+                       "constrain_symbol_range expects a symbol, got " + s->str());
+    }
     if (max < min) {
       throw_user_error(UserErrorKind::kValue, "constrain_symbol_range(" + s->str() + "): max " +
                                                   max.str() + " < min " + min.str());

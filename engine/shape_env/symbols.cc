@@ -47,7 +47,7 @@ SymInt ShapeEnv::create_symbol(int64_t hint, const std::string& source, DimDynam
       ValueRange vr = !positive                       ? ValueRange::unknown_int()
                       : settings_.specialize_zero_one ? ValueRange::ints(2, sym::ExtInt::pos_inf())
                                                       : ValueRange::ints(0, sym::ExtInt::pos_inf());
-      ranges_.narrow(result, vr);
+      ranges_.init(result, vr);
       SF_CHECK(vr.contains(hint)) << "hint " << hint << " outside default range " << vr.str();
       symbols_.add_source(result, source);
       if (positive && settings_.duck_shape) symbols_.set_duck(hint, result);
@@ -59,9 +59,9 @@ SymInt ShapeEnv::create_symbol(int64_t hint, const std::string& source, DimDynam
 
 ExprRef ShapeEnv::new_unbacked_symbol(sym::SymKind kind, bool is_bool) {
   ExprRef s = symbols_.new_unbacked(kind);
-  ranges_.narrow(s, is_bool                                ? ValueRange::ints(0, 1)
-                    : kind == sym::SymKind::kUnbackedFloat ? ValueRange::unknown_float()
-                                                           : ValueRange::unknown_int());
+  ranges_.init(s, is_bool                                ? ValueRange::ints(0, 1)
+                  : kind == sym::SymKind::kUnbackedFloat ? ValueRange::unknown_float()
+                                                         : ValueRange::unknown_int());
   return s;
 }
 

@@ -33,7 +33,8 @@ struct ProgramPolicy {
   // When set, every op statement uses this op (its family's weight still decides how often an
   // op statement is drawn); used to make a program for each row of the op table.
   std::optional<program::OpKind> focus;
-  // Swarm testing: ops carrying any of these ops.def features are never drawn as statements.
+  // Swarm testing: ops carrying any of these ops.def features are never drawn as a statement's
+  // op (helper sub-expressions, e.g. gt in index's mask or size in a shape, may still use them).
   std::set<program::OpFeature> disabled_features;
 };
 

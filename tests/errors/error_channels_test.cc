@@ -93,6 +93,8 @@ std::vector<Case> cases() {
   i64.ints.assign(i64.sizes[0], 1);
   program::HostTensor rank2 = good_inputs().at("x").tensor;
   rank2.sizes = {3, 1};
+  program::HostTensor short_data = good_inputs().at("x").tensor;
+  short_data.floats.pop_back();
   program::HostTensor longer = good_inputs().at("x").tensor;
   longer.sizes = {4};
   longer.floats.push_back(4);
@@ -125,6 +127,16 @@ std::vector<Case> cases() {
       {"Backend::run: tensor for a scalar",
        cpu_run(with("n", program::HostValue::of_tensor(longer))), Channel::kUser,
        K::kInvalidProgram, "'n'"},
+      {"Backend::run: data shorter than the sizes",
+       cpu_run(with("x", program::HostValue::of_tensor(short_data))), Channel::kUser,
+       K::kInvalidProgram, "one data element per entry"},
+      {"CompiledProgram::run: data shorter than the sizes",
+       [with, short_data] {
+         auto cpu = backend::make_cpu_backend();
+         compile::CompiledProgram(program::parse_program(kGood), *cpu)
+             .run(with("x", program::HostValue::of_tensor(short_data)));
+       },
+       Channel::kUser, K::kInvalidProgram, "does not match the sizes"},
       {"Backend::run: a static size differs",
        cpu_run(with("x", program::HostValue::of_tensor(longer))), Channel::kUser, K::kGuardFailed,
        "retrace"},
@@ -161,7 +173,14 @@ std::vector<Case> cases() {
          SymInt u = env.create_unbacked_symint();
          env.constrain_symbol_range(u.expr(), sym::ExtInt(5), sym::ExtInt(2));
        },
-       Channel::kUser, std::nullopt, "u0"},
+       Channel::kUser, K::kValue, "u0"},
+      {"ShapeEnv::constrain_symbol_range: not a symbol",
+       [] {
+         ShapeEnv env;
+         SymInt u = env.create_unbacked_symint();
+         env.constrain_symbol_range((u + 1).expr(), sym::ExtInt(0), sym::ExtInt(2));
+       },
+       Channel::kUser, K::kValue, "expects a symbol"},
   };
 }
 
