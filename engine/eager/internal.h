@@ -31,8 +31,13 @@ struct Value {
   DType dtype = DType::kFloat32;
   std::string str;
   std::vector<Value> elems;  // kTuple
+  // kTensor made by a view op: the strides PyTorch reports for it (the data itself is a copy).
+  // Empty for every other tensor, whose strides are contiguous.
+  std::vector<int64_t> view_strides;
 
   static Value of_tensor(HostTensor t);
+  // A view's values (as a copy) with the strides the view has over its base.
+  static Value of_view(HostTensor t, std::vector<int64_t> strides);
   static Value of_int(int64_t v);
   static Value of_float(double v);
   static Value of_bool(bool v);

@@ -181,7 +181,7 @@ Value size(const Call& c) {
 Value stride(const Call& c) {
   const HostTensor& t = c.tensor(0);
   int64_t d = wrap_dim(c, c.integer(1), static_cast<int64_t>(t.sizes.size()), false);
-  return Value::of_int(contiguous_strides(t.sizes)[d]);
+  return Value::of_int(strides_of(c.arg(0))[d]);
 }
 
 Value numel(const Call& c) { return Value::of_int(c.tensor(0).numel()); }

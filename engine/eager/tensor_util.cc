@@ -70,6 +70,10 @@ Shape contiguous_strides(const Shape& sizes) {
   return strides;
 }
 
+Shape strides_of(const Value& v) {
+  return v.view_strides.empty() ? contiguous_strides(v.tensor->sizes) : v.view_strides;
+}
+
 DType result_type(const std::vector<const Value*>& operands) {
   std::vector<DType> tensors, scalars;
   for (const Value* v : operands) {

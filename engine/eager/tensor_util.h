@@ -29,6 +29,8 @@ int64_t wrap_dim(const Call& c, int64_t dim, int64_t rank, bool allow_scalar = t
 int64_t wrap_new_dim(const Call& c, int64_t dim, int64_t rank);
 // Contiguous strides; a size-0 dim counts as 1 for the dims before it (docs/ops.md).
 Shape contiguous_strides(const Shape& sizes);
+// The strides a tensor value reports: a view's own, else contiguous (docs/ops.md "Views").
+Shape strides_of(const Value& v);
 
 // bool < i64 < f32.
 using program::promote;  // engine/program/dtype_rules.h

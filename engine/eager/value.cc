@@ -13,6 +13,12 @@ Value Value::of_tensor(HostTensor t) {
   v.tensor = std::make_shared<HostTensor>(std::move(t));
   return v;
 }
+Value Value::of_view(HostTensor t, std::vector<int64_t> strides) {
+  Value v = of_tensor(std::move(t));
+  v.view_strides = std::move(strides);
+  return v;
+}
+
 Value Value::of_int(int64_t x) {
   Value v;
   v.kind = Kind::kInt;

@@ -1,5 +1,7 @@
-// View ops as strided copies (in eager only values matter): view/reshape, permute, transpose,
-// unsqueeze, squeeze, expand, slice, narrow, select, flatten.
+// View ops as strided copies: view/reshape, permute, transpose, unsqueeze, squeeze, expand,
+// slice, narrow, select, flatten. The values are copied; the strides a view reports (stride()) are
+// carried beside them, derived from the base's as PyTorch does (reshape, view and flatten give
+// contiguous strides: a view of a contiguous base, else a copy).
 #include "engine/eager/internal.h"
 #include "engine/eager/tensor_util.h"
 
@@ -60,7 +62,8 @@ Value permute(const Call& c) {
     c.fail(UserErrorKind::kShape, "dims " + shape_str(dims) + " do not match the rank " +
                                       std::to_string(rank) + " of shape " + shape_str(t.sizes));
   }
-  Shape in_strides = contiguous_strides(t.sizes), sizes, strides;
+  Shape in_strides = contiguous_strides(t.sizes), sizes, strides, base = strides_of(c.arg(0)),
+        reported;
   std::vector<bool> used(rank, false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(c, d, rank);
@@ -70,35 +73,42 @@ Value permute(const Call& c) {
     used[w] = true;
     sizes.push_back(t.sizes[w]);
     strides.push_back(in_strides[w]);
+    reported.push_back(base[w]);
   }
-  return Value::of_tensor(strided_copy(c, t, sizes, strides));
+  return Value::of_view(strided_copy(c, t, sizes, strides), reported);
 }
 
 Value transpose(const Call& c) {
   const HostTensor& t = c.tensor(0);
   int64_t rank = rank_of(t);
   int64_t d0 = wrap_dim(c, c.integer(1), rank), d1 = wrap_dim(c, c.integer(2), rank);
-  if (rank == 0) return Value::of_tensor(t);
-  Shape sizes = t.sizes, strides = contiguous_strides(t.sizes);
+  if (rank == 0) return Value::of_view(t, strides_of(c.arg(0)));
+  Shape sizes = t.sizes, strides = contiguous_strides(t.sizes), reported = strides_of(c.arg(0));
   std::swap(sizes[d0], sizes[d1]);
   std::swap(strides[d0], strides[d1]);
-  return Value::of_tensor(strided_copy(c, t, sizes, strides));
+  std::swap(reported[d0], reported[d1]);
+  return Value::of_view(strided_copy(c, t, sizes, strides), reported);
 }
 
 Value unsqueeze(const Call& c) {
   const HostTensor& t = c.tensor(0);
   int64_t d = wrap_new_dim(c, c.integer(1), rank_of(t));
-  Shape sizes = t.sizes;
+  Shape sizes = t.sizes, reported = strides_of(c.arg(0));
+  int64_t rank = rank_of(t);
+  reported.insert(reported.begin() + d, d < rank ? sizes[d] * reported[d] : 1);
   sizes.insert(sizes.begin() + d, 1);
-  return Value::of_tensor(with_sizes(t, sizes));
+  return Value::of_view(with_sizes(t, sizes), reported);
 }
 
 Value squeeze(const Call& c) {
   const HostTensor& t = c.tensor(0);
   int64_t d = wrap_dim(c, c.integer(1), rank_of(t));
-  Shape sizes = t.sizes;
-  if (!sizes.empty() && sizes[d] == 1) sizes.erase(sizes.begin() + d);
-  return Value::of_tensor(with_sizes(t, sizes));
+  Shape sizes = t.sizes, reported = strides_of(c.arg(0));
+  if (!sizes.empty() && sizes[d] == 1) {
+    sizes.erase(sizes.begin() + d);
+    reported.erase(reported.begin() + d);
+  }
+  return Value::of_view(with_sizes(t, sizes), reported);
 }
 
 Value expand(const Call& c) {
@@ -110,7 +120,8 @@ Value expand(const Call& c) {
                                       shape_str(t.sizes) + ")");
   };
   if (n < rank) fail("the number of sizes must be at least the tensor's rank");
-  Shape in_strides = contiguous_strides(t.sizes), sizes(n), strides(n, 0);
+  Shape in_strides = contiguous_strides(t.sizes), sizes(n), strides(n, 0), reported(n, 0);
+  Shape base = strides_of(c.arg(0));
   for (int64_t d = 0; d < n; ++d) {
     int64_t want = target[d];
     if (d < n - rank) {
@@ -124,6 +135,7 @@ Value expand(const Call& c) {
     if (want == -1 || want == have) {
       sizes[d] = have;
       strides[d] = in_strides[d - (n - rank)];
+      reported[d] = base[d - (n - rank)];
     } else if (have == 1 && want >= 0) {
       sizes[d] = want;
     } else {
@@ -131,7 +143,7 @@ Value expand(const Call& c) {
            std::to_string(have) + " at non-singleton dim " + std::to_string(d));
     }
   }
-  return Value::of_tensor(strided_copy(c, t, sizes, strides));
+  return Value::of_view(strided_copy(c, t, sizes, strides), reported);
 }
 
 Value slice(const Call& c) {
@@ -149,11 +161,12 @@ Value slice(const Call& c) {
   int64_t start = clamp(c.has(2) ? c.integer(2) : 0);
   int64_t end = clamp(c.has(3) ? c.integer(3) : size);
   int64_t len = end <= start ? 0 : (end - start - 1) / step + 1;
-  Shape sizes = t.sizes, strides = contiguous_strides(t.sizes);
+  Shape sizes = t.sizes, strides = contiguous_strides(t.sizes), reported = strides_of(c.arg(0));
   sizes[d] = len;
   int64_t offset = start * strides[d];
   strides[d] *= step;
-  return Value::of_tensor(strided_copy(c, t, sizes, strides, len == 0 ? 0 : offset));
+  reported[d] *= step;
+  return Value::of_view(strided_copy(c, t, sizes, strides, len == 0 ? 0 : offset), reported);
 }
 
 Value narrow(const Call& c) {
@@ -176,7 +189,8 @@ Value narrow(const Call& c) {
   }
   Shape sizes = t.sizes, strides = contiguous_strides(t.sizes);
   sizes[d] = length;
-  return Value::of_tensor(strided_copy(c, t, sizes, strides, length == 0 ? 0 : start * strides[d]));
+  return Value::of_view(strided_copy(c, t, sizes, strides, length == 0 ? 0 : start * strides[d]),
+                        strides_of(c.arg(0)));
 }
 
 Value select(const Call& c) {
@@ -189,11 +203,12 @@ Value select(const Call& c) {
                                       " (shape " + shape_str(t.sizes) + ")");
   }
   if (i < 0) i += size;
-  Shape sizes = t.sizes, strides = contiguous_strides(t.sizes);
+  Shape sizes = t.sizes, strides = contiguous_strides(t.sizes), reported = strides_of(c.arg(0));
   int64_t offset = i * strides[d];
   sizes.erase(sizes.begin() + d);
   strides.erase(strides.begin() + d);
-  return Value::of_tensor(strided_copy(c, t, sizes, strides, offset));
+  reported.erase(reported.begin() + d);
+  return Value::of_view(strided_copy(c, t, sizes, strides, offset), reported);
 }
 
 Value flatten(const Call& c) {

@@ -149,5 +149,36 @@ TEST(ViewErrors, FlattenStartAfterEnd) {
                "flatten: start_dim 2 comes after end_dim 1");
 }
 
+// stride() of a view reports the view's strides over its base, as PyTorch (t is i64[2, 3, 4]
+// with strides [12, 4, 1]); reshape and flatten report contiguous strides.
+TEST(View, StridesOfViews) {
+  auto stride = [](ExprPtr v, int64_t d) { return C(OpKind::kStride, {v, I(d)}); };
+  ExprPtr tr = C(OpKind::kTranspose, {V("t"), I(0), I(2)});  // [4, 3, 2], strides [1, 4, 12]
+  ExprPtr sl = C(OpKind::kSlice, {V("t"), I(2), I(1), I(4), I(2)});  // [2, 3, 2], [12, 4, 2]
+  ExprPtr un = C(OpKind::kUnsqueeze, {V("t"), I(1)});                // [2, 1, 3, 4], [12, 12, 4, 1]
+  ExprPtr ex = C(OpKind::kExpand, {V("b"), Ints({2, 3, 4})});        // [2, 3, 4], [0, 1, 0]
+  ExprPtr se = C(OpKind::kSelect, {tr, I(1), I(0)});                 // [4, 2], [1, 12]
+  ExprPtr empty = C(OpKind::kSlice, {V("t"), I(2), I(3), I(1), I(2)});  // [2, 3, 0], [12, 4, 2]
+  run_cases(
+      {
+          {"transpose", stride(tr, 2), Int(12)},
+          {"slice with step", stride(sl, 2), Int(2)},
+          {"empty slice keeps the step", stride(empty, 2), Int(2)},
+          {"unsqueeze", stride(un, 1), Int(12)},
+          {"unsqueeze at the end", stride(C(OpKind::kUnsqueeze, {V("t"), I(3)}), 3), Int(1)},
+          {"expand new dim", stride(ex, 0), Int(0)},
+          {"expand size-1 dim", stride(ex, 2), Int(0)},
+          {"expand kept dim", stride(ex, 1), Int(1)},
+          {"select of a transpose", stride(se, 1), Int(12)},
+          {"permute", stride(C(OpKind::kPermute, {V("t"), Ints({2, 0, 1})}), 1), Int(12)},
+          {"narrow", stride(C(OpKind::kNarrow, {tr, I(0), I(1), I(2)}), 2), Int(12)},
+          {"reshape of a view is contiguous", stride(C(OpKind::kReshape, {tr, Ints({-1})}), 0),
+           Int(1)},
+          {"flatten is contiguous", stride(C(OpKind::kFlatten, {sl}), 0), Int(1)},
+          {"pointwise result is contiguous", stride(C(OpKind::kNeg, {tr}), 0), Int(6)},
+      },
+      inputs());
+}
+
 }  // namespace
 }  // namespace sf::eager::testing
