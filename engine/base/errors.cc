@@ -28,6 +28,15 @@ std::optional<UserErrorKind> user_error_kind_by_name(std::string_view name) {
   return std::nullopt;
 }
 
+const std::vector<UserErrorKind>& all_user_error_kinds() {
+  static const std::vector<UserErrorKind> all = {
+#define SF_USER_ERROR_VALUE(e, name) UserErrorKind::e,
+      SF_USER_ERROR_KINDS(SF_USER_ERROR_VALUE)
+#undef SF_USER_ERROR_VALUE
+  };
+  return all;
+}
+
 void throw_user_error(UserErrorKind kind, const std::string& message) {
   throw UserError(kind, message);
 }

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sf {
 
@@ -38,6 +39,8 @@ const char* user_error_kind_name(UserErrorKind kind);
 std::ostream& operator<<(std::ostream& os, UserErrorKind kind);  // its name
 // The kind with that name ("check_failed"), if any.
 std::optional<UserErrorKind> user_error_kind_by_name(std::string_view name);
+// Every kind, in declaration order.
+const std::vector<UserErrorKind>& all_user_error_kinds();
 
 class UserError : public std::runtime_error {
  public:

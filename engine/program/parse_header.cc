@@ -10,15 +10,6 @@ namespace sf::program::internal {
 
 namespace {
 
-constexpr UserErrorKind kAllKinds[] = {
-    UserErrorKind::kParse,       UserErrorKind::kInvalidProgram,
-    UserErrorKind::kShape,       UserErrorKind::kDataDependentGuard,
-    UserErrorKind::kCheckFailed, UserErrorKind::kRuntimeAssertFailed,
-    UserErrorKind::kValueRange,  UserErrorKind::kValue,
-    UserErrorKind::kIndex,       UserErrorKind::kZeroDivision,
-    UserErrorKind::kTooComplex,  UserErrorKind::kUnsupported,
-};
-
 size_t skip_spaces(std::string_view s, size_t i) {
   while (i < s.size() && s[i] == ' ') ++i;
   return i;
@@ -75,13 +66,13 @@ std::string parse_expect(std::string_view line, int number, size_t i) {
   size_t kind_start = k;
   while (k < line.size() && ((line[k] >= 'a' && line[k] <= 'z') || line[k] == '_')) ++k;
   std::string kind(line.substr(kind_start, k - kind_start));
-  bool known = false;
-  std::string names;
-  for (UserErrorKind e : kAllKinds) {
-    known = known || kind == user_error_kind_name(e);
-    names += std::string(names.empty() ? "" : ", ") + user_error_kind_name(e);
+  if (!user_error_kind_by_name(kind)) {
+    std::string names;
+    for (UserErrorKind e : all_user_error_kinds()) {
+      names += std::string(names.empty() ? "" : ", ") + user_error_kind_name(e);
+    }
+    fail_at(number, kind_start, "expected an error kind (one of " + names + ")");
   }
-  if (!known) fail_at(number, kind_start, "expected an error kind (one of " + names + ")");
   std::string expect = "error " + kind;
   // Lex the rest in place (earlier columns blanked) so positions stay those of the file.
   std::string rest(line.size(), ' ');

@@ -121,6 +121,11 @@ TEST(ParserTest, ParsesHeaderDirectives) {
   Program q = parse_program("# sfz 1\nreturn\n");
   EXPECT_EQ(q.header.expect, "ok");
   EXPECT_EQ(parse_program("# sfz 1\n# expect: error value\nreturn\n").header.expect, "error value");
+  // Every kind a verdict can carry is a valid expectation (the list is errors.h's, not a copy).
+  for (UserErrorKind k : all_user_error_kinds()) {
+    std::string expect = std::string("error ") + user_error_kind_name(k);
+    EXPECT_EQ(parse_program("# sfz 1\n# expect: " + expect + "\nreturn\n").header.expect, expect);
+  }
 }
 
 TEST(ParserTest, ParsesInputDeclarations) {
