@@ -158,7 +158,7 @@ std::string violated_assumption(const lower::Plan& plan, const SymbolEnv& sigma)
 }
 
 // Bad inputs are the caller's error, never an abort: every input the plan reads must be given,
-// with the kind, dtype and rank it was traced for (sizes are the guards' business).
+// with the kind, dtype, rank and data it was traced for (sizes are the guards' business).
 void check_inputs(const lower::Plan& plan,
                   const std::map<std::string, program::HostValue>& inputs) {
   auto find = [&](const std::string& name) -> const program::HostValue& {
@@ -171,14 +171,9 @@ void check_inputs(const lower::Plan& plan,
   };
   for (const lower::Buffer& b : plan.buffers) {
     if (b.input_name.empty()) continue;
-    const program::HostValue& v = find(b.input_name);
-    if (v.kind != program::HostValue::Kind::kTensor || v.tensor.dtype != b.dtype ||
-        v.tensor.sizes.size() != b.sizes.size() || !v.tensor.well_formed()) {
-      throw_user_error(UserErrorKind::kInvalidProgram,
-                       "input '" + b.input_name + "' is " + v.str().substr(0, 60) +
-                           " but the plan was traced for a " + program::dtype_name(b.dtype) +
-                           " tensor of rank " + std::to_string(b.sizes.size()) +
-                           " with one data element per entry");
+    std::string why = program::tensor_input_mismatch(find(b.input_name), b.dtype, b.sizes.size());
+    if (!why.empty()) {
+      throw_user_error(UserErrorKind::kInvalidProgram, "input '" + b.input_name + "': " + why);
     }
   }
   for (const Step& s : plan.steps) {

@@ -24,18 +24,8 @@ program::Program with_inputs(const program::Program& p,
     in.data = program::DataSpec();
     in.data.kind = program::DataSpec::Kind::kLiteral;
     if (in.is_tensor) {
-      if (v.kind != program::HostValue::Kind::kTensor) bad_input(in.name, "expected a tensor");
-      if (!v.tensor.well_formed()) {
-        bad_input(in.name, "the data does not match the sizes " + v.tensor.str(0));
-      }
-      if (v.tensor.sizes.size() != in.sizes.size()) {
-        bad_input(in.name, "rank " + std::to_string(v.tensor.sizes.size()) + " but declared " +
-                               std::to_string(in.sizes.size()));
-      }
-      if (v.tensor.dtype != in.dtype) {
-        bad_input(in.name, std::string("dtype ") + program::dtype_name(v.tensor.dtype) +
-                               " but declared " + program::dtype_name(in.dtype));
-      }
+      std::string why = program::tensor_input_mismatch(v, in.dtype, in.sizes.size());
+      if (!why.empty()) bad_input(in.name, why);
       in.sizes = v.tensor.sizes;
       for (int64_t k = 0; k < v.tensor.numel(); ++k)
         in.data.literal.push_back(v.tensor.at_double(k));

@@ -83,6 +83,20 @@ HostValue HostValue::tuple(std::vector<HostValue> elems) {
   return v;
 }
 
+std::string tensor_input_mismatch(const HostValue& v, DType dtype, size_t rank) {
+  std::string want = std::string(dtype_name(dtype)) + " tensor of rank " + std::to_string(rank);
+  if (v.kind != HostValue::Kind::kTensor) return "expected a " + want + ", got " + v.str();
+  const HostTensor& t = v.tensor;
+  if (t.dtype != dtype) return "expected a " + want + ", got " + dtype_name(t.dtype);
+  if (t.sizes.size() != rank) {
+    return "expected a " + want + ", got rank " + std::to_string(t.sizes.size());
+  }
+  if (!t.well_formed()) {
+    return "its data does not match the sizes " + t.str(0) + " (give one data element per entry)";
+  }
+  return "";
+}
+
 std::string HostValue::str() const {
   switch (kind) {
     case Kind::kNone:

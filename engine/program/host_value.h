@@ -29,6 +29,12 @@ struct HostTensor {
   std::string str(size_t max_elems = 16) const;  // "i64[2, 3] [1, 2, 3, 4, 5, 6]"
 };
 
+struct HostValue;
+// Why `v` cannot be given for a tensor input of this dtype and rank ("" when it can): not a
+// tensor, another dtype or rank, or data that does not match its sizes. Shared by every entry
+// point that takes inputs (plan runner, CompiledProgram).
+std::string tensor_input_mismatch(const HostValue& v, DType dtype, size_t rank);
+
 struct HostValue {
   enum class Kind { kNone, kTensor, kInt, kFloat, kBool, kTuple };
   Kind kind = Kind::kNone;
