@@ -74,9 +74,10 @@ class StructuralOracles {
   std::vector<Violation> vs_;
 };
 
-// The verdict for a stage that raised. Only tracing (and running) may reject a program: a user
-// error while re-propagating, inserting asserts or lowering a graph the trace accepted is a bug.
-Verdict verdict_for_error(const StageError& e) {
+// The verdict for a stage that raised, or none when the differential decides (a user error of the
+// run). Only tracing and running may reject a program: a user error while re-propagating,
+// inserting asserts or lowering a graph the trace accepted is a bug.
+std::optional<Verdict> verdict_for_error(const StageError& e) {
   std::string stage = compile::stage_name(e.stage);
   switch (e.channel) {
     case StageError::Channel::kEngineBug:
@@ -94,7 +95,7 @@ Verdict verdict_for_error(const StageError& e) {
         return Verdict::fail(stage,
                              "a guard fails on the very inputs it was traced for: " + e.message);
       }
-      return Verdict::pass();  // decided by the differential
+      return std::nullopt;
     case Stage::kRepropagate:
     case Stage::kRuntimeAsserts:
     case Stage::kDce:
@@ -168,8 +169,10 @@ PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& op
   r.run = std::move(s.run);
   if (o.stopped_at) return r;  // an oracle set the verdict
   if (o.error) {
-    r.verdict = verdict_for_error(*o.error);
-    if (r.verdict.kind != Verdict::Kind::kPass) return r;
+    if (std::optional<Verdict> v = verdict_for_error(*o.error)) {
+      r.verdict = *v;
+      return r;
+    }
     r.run_error = o.error->user_error();
   }
   if (opts.backend) {
