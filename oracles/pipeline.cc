@@ -166,6 +166,7 @@ PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& op
     r.asserts = std::move(s.asserts);
   }
   r.plan = std::move(s.plan);
+  r.inputs = std::move(s.inputs);
   r.run = std::move(s.run);
   if (o.stopped_at) return r;  // an oracle set the verdict
   if (o.error) {

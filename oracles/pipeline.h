@@ -3,6 +3,7 @@
 // the outcome, ending in a verdict. Every stage's artefacts are kept for printing and reports.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,8 +39,9 @@ struct PipelineResult {
   std::optional<graph::Graph> final_graph;  // re-propagated, asserts inserted, DCE'd
   graph::RuntimeAssertReport asserts;
   std::optional<lower::Plan> plan;
-  std::optional<backend::RunResult> run;   // the compiled run, when it completed
-  std::optional<UserErrorInfo> run_error;  // or the user error it raised
+  std::map<std::string, program::HostValue> inputs;  // what the run ran on (none without one)
+  std::optional<backend::RunResult> run;             // the compiled run, when it completed
+  std::optional<UserErrorInfo> run_error;            // or the user error it raised
 };
 
 PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& opts = {});

@@ -8,7 +8,6 @@
 #include "engine/backend/cuda/driver.h"
 #include "engine/backend/cuda/kernel_launcher.h"
 #include "engine/base/errors.h"
-#include "engine/program/input_data.h"
 #include "oracles/differential.h"
 #include "tests/backend/test_util.h"
 
@@ -28,7 +27,7 @@ TEST(CudaExecTest, AvailabilityIsReportedWithAReason) {
   std::unique_ptr<testing::Compiled> c =
       testing::compile_file("tests/backend/programs/reductions.sfz");
   ASSERT_TRUE(c->result.plan && c->result.run);
-  auto inputs = program::make_input_values(c->program);
+  const auto& inputs = c->result.inputs;
   if (!b->available(&why)) {
     EXPECT_FALSE(why.empty());
     try {
@@ -56,7 +55,7 @@ TEST(CudaExecTest, EveryProgramMatchesTheCpuBackend) {
     const oracles::PipelineResult& r = c->result;
     if (!r.plan) continue;
     ++compared;
-    auto inputs = program::make_input_values(c->program);
+    const auto& inputs = c->result.inputs;
     try {
       RunResult got = cuda->run(*r.plan, *r.trace->env, inputs);
       ASSERT_TRUE(r.run.has_value())
@@ -81,7 +80,7 @@ TEST(CudaExecTest, RepeatedRunsAreIdentical) {
   std::unique_ptr<testing::Compiled> c =
       testing::compile_file("tests/backend/programs/reductions.sfz");
   ASSERT_TRUE(c->result.plan);
-  auto inputs = program::make_input_values(c->program);
+  const auto& inputs = c->result.inputs;
   RunResult a = cuda->run(*c->result.plan, *c->result.trace->env, inputs);
   RunResult b = cuda->run(*c->result.plan, *c->result.trace->env, inputs);
   EXPECT_EQ(oracles::compare_values(a.outputs, b.outputs, {0.0, 0.0}), std::nullopt);

@@ -8,7 +8,6 @@
 
 #include "engine/backend/cuda/codegen.h"
 #include "engine/base/errors.h"
-#include "engine/program/input_data.h"
 #include "oracles/differential.h"
 #include "tests/backend/emulated_backend.h"
 #include "tests/backend/test_util.h"
@@ -18,7 +17,7 @@ namespace {
 
 void expect_same_as_cpu(Backend& b, const Compiled& c, const std::string& file) {
   const oracles::PipelineResult& r = c.result;
-  auto inputs = program::make_input_values(c.program);
+  const auto& inputs = c.result.inputs;
   try {
     RunResult got = b.run(*r.plan, *r.trace->env, inputs);
     ASSERT_TRUE(r.run.has_value()) << file << ": CPU raised (" << r.run_error->str() << ") but "

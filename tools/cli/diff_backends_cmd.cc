@@ -11,7 +11,6 @@
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/backend/cuda/cuda_backend.h"
 #include "engine/base/errors.h"
-#include "engine/program/input_data.h"
 #include "engine/program/parser.h"
 #include "oracles/differential.h"
 #include "oracles/pipeline.h"
@@ -127,7 +126,7 @@ int diff_backends_command(const Args& args) {
       ++skipped;
       continue;
     }
-    auto inputs = program::make_input_values(p);
+    const auto& inputs = r.inputs;  // the program's inputs, as the pipeline's CPU run made them
     Outcome a = run_on(*cpu, *r.plan, *r.trace->env, inputs);
     Outcome b = run_on(*cuda, *r.plan, *r.trace->env, inputs);
     std::string diff = compare(a, b, tol);
