@@ -39,6 +39,14 @@ program::Program program_for_seed(uint64_t seed) {
   return p;
 }
 
+// A reproducer file: the program's text with the bucket it fell in as a comment right after the
+// version line, so that the file still starts with "# sfz 1" and runs as-is with `run`.
+std::string reproducer_text(const std::string& bucket_note, const program::Program& p) {
+  std::string text = program::print_program(p);
+  size_t body = text.find('\n') + 1;
+  return text.substr(0, body) + "# " + bucket_note + "\n" + text.substr(body);
+}
+
 // Worker: runs seeds from `first` until `deadline`, writing "seed<TAB>bucket<TAB>detail\n" lines.
 [[noreturn]] void worker(int fd, uint64_t first, double deadline) {
   auto cpu = backend::make_cpu_backend();
@@ -130,9 +138,7 @@ int campaign_command(const Args& args) {
       ++buckets[bucket];
       if (bucket.rfind("fail:", 0) == 0 && !first_seed_of_failure.count(bucket)) {
         first_seed_of_failure[bucket] = current;
-        program::Program p = program_for_seed(current);
-        std::string text = program::print_program(p);
-        text = "# " + bucket + ": " + detail + "\n" + text;
+        std::string text = reproducer_text(bucket + ": " + detail, program_for_seed(current));
         write_atomically(
             out_dir / "failures" / (bucket.substr(5) + "-seed" + std::to_string(current) + ".sfz"),
             text);
@@ -171,7 +177,7 @@ int campaign_command(const Args& args) {
       ++buckets[bucket];
       if (!first_seed_of_failure.count(bucket)) {
         first_seed_of_failure[bucket] = current;
-        std::string text = "# " + bucket + "\n" + program::print_program(program_for_seed(current));
+        std::string text = reproducer_text(bucket, program_for_seed(current));
         write_atomically(out_dir / "crashes" / ("seed" + std::to_string(current) + ".sfz"), text);
         std::fprintf(stderr, "CRASH seed=%llu (%s)\n", static_cast<unsigned long long>(current),
                      bucket.c_str());
