@@ -106,6 +106,9 @@ IrValue lower_extern(Lowering& L, const Node* n) {
     Step b;
     b.kind = Step::Kind::kBind;
     b.symbol = env.resolve_renaming(sym_);
+    // A memo hit (a second nonzero of one tensor) re-derives a symbol an earlier extern already
+    // defines: each symbol is declared once in the wrapper (INV-18), like unbacked_symbol_decls.
+    if (L.defined_.count(b.symbol)) continue;
     b.kernel = extern_id;
     b.path = path;
     L.add_step(b);
