@@ -3,6 +3,7 @@
 
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
+#include "engine/base/faults.h"
 #include "engine/sym/make.h"
 
 namespace sf::fake {
@@ -79,7 +80,9 @@ Value FakeMode::fakify_input(const program::InputDecl& decl, StatefulSymbolicCon
 std::optional<Value> FakeMode::memo_get(const FakeTensor& t, Memo FakeTensor::*memo) const {
   Memo& m = const_cast<Memo&>(t.*memo);  // the memo members are mutable
   if (!m.value) return std::nullopt;
-  if (m.version != t.version() || m.epoch != epoch_) {
+  bool stale_version = m.version != t.version() && !fault_on(Fault::kMemoIgnoresVersion);
+  bool stale_epoch = m.epoch != epoch_ && !fault_on(Fault::kMemoIgnoresEpoch);
+  if (stale_version || stale_epoch) {
     m = Memo();  // stale: cleared on read, like UnbackedMemoDescriptor.__get__
     return std::nullopt;
   }

@@ -4,6 +4,7 @@
 
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
+#include "engine/base/faults.h"
 #include "engine/shape_env/shape_env.h"
 #include "engine/sym/make.h"
 #include "engine/sym/numeric.h"
@@ -86,6 +87,9 @@ void ShapeEnv::refine_ranges(const ExprRef& expr) {
     ExtInt lo = ExtInt::neg_inf(), hi = ExtInt::pos_inf();
     if (c > 0) {
       if (!rr.hi().is_pos_inf()) lo = ceil_div(-rr.hi(), c);
+      if (fault_on(Fault::kRefineRangesOffByOne) && !e->is(ExprKind::kEq) && lo.is_finite()) {
+        lo = lo + ExtInt(1);
+      }
       if (e->is(ExprKind::kEq) && !rr.lo().is_neg_inf()) hi = floor_div(-rr.lo(), c);
     } else {
       int64_t m = -c;

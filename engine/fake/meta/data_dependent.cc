@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "engine/base/check.h"
+#include "engine/base/faults.h"
 #include "engine/fake/meta/meta_internal.h"
 #include "engine/sym/make.h"
 
@@ -23,6 +24,7 @@ bool statically_empty(MetaContext& ctx, const SymInt& numel) {
 std::optional<int64_t> numel_bound(MetaContext& ctx, const SymInt& numel) {
   if (auto c = numel.maybe_as_int()) return *c;
   sym::ValueRange r = ctx.env().bound(numel.expr());
+  if (fault_on(Fault::kNonzeroBoundTooTight) && r.lo().is_finite()) return r.lo().value();
   if (r.hi().is_finite()) return r.hi().value();
   return std::nullopt;
 }

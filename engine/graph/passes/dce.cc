@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "engine/base/faults.h"
 #include "engine/sym/walk.h"
 
 namespace sf::graph {
@@ -65,7 +66,7 @@ int eliminate_dead_code(Graph& g, const ShapeEnv& env) {
     for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
       Node* n = *it;
       if (!removable(n)) continue;
-      if (!n->unbacked_bindings.empty()) {
+      if (!n->unbacked_bindings.empty() && !fault_on(Fault::kDceDropsBindingSite)) {
         // Keep a binding site while any other node (value or assert) still mentions its symbols.
         std::set<ExprRef, sym::ExprLess> used;
         for (Node* other : g.nodes()) {

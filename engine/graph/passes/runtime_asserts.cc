@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/base/check.h"
+#include "engine/base/faults.h"
 #include "engine/sym/make.h"
 #include "engine/sym/walk.h"
 
@@ -79,7 +80,7 @@ class Inserter {
     if (!bound_.insert(s).second) return;
     bool is_bool = !path.empty() && path.back().kind == KeyEntry::Kind::kConvertInt;
     sym::ValueRange vr = env_.var_range(s);
-    if (!is_bool && !vr.is_float() && !vr.is_unknown()) {
+    if (!is_bool && !vr.is_float() && !vr.is_unknown() && !fault_on(Fault::kRangeAssertsSkipped)) {
       if (vr.lo().is_finite())
         add_assert(sym::ge(s, sym::integer(vr.lo().value())), "range of " + s->str(), true);
       // sys.maxsize - 1 is the "no bound" of size-like symbols (spec §5.1).
@@ -113,10 +114,8 @@ class Inserter {
       return;  // not interpretable at runtime by the FX pass either
     }
     std::vector<ExprRef> fs = sym::free_symbols(ra.expr);
-    bool is_bound = ra.expr->is(sym::ExprKind::kLe) || ra.expr->is(sym::ExprKind::kLt);
-    if (fs.size() == 1 && range_asserted_.count(fs[0]) && is_bound &&
-        (ra.expr->arg(0)->is_number() || ra.expr->arg(1)->is_number())) {
-      return;  // a plain bound of a symbol whose range is already asserted
+    if (fs.size() == 1 && range_asserted_.count(fs[0]) && implied_by_range(ra.expr, fs[0])) {
+      return;  // a plain bound of a symbol that its (asserted) range already implies
     }
     std::vector<ExprRef> missing;
     for (const ExprRef& s : fs) {
@@ -131,6 +130,27 @@ class Inserter {
       return;
     }
     add_assert(ra.expr, ra.msg, false);
+  }
+
+  // `s <= c`, `s < c`, `c <= s` or `c < s` with the range of s inside it. Anything else (e.g.
+  // Max(1, s) <= 1, which the translation-validation oracle caught being dropped) is kept.
+  bool implied_by_range(const ExprRef& e, const ExprRef& s) const {
+    if (!(e->is(sym::ExprKind::kLe) || e->is(sym::ExprKind::kLt))) return false;
+    if (fault_on(Fault::kAssertSelfImpliedDropped)) {
+      return e->arg(0)->is_number() || e->arg(1)->is_number();  // the old, loose rule
+    }
+    bool strict = e->is(sym::ExprKind::kLt);
+    sym::ValueRange r = env_.var_range(s);
+    const ExprRef &lhs = e->arg(0), &rhs = e->arg(1);
+    if (lhs == s && rhs->is(sym::ExprKind::kInteger)) {
+      int64_t c = rhs->int_value();
+      return r.hi().is_finite() && (strict ? r.hi().value() < c : r.hi().value() <= c);
+    }
+    if (rhs == s && lhs->is(sym::ExprKind::kInteger)) {
+      int64_t c = lhs->int_value();
+      return r.lo().is_finite() && (strict ? r.lo().value() > c : r.lo().value() >= c);
+    }
+    return false;
   }
 
   void add_assert(const ExprRef& expr, const std::string& msg, bool is_range) {
