@@ -119,7 +119,8 @@ bool operator==(const Expr& a, const Expr& b) {
       if (a.op != b.op || a.infix != b.infix || !same_all(a.args, b.args)) return false;
       if (a.kwargs.size() != b.kwargs.size()) return false;
       for (size_t i = 0; i < a.kwargs.size(); ++i) {
-        if (a.kwargs[i].first != b.kwargs[i].first || !same(a.kwargs[i].second, b.kwargs[i].second)) {
+        if (a.kwargs[i].first != b.kwargs[i].first ||
+            !same(a.kwargs[i].second, b.kwargs[i].second)) {
           return false;
         }
       }
@@ -148,7 +149,7 @@ bool operator==(const InputDecl& a, const InputDecl& b) {
 
 bool operator==(const Header& a, const Header& b) {
   return a.version == b.version && a.expect == b.expect && a.found_by == b.found_by &&
-         a.inference_mode == b.inference_mode;
+         a.inference_mode == b.inference_mode && a.valid_by_construction == b.valid_by_construction;
 }
 
 bool operator==(const Program& a, const Program& b) {

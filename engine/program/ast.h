@@ -116,6 +116,9 @@ struct Header {
   std::string expect = "ok";  // "ok" | "error <kind> [\"substring\"]"
   std::string found_by;       // provenance, free text (may be empty)
   bool inference_mode = false;
+  // "# valid: by-construction": the generator built it so that tracing must accept it whenever
+  // eager runs it; a rejection at trace is then a wrong rejection (its own bucket), not a pass.
+  bool valid_by_construction = false;
 };
 bool operator==(const Header& a, const Header& b);
 

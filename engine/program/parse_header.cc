@@ -1,5 +1,6 @@
 // The header block of a .sfz file: "# sfz 1" on line 1, then comment lines among which
-// "# expect:", "# found-by:" and "# mode:" are directives. It ends at the first other line.
+// "# expect:", "# found-by:", "# mode:" and "# valid:" are directives. It ends at the first other
+// line.
 #include <algorithm>
 #include <string>
 
@@ -96,7 +97,7 @@ std::string parse_expect(std::string_view line, int number, size_t i) {
 
 bool is_header_directive(std::string_view line) {
   Directive d = directive_word(line);
-  bool keyed = d.word == "expect" || d.word == "found-by" || d.word == "mode";
+  bool keyed = d.word == "expect" || d.word == "found-by" || d.word == "mode" || d.word == "valid";
   return (keyed && d.after < line.size() && line[d.after] == ':') ||
          version_pos(line) != std::string::npos;
 }
@@ -113,7 +114,7 @@ bool parse_header(Lexer& lex, Header* header) {
                 " (this parser reads version 1)");
   }
   header->version = 1;
-  bool seen_expect = false, seen_found_by = false, seen_mode = false;
+  bool seen_expect = false, seen_found_by = false, seen_mode = false, seen_valid = false;
   while (lex.next_line()) {
     if (!lex.blank()) return true;
     std::string_view line = lex.raw();
@@ -137,6 +138,12 @@ bool parse_header(Lexer& lex, Header* header) {
         auto c = static_cast<unsigned char>(header->found_by[k]);
         if (c < 0x20 || c == 0x7f) fail_at(number, v + k, "control character in '# found-by:'");
       }
+    } else if (d.word == "valid") {
+      once(&seen_valid);
+      if (line.substr(v, end - v) != "by-construction") {
+        fail_at(number, v, "expected 'by-construction' after '# valid:'");
+      }
+      header->valid_by_construction = true;
     } else {
       once(&seen_mode);
       if (line.substr(v, end - v) != "inference") {

@@ -280,6 +280,7 @@ std::string print_program(const Program& p) {
   out += "# expect: " + one_line(p.header.expect) + "\n";
   if (!p.header.found_by.empty()) out += "# found-by: " + one_line(p.header.found_by) + "\n";
   if (p.header.inference_mode) out += "# mode: inference\n";
+  if (p.header.valid_by_construction) out += "# valid: by-construction\n";
   for (const InputDecl& d : p.inputs) out += print_input(d) + "\n";
   for (const Stmt& s : p.body) out += print_stmt(s);
   return out;

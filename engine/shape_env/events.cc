@@ -223,11 +223,13 @@ void EventRecorder::end(EventOutcome outcome) {
   if (--depth_ == 0) log_.back().outcome = outcome;
 }
 
-ReplayResult replay_events(const EventLog& log, ShapeEnv& env) {
+ReplayResult replay_events(const EventLog& log, ShapeEnv& env, const ReplayHooks& hooks) {
   ReplayResult result;
   std::vector<ShapeEnv::IgnoreFreshScope*> scopes;
   for (size_t i = 0; i < log.size(); ++i) {
+    if (hooks.before) hooks.before(i, log[i], env);
     EventOutcome outcome = replay_one(log[i], env, scopes);
+    if (hooks.after) hooks.after(i, log[i], env);
     if (outcome != log[i].outcome && result.same_outcomes) {
       result.same_outcomes = false;
       result.first_mismatch =

@@ -3,6 +3,7 @@
 // the same outcomes (spec §2; shrinking and the rename oracle replay it).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
@@ -136,7 +137,12 @@ struct ReplayResult {
   std::string first_mismatch;
 };
 
+// Called around each replayed event (the rename oracle compares the state before and after).
+struct ReplayHooks {
+  std::function<void(size_t index, const Event&ev, const ShapeEnv&env)> before, after;
+};
+
 // Replays `log` into `env` (normally a fresh ShapeEnv with the same settings).
-ReplayResult replay_events(const EventLog& log, ShapeEnv& env);
+ReplayResult replay_events(const EventLog& log, ShapeEnv& env, const ReplayHooks& hooks = {});
 
 }  // namespace sf

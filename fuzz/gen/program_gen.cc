@@ -2,6 +2,7 @@
 // variables (known by running the prefix with eager), and rejected candidates are redrawn.
 #include "fuzz/gen/program_gen.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -404,6 +405,10 @@ class Generator {
     for (size_t k = 0; k < n; ++k) ret.returns.push_back(v(ts[ts.size() - 1 - k]->name));
     p_.body.push_back(ret);
     p_.header.found_by = "generate_program";
+    // Every statement was accepted by eager; only a static if may make tracing raise on purpose
+    // (a data-dependent guard on an unbacked size), so any other rejection at trace is wrong.
+    p_.header.valid_by_construction = std::none_of(
+        p_.body.begin(), p_.body.end(), [](const Stmt& st) { return st.kind == Stmt::Kind::kIf; });
   }
 
   FuzzSource& src_;
