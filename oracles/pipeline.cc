@@ -3,9 +3,15 @@
 // run is compared with eager (the compiled program must raise exactly when eager does).
 #include "oracles/pipeline.h"
 
+#include <chrono>
+
 #include "engine/fake/meta/meta.h"
+#include "oracles/binding_oracle.h"
 #include "oracles/differential.h"
 #include "oracles/invariants/graph_invariants.h"
+#include "oracles/memo_oracle.h"
+#include "oracles/rename_oracle.h"
+#include "oracles/tv_oracle.h"
 
 namespace sf::oracles {
 
@@ -25,13 +31,15 @@ void append(std::vector<Violation>& out, std::vector<Violation> more) {
 // reported once the graph is final.
 class StructuralOracles {
  public:
-  explicit StructuralOracles(Verdict& verdict) : verdict_(verdict) {}
+  StructuralOracles(Verdict& verdict, OracleReport& report) : verdict_(verdict), report_(report) {
+    report_.name = "structural";
+  }
 
   void register_with(compile::Pipeline& pl) {
-    pl.observe(Stage::kTrace, [this](const StageProducts& s) { return after_trace(s); });
+    pl.observe(Stage::kTrace, timed([this](const StageProducts& s) { return after_trace(s); }));
     pl.observe(Stage::kRepropagate,
-               [this](const StageProducts& s) { return after_repropagate(s); });
-    pl.observe(Stage::kDce, [this](const StageProducts& s) { return after_dce(s); });
+               timed([this](const StageProducts& s) { return after_repropagate(s); }));
+    pl.observe(Stage::kDce, timed([this](const StageProducts& s) { return after_dce(s); }));
   }
 
  private:
@@ -64,12 +72,26 @@ class StructuralOracles {
   }
 
   Next stop_if_violated(const std::string& what) {
+    report_.violations = vs_;
     if (vs_.empty()) return Next::kContinue;
     verdict_ = Verdict::fail("oracles", what, vs_);
     return Next::kStop;
   }
 
+  template <typename F>
+  compile::StageObserver timed(F f) {
+    return [this, f](const StageProducts& s) {
+      report_.ran = true;
+      auto start = std::chrono::steady_clock::now();
+      Next n = f(s);
+      report_.seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return n;
+    };
+  }
+
   Verdict& verdict_;
+  OracleReport& report_;
   SymbolWindow traced_;
   std::vector<Violation> vs_;
 };
@@ -133,6 +155,89 @@ Verdict differential(const PipelineResult& r, const std::string& backend) {
   return Verdict::pass();
 }
 
+// The Z3 oracles on the final products (they need the whole trace, the final graph and the
+// run). The first that finds a violation decides; otherwise an undecided query makes the verdict
+// inconclusive instead of a pass.
+void run_solver_oracles(const program::Program& p, const PipelineOptions& opts, PipelineResult& r) {
+  if (!r.trace) return;
+  const ShapeEnv& env = *r.trace->env;
+  const graph::Graph* final_graph = r.final_graph ? &*r.final_graph : nullptr;
+  const OracleSet& set = opts.oracles;
+  if (set.has(OracleKind::kBinding)) {
+    if (final_graph && r.run) {
+      r.reports.push_back(check_binding(env, *final_graph, *r.run, opts.smt));
+    } else {
+      r.reports.push_back(OracleReport{"binding"});
+    }
+  }
+  if (set.has(OracleKind::kRename)) r.reports.push_back(check_renames(env, opts.smt));
+  if (set.has(OracleKind::kMemo)) {
+    MemoInputs in;
+    in.env = &env;
+    in.traced = opts.repropagate ? &r.trace->graph : final_graph;
+    in.final_graph = final_graph;
+    in.plan = r.plan ? &*r.plan : nullptr;
+    in.run = r.run ? &*r.run : nullptr;
+    in.inference_mode = p.header.inference_mode;
+    if (!in.traced) in.env = nullptr;
+    r.reports.push_back(check_memo(in, opts.smt));
+  }
+  if (set.has(OracleKind::kTv)) {
+    r.reports.push_back(final_graph ? check_translation(env, *final_graph, opts.smt)
+                                    : OracleReport{"tv"});
+  }
+  for (const OracleReport& rep : r.reports) {
+    if (rep.outcome() == OracleReport::Outcome::kFail) {
+      r.verdict =
+          Verdict::fail("oracles", "the " + rep.name + " oracle found a violation", rep.violations);
+      return;
+    }
+  }
+  if (r.verdict.kind != Verdict::Kind::kPass) return;
+  for (const OracleReport& rep : r.reports) {
+    if (rep.outcome() == OracleReport::Outcome::kInconclusive) {
+      r.verdict = Verdict::inconclusive(rep.name, rep.inconclusive.front());
+      return;
+    }
+  }
+}
+
+// The verdict from the pipeline's outcome, before the solver oracles.
+Verdict decide(const program::Program& p, const PipelineOptions& opts,
+               const compile::PipelineOutcome& o, PipelineResult& r, OracleReport& diff_report) {
+  if (o.error) {
+    if (std::optional<Verdict> v = verdict_for_error(*o.error)) {
+      if (v->kind == Verdict::Kind::kRejected && o.error->stage == Stage::kTrace &&
+          p.header.valid_by_construction && r.eager) {
+        return Verdict::wrong_rejection(v->error_kind, v->stage, v->message);
+      }
+      return *v;
+    }
+    r.run_error = o.error->user_error();
+  }
+  if (opts.backend) {
+    if (!opts.oracles.has(OracleKind::kDifferential)) {
+      if (r.run_error)
+        return Verdict::rejected(r.run_error->kind, opts.backend->name(), r.run_error->message);
+      return Verdict::pass();
+    }
+    auto start = std::chrono::steady_clock::now();
+    Verdict v = differential(r, opts.backend->name());
+    diff_report.ran = true;
+    diff_report.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (v.kind == Verdict::Kind::kFail)
+      diff_report.violations.push_back({"differential", v.message});
+    return v;
+  }
+  if (!r.eager) {
+    // The trace accepted the program but eager raised: without a backend run we cannot check
+    // that the compiled program raises too; the program is rejected either way.
+    return Verdict::rejected(r.eager_error->kind, "eager", r.eager_error->message);
+  }
+  return Verdict::pass();
+}
+
 }  // namespace
 
 PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& opts) {
@@ -155,8 +260,9 @@ PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& op
       return Next::kContinue;
     });
   }
-  StructuralOracles oracles(r.verdict);
-  oracles.register_with(pl);
+  OracleReport structural_report, diff_report{"differential"};
+  StructuralOracles oracles(r.verdict, structural_report);
+  if (opts.oracles.has(OracleKind::kStructural)) oracles.register_with(pl);
 
   compile::PipelineOutcome o = pl.run(p);
   StageProducts& s = o.products;
@@ -168,25 +274,14 @@ PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& op
   r.plan = std::move(s.plan);
   r.inputs = std::move(s.inputs);
   r.run = std::move(s.run);
+  if (opts.oracles.has(OracleKind::kStructural)) r.reports.push_back(structural_report);
   if (o.stopped_at) return r;  // an oracle set the verdict
-  if (o.error) {
-    if (std::optional<Verdict> v = verdict_for_error(*o.error)) {
-      r.verdict = *v;
-      return r;
-    }
-    r.run_error = o.error->user_error();
-  }
-  if (opts.backend) {
-    r.verdict = differential(r, opts.backend->name());
+  r.verdict = decide(p, opts, o, r, diff_report);
+  if (opts.oracles.has(OracleKind::kDifferential)) r.reports.push_back(diff_report);
+  if (r.verdict.kind == Verdict::Kind::kFail || r.verdict.kind == Verdict::Kind::kWrongRejection) {
     return r;
   }
-  if (!r.eager) {
-    // The trace accepted the program but eager raised: without a backend run we cannot check
-    // that the compiled program raises too; the program is rejected either way.
-    r.verdict = Verdict::rejected(r.eager_error->kind, "eager", r.eager_error->message);
-    return r;
-  }
-  r.verdict = Verdict::pass();
+  run_solver_oracles(p, opts, r);
   return r;
 }
 

@@ -1,6 +1,7 @@
 // The oracle pipeline: the engine's one pipeline (engine/compile/pipeline.h) with the structural
-// oracles registered as stage observers, the eager reference beside it, and the differential on
-// the outcome, ending in a verdict. Every stage's artefacts are kept for printing and reports.
+// oracles registered as stage observers, the eager reference beside it, the differential on the
+// outcome and the Z3 oracles on the final products, ending in a verdict. Every stage's artefacts
+// are kept for printing and reports.
 #pragma once
 
 #include <map>
@@ -13,6 +14,9 @@
 #include "engine/backend/backend.h"
 #include "engine/compile/pipeline.h"
 #include "engine/eager/eager.h"
+#include "oracles/oracle_report.h"
+#include "oracles/oracle_set.h"
+#include "oracles/smt/solver.h"
 #include "oracles/verdict.h"
 
 namespace sf::oracles {
@@ -26,6 +30,9 @@ struct PipelineOptions {
   // More observers (a printer, a collector), called before the oracles' own at each stage. They
   // only read: their Next is ignored, so they cannot end the pipeline without a verdict.
   std::vector<std::pair<compile::Stage, compile::StageObserver>> observers;
+  // Which oracles judge (the Z3 ones: binding, rename, memo, tv) and their solver budget.
+  OracleSet oracles = OracleSet::structural_only();
+  smt::Options smt;
 };
 
 struct PipelineResult {
@@ -42,6 +49,7 @@ struct PipelineResult {
   std::map<std::string, program::HostValue> inputs;  // what the run ran on (none without one)
   std::optional<backend::RunResult> run;             // the compiled run, when it completed
   std::optional<UserErrorInfo> run_error;            // or the user error it raised
+  std::vector<OracleReport> reports;                 // one per oracle that was asked, in order
 };
 
 PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& opts = {});

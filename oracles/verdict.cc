@@ -21,6 +21,20 @@ Verdict Verdict::fail(std::string stage, std::string message, std::vector<Violat
   return v;
 }
 
+Verdict Verdict::wrong_rejection(UserErrorKind kind, std::string stage, std::string message) {
+  Verdict v = rejected(kind, std::move(stage), std::move(message));
+  v.kind = Kind::kWrongRejection;
+  return v;
+}
+
+Verdict Verdict::inconclusive(std::string oracle, std::string message) {
+  Verdict v;
+  v.kind = Kind::kInconclusive;
+  v.stage = std::move(oracle);
+  v.message = std::move(message);
+  return v;
+}
+
 std::string Verdict::str() const {
   switch (kind) {
     case Kind::kPass:
@@ -33,6 +47,11 @@ std::string Verdict::str() const {
       if (!violations.empty()) out += "\n" + violations_str(violations);
       return out;
     }
+    case Kind::kWrongRejection:
+      return std::string("WRONG REJECTION (") + user_error_kind_name(error_kind) + ") at " + stage +
+             " of a program valid by construction that eager runs: " + message;
+    case Kind::kInconclusive:
+      return "inconclusive (" + stage + "): " + message;
   }
   return "?";
 }
@@ -45,6 +64,10 @@ std::string Verdict::bucket() const {
       return std::string("rejected:") + user_error_kind_name(error_kind);
     case Kind::kFail:
       return "fail:" + (violations.empty() ? stage : violations[0].invariant);
+    case Kind::kWrongRejection:
+      return std::string("wrong-rejection:") + user_error_kind_name(error_kind);
+    case Kind::kInconclusive:
+      return "unknown:" + stage;
   }
   return "?";
 }

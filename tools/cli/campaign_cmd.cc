@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "engine/backend/cpu/cpu_backend.h"
@@ -48,17 +49,21 @@ std::string reproducer_text(const std::string& bucket_note, const program::Progr
 }
 
 // Worker: runs seeds from `first` until `deadline`, writing "seed<TAB>bucket<TAB>detail\n" lines.
-[[noreturn]] void worker(int fd, uint64_t first, double deadline) {
+[[noreturn]] void worker(int fd, uint64_t first, double deadline,
+                         const oracles::PipelineOptions& base) {
   auto cpu = backend::make_cpu_backend();
   FILE* out = fdopen(fd, "w");
   for (uint64_t seed = first; now_seconds() < deadline; ++seed) {
     std::fprintf(out, "start\t%llu\n", static_cast<unsigned long long>(seed));
     std::fflush(out);
     program::Program p = program_for_seed(seed);
-    oracles::PipelineOptions opts;
+    oracles::PipelineOptions opts = base;
     opts.backend = cpu.get();
     oracles::Verdict v = oracles::run_pipeline(p, opts).verdict;
-    std::string detail = v.kind == oracles::Verdict::Kind::kFail ? v.str() : "";
+    std::string detail =
+        v.kind == oracles::Verdict::Kind::kPass || v.kind == oracles::Verdict::Kind::kRejected
+            ? ""
+            : v.str();
     for (char& c : detail) {
       if (c == '\n' || c == '\t') c = ' ';
     }
@@ -89,6 +94,17 @@ int campaign_command(const Args& args) {
   uint64_t seed = args.get_u64("seed", 1);
   double timeout = args.get_double("timeout", 10);
   std::filesystem::path out_dir = args.get("out", "report");
+  std::string oracle_error;
+  std::optional<oracles::OracleSet> oracle_set =
+      oracles::OracleSet::parse(args.get("oracles", "all"), &oracle_error);
+  if (!oracle_set) {
+    std::fprintf(stderr, "%s\n", oracle_error.c_str());
+    return 2;
+  }
+  oracles::PipelineOptions base;
+  base.oracles = *oracle_set;
+  base.smt.timeout_ms = static_cast<unsigned>(args.get_u64("oracle-timeout-ms", 1000));
+  base.smt.cross_check_unsat = args.flag("cross-check");
   double start = now_seconds(), deadline = start + seconds;
   std::map<std::string, uint64_t> buckets;
   std::map<std::string, uint64_t> first_seed_of_failure;
@@ -100,7 +116,7 @@ int campaign_command(const Args& args) {
     pid_t pid = fork();
     if (pid == 0) {
       close(fds[0]);
-      worker(fds[1], seed, deadline);
+      worker(fds[1], seed, deadline, base);
     }
     close(fds[1]);
     FILE* in = fdopen(fds[0], "r");
@@ -136,14 +152,18 @@ int campaign_command(const Args& args) {
       in_flight = false;
       ++programs;
       ++buckets[bucket];
-      if (bucket.rfind("fail:", 0) == 0 && !first_seed_of_failure.count(bucket)) {
+      // Failures, and for triage wrong rejections and undecided oracles: one reproducer each.
+      bool is_fail = bucket.rfind("fail:", 0) == 0;
+      bool is_triage = bucket.rfind("wrong-rejection:", 0) == 0 || bucket.rfind("unknown:", 0) == 0;
+      if ((is_fail || is_triage) && !first_seed_of_failure.count(bucket)) {
         first_seed_of_failure[bucket] = current;
         std::string text = reproducer_text(bucket + ": " + detail, program_for_seed(current));
-        write_atomically(
-            out_dir / "failures" / (bucket.substr(5) + "-seed" + std::to_string(current) + ".sfz"),
-            text);
-        std::fprintf(stderr, "FAIL seed=%llu %s\n", static_cast<unsigned long long>(current),
-                     detail.c_str());
+        std::string name = bucket.substr(bucket.find(':') + 1);
+        write_atomically(out_dir / (is_fail ? "failures" : "triage") /
+                             (name + "-seed" + std::to_string(current) + ".sfz"),
+                         text);
+        std::fprintf(stderr, "%s seed=%llu %s\n", is_fail ? "FAIL" : "TRIAGE",
+                     static_cast<unsigned long long>(current), detail.c_str());
       }
       if (now_seconds() >= next_report) {
         double el = now_seconds() - start;

@@ -4,9 +4,11 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "engine/base/errors.h"
+#include "engine/base/faults.h"
 #include "tools/cli/commands.h"
 
 namespace sf::cli {
@@ -83,6 +85,10 @@ int main(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "help") == 0) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
+  }
+  if (std::optional<std::string> err = sf::enable_faults_from_env()) {
+    std::fprintf(stderr, "%s\n", err->c_str());
+    return 2;
   }
   std::string cmd = argv[1];
   sf::cli::Args args = sf::cli::Args::parse(argc, argv, 2);

@@ -3,6 +3,7 @@
 // bindings, final graph with runtime asserts, plan), the ShapeEnv, run, eager and the verdict.
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "engine/base/errors.h"
@@ -51,7 +52,9 @@ bool read_file(const std::string& path, std::string* out) {
 
 int run_command(const Args& args) {
   if (args.positional().size() != 1) {
-    std::fprintf(stderr, "usage: shapefuzz run FILE.sfz\n");
+    std::fprintf(stderr,
+                 "usage: shapefuzz run FILE.sfz [--backend cpu|cuda|none] [--oracles all|LIST] "
+                 "[--oracle-timeout-ms N] [--cross-check]\n");
     return 2;
   }
   std::string text;
@@ -81,9 +84,19 @@ int run_command(const Args& args) {
     std::printf("backend %s unavailable: %s\n", backend_name.c_str(), why.c_str());
     return 4;
   }
+  std::string oracle_error;
+  std::optional<oracles::OracleSet> oracle_set =
+      oracles::OracleSet::parse(args.get("oracles", "all"), &oracle_error);
+  if (!oracle_set) {
+    std::fprintf(stderr, "%s\n", oracle_error.c_str());
+    return 2;
+  }
   // Stage products are printed as each stage completes, so a crash later still shows them.
   oracles::PipelineOptions opts;
   opts.backend = b.get();
+  opts.oracles = *oracle_set;
+  opts.smt.cross_check_unsat = args.flag("cross-check");
+  opts.smt.timeout_ms = static_cast<unsigned>(args.get_u64("oracle-timeout-ms", 1000));
   opts.observers.emplace_back(compile::Stage::kTrace, [](const compile::StageProducts& s) {
     section("traced graph");
     std::printf("%s", s.trace->graph.print().c_str());
@@ -119,11 +132,18 @@ int run_command(const Args& args) {
   } else {
     std::printf("  error (%s)\n", r.eager_error->str().c_str());
   }
+  section(("oracles (" + opts.oracles.str() + ")").c_str());
+  for (const oracles::OracleReport& rep : r.reports) std::printf("  %s\n", rep.str().c_str());
   section("verdict");
   std::printf("%s\n", r.verdict.str().c_str());
+  std::printf("bucket: %s\n", r.verdict.bucket().c_str());
   bool matches = oracles::matches_expectation(r.verdict, p.header.expect);
   std::printf("expectation: %s (%s)\n", p.header.expect.c_str(), matches ? "matches" : "MISMATCH");
-  if (r.verdict.kind == oracles::Verdict::Kind::kFail) return 1;
+  if (r.verdict.kind == oracles::Verdict::Kind::kFail ||
+      r.verdict.kind == oracles::Verdict::Kind::kWrongRejection) {
+    return 1;
+  }
+  if (r.verdict.kind == oracles::Verdict::Kind::kInconclusive) return 5;
   return matches ? 0 : 3;
 }
 

@@ -1,0 +1,224 @@
+// Mutation is tracked from the graph itself (each mutating node bumps its target storage's
+// count), independently of the fake tensors' version counters the engine's memo reads.
+#include "oracles/memo_oracle.h"
+
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "engine/fake/fake_tensor.h"
+#include "engine/program/schema.h"
+#include "engine/sym/make.h"
+#include "engine/sym/walk.h"
+#include "oracles/smt/facts.h"
+
+namespace sf::oracles {
+
+using graph::Node;
+using graph::NodeKind;
+using program::OpKind;
+using sym::ExprRef;
+using SymSet = std::set<ExprRef, sym::ExprLess>;
+
+namespace {
+
+std::string where(const Node* n) {
+  return "%" + n->name + " (line " + std::to_string(n->line) + ")";
+}
+
+void unbacked_of(const Value& v, SymSet& out) {
+  auto add = [&](const ExprRef& e) {
+    for (const ExprRef& s : sym::free_unbacked_symbols(e)) out.insert(s);
+  };
+  switch (v.kind()) {
+    case Value::Kind::kInt:
+    case Value::Kind::kFloat:
+    case Value::Kind::kBool:
+      add(v.expr());
+      return;
+    case Value::Kind::kTuple:
+      for (const Value& e : v.elems()) unbacked_of(e, out);
+      return;
+    case Value::Kind::kTensor:
+      for (const SymInt& s : v.tensor()->sizes()) add(s.expr());
+      return;
+    case Value::Kind::kNone:
+      return;
+  }
+}
+
+// The constant arguments after the tensor (unique's flags, item has none).
+std::string arg_key(const graph::NodeArg& a) {
+  switch (a.kind) {
+    case graph::NodeArg::Kind::kInt:
+      return std::to_string(a.i);
+    case graph::NodeArg::Kind::kBool:
+      return a.b ? "True" : "False";
+    case graph::NodeArg::Kind::kFloat:
+      return std::to_string(a.f);
+    case graph::NodeArg::Kind::kNode:
+      return "%" + a.node->name;
+    case graph::NodeArg::Kind::kNone:
+    case graph::NodeArg::Kind::kDType:
+    case graph::NodeArg::Kind::kList:
+      break;
+  }
+  return "?";
+}
+
+bool memoized(OpKind op) {
+  return op == OpKind::kNonzero || op == OpKind::kItem || op == OpKind::kUnique;
+}
+
+// INV-16 within the traced graph.
+void check_memo_reuse(const MemoInputs& in, OracleReport& report) {
+  struct Seen {
+    const Node* node;
+    int64_t mutations;
+    SymSet symbols;
+  };
+  std::map<int64_t, int64_t> mutations;  // storage id -> in-place ops seen so far
+  std::map<std::pair<const void*, std::string>, Seen> seen;
+  for (const Node* n : in.traced->nodes()) {
+    if (n->kind != NodeKind::kCall) continue;
+    const program::OpSchema& schema = program::schema(n->op);
+    auto storage_of = [&](const graph::NodeArg& a) -> const fake::FakeTensor* {
+      if (a.kind != graph::NodeArg::Kind::kNode || !fake::is_fake_tensor(a.node->value)) {
+        return nullptr;
+      }
+      return &fake::fake_of(a.node->value);
+    };
+    if (schema.has(program::OpFeature::kMutation) && !n->args.empty()) {
+      if (const fake::FakeTensor* t = storage_of(n->args[0])) ++mutations[t->storage()->id];
+      continue;
+    }
+    if (!memoized(n->op) || n->args.empty()) continue;
+    const fake::FakeTensor* t = storage_of(n->args[0]);
+    if (!t) continue;
+    SymSet symbols;
+    unbacked_of(n->value, symbols);
+    if (symbols.empty()) continue;  // a constant result (e.g. an empty input) allocates nothing
+    std::string op_and_args = schema.name;
+    for (size_t i = 1; i < n->args.size(); ++i) op_and_args += " " + arg_key(n->args[i]);
+    auto key = std::make_pair(static_cast<const void*>(t), op_and_args);
+    int64_t now = mutations[t->storage()->id];
+    auto it = seen.find(key);
+    if (it == seen.end()) {
+      seen.emplace(key, Seen{n, now, symbols});
+      continue;
+    }
+    const Seen& first = it->second;
+    bool shared = first.symbols == symbols;
+    std::string pair =
+        where(first.node) + " and " + where(n) + " (" + schema.name + " of the same tensor)";
+    if (in.inference_mode && shared) {
+      report.violations.push_back(
+          {"memo", pair + " share a symbol under inference mode, where memos are never written"});
+    } else if (first.mutations != now && shared) {
+      report.violations.push_back(
+          {"memo",
+           pair + " share a symbol although an in-place op changed the tensor between them"});
+    } else if (!in.inference_mode && first.mutations == now && !shared) {
+      report.violations.push_back(
+          {"memo",
+           pair + " allocated different symbols within one epoch and version (memo missed)"});
+    }
+    it->second = Seen{n, now, symbols};
+  }
+}
+
+// INV-17 with Z3: the fresh symbol at each old binding site equals the old one under the facts,
+// and under σ when the run bound both.
+void check_rebinding(const MemoInputs& in, const smt::Options& opts, OracleReport& report) {
+  std::map<std::string, const Node*> by_name;
+  for (const Node* n : in.final_graph->nodes()) by_name[n->name] = n;
+  smt::Session& session = smt::Session::shared(opts);
+  smt::Stats before = session.stats();
+  smt::Session::Scope scope(session);
+  smt::assume_all(session, smt::env_facts(*in.env));
+  for (const Node* old : in.traced->nodes()) {
+    if (old->kind == NodeKind::kPlaceholder || old->derived_binding) continue;
+    auto it = by_name.find(old->name);
+    if (it == by_name.end()) continue;  // removed by DCE
+    for (const auto& [s, path] : old->unbacked_bindings) {
+      if (!path.empty() && (path.back().kind == KeyEntry::Kind::kDivideBy ||
+                            path.back().kind == KeyEntry::Kind::kConvertInt)) {
+        continue;  // the raw value there is d*s or Eq(s, 1), judged by INV-17's checker
+      }
+      Value fresh = key_get(it->second->value, path);
+      if (fresh.kind() != Value::Kind::kInt || fresh.expr() == s) continue;
+      smt::Result r = session.entails(sym::eq(fresh.expr(), s));
+      if (r.status == smt::Status::kSat) {
+        report.violations.push_back(
+            {"memo", where(old) + ": after re-propagation " + keypath_str(path) + " is " +
+                         fresh.str() + ", which the facts do not equate with " + s->str() +
+                         " (counterexample " + r.model_str() + ")"});
+      } else if (r.status != smt::Status::kUnsat) {
+        report.undecided(where(old) + " rebinding", r);
+      }
+      if (in.run) {
+        auto a = in.run->sigma.find(s);
+        sym::EvalResult b = sym::evaluate(fresh.expr(), in.run->sigma);
+        if (a != in.run->sigma.end() && b.defined && !(a->second == b.value)) {
+          report.violations.push_back({"memo", where(old) + ": " + s->str() + " = " +
+                                                   a->second.str() + " but its fresh name " +
+                                                   fresh.str() + " = " + b.value.str() +
+                                                   " in the same run"});
+        }
+      }
+    }
+  }
+  report.smt.add(session.stats().since(before));
+}
+
+// INV-18: the symbols a renaming chain leads to, computed here from the renamings table.
+ExprRef follow_renamings(const ShapeEnv& env, ExprRef s) {
+  const auto& ren = env.replacement_table().renamings();
+  for (int guard = 0; guard < 1000; ++guard) {
+    auto it = ren.find(s);
+    if (it == ren.end()) return s;
+    s = it->second;
+  }
+  return s;
+}
+
+void check_plan_defs(const MemoInputs& in, OracleReport& report) {
+  std::map<ExprRef, int, sym::ExprLess> defined;
+  for (const lower::Step& st : in.plan->steps) {
+    if (st.kind == lower::Step::Kind::kBind) ++defined[st.symbol];
+  }
+  for (const auto& [s, count] : defined) {
+    if (count > 1) {
+      report.violations.push_back(
+          {"memo", "the plan binds " + s->str() + " " + std::to_string(count) + " times"});
+    }
+  }
+  for (const Node* n : in.final_graph->nodes()) {
+    if (n->kind == NodeKind::kPlaceholder) continue;
+    for (const auto& [s, path] : n->unbacked_bindings) {
+      ExprRef resolved = follow_renamings(*in.env, s);
+      if (!defined.count(resolved) && !defined.count(s)) {
+        report.violations.push_back({"memo", where(n) + " binds " + s->str() + " (resolved " +
+                                                 resolved->str() +
+                                                 ") but no step of the plan defines it"});
+      }
+    }
+  }
+}
+
+}  // namespace
+
+OracleReport check_memo(const MemoInputs& in, const smt::Options& opts) {
+  auto start = std::chrono::steady_clock::now();
+  OracleReport report;
+  report.name = "memo";
+  report.ran = in.env && in.traced;
+  if (!report.ran) return report;
+  check_memo_reuse(in, report);
+  if (in.final_graph && in.final_graph != in.traced) check_rebinding(in, opts, report);
+  if (in.plan && in.final_graph) check_plan_defs(in, report);
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace sf::oracles

@@ -1,0 +1,61 @@
+// Facts are read from the ShapeEnv's const views (oracles never call its reasoning).
+#include "oracles/smt/facts.h"
+
+#include <cmath>
+
+#include "engine/sym/make.h"
+
+namespace sf::smt {
+
+using sym::ExprRef;
+
+std::vector<Fact> range_facts(const ExprRef& s, const sym::ValueRange& r) {
+  std::vector<Fact> out;
+  std::string label = "range " + s->str() + " " + r.str();
+  if (r.is_float()) {
+    if (std::isfinite(r.flo())) out.push_back({sym::le(sym::real(r.flo()), s), label});
+    if (std::isfinite(r.fhi())) out.push_back({sym::le(s, sym::real(r.fhi())), label});
+    return out;
+  }
+  if (r.lo().is_finite()) out.push_back({sym::le(sym::integer(r.lo().value()), s), label});
+  if (r.hi().is_finite()) out.push_back({sym::le(s, sym::integer(r.hi().value())), label});
+  return out;
+}
+
+std::vector<Fact> env_facts(const ShapeEnv& env) {
+  std::vector<Fact> out;
+  for (const auto& [s, r] : env.range_table().ranges()) {
+    for (Fact& f : range_facts(s, r)) out.push_back(std::move(f));
+  }
+  for (const auto& [s, tgt] : env.replacement_table().entries()) {
+    ExprRef lhs = s, rhs = tgt;
+    if (s->is_float() != tgt->is_float()) {
+      lhs = s->is_float() ? s : sym::to_float(s);
+      rhs = tgt->is_float() ? tgt : sym::to_float(tgt);
+    }
+    out.push_back({sym::eq(lhs, rhs), "replacement " + s->str() + " -> " + tgt->str()});
+  }
+  for (const auto& [e, value] : env.assertions().axioms()) {
+    out.push_back(
+        {value ? e : sym::not_(e), "axiom " + e->str() + " == " + (value ? "True" : "False")});
+  }
+  for (const auto& [key, ras] : env.assertions().deferred()) {
+    for (const RuntimeAssert& ra : ras) {
+      out.push_back({ra.expr, "deferred assert " + ra.expr->str() +
+                                  (ra.msg.empty() ? "" : " ('" + ra.msg + "')")});
+    }
+  }
+  for (const ShapeGuard& g : env.assertions().guards()) {
+    out.push_back({g.expr, "guard " + g.expr->str()});
+  }
+  return out;
+}
+
+void assume_all(Session& session, const std::vector<Fact>& facts) {
+  for (const Fact& f : facts) {
+    if (f.expr->is(sym::ExprKind::kBoolConst) && f.expr->bool_value()) continue;
+    session.assume(f.expr, f.label);
+  }
+}
+
+}  // namespace sf::smt

@@ -1,0 +1,24 @@
+// What a ShapeEnv claims holds in every run, as labelled boolean expressions read from its state
+// (never computed by its reasoning): symbol ranges, replacements, axioms, deferred runtime
+// asserts and guards. The Z3 oracles assume them in an smt::Session.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/shape_env/shape_env.h"
+#include "oracles/smt/solver.h"
+
+namespace sf::smt {
+
+struct Fact {
+  sym::ExprRef expr;  // boolean
+  std::string label;  // "range u0 [0, oo]", "replacement u1 -> u0", "assert: <msg>", ...
+};
+
+// lo <= s <= hi for the finite bounds of `r` (none when both are infinite).
+std::vector<Fact> range_facts(const sym::ExprRef& s, const sym::ValueRange& r);
+std::vector<Fact> env_facts(const ShapeEnv& env);
+void assume_all(Session& session, const std::vector<Fact>& facts);
+
+}  // namespace sf::smt

@@ -1,0 +1,404 @@
+// The Z3 session behind smt::Session: facts as indicator-guarded assertions (so unsat cores name
+// them), one push/pop around each query, a query cache keyed by the exact facts and query
+// (hash-consed expressions compare by pointer), a watchdog thread outside Z3, and model
+// confirmation by the concrete evaluator.
+#include "oracles/smt/solver.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "engine/sym/make.h"
+#include "oracles/smt/encoding.h"
+
+namespace sf::smt {
+
+using sym::ExprRef;
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::kUnsat:
+      return "unsat";
+    case Status::kSat:
+      return "sat";
+    case Status::kUnknown:
+      return "unknown";
+    case Status::kError:
+      return "error";
+  }
+  return "?";
+}
+
+std::string Result::model_str() const {
+  std::vector<std::pair<std::string, std::string>> items;
+  for (const auto& [s, v] : model) items.emplace_back(s->str(), v.str());
+  std::sort(items.begin(), items.end());
+  std::string out;
+  for (const auto& [name, value] : items) out += (out.empty() ? "" : ", ") + name + "=" + value;
+  return out;
+}
+
+void Stats::add(const Stats& o) {
+  queries += o.queries;
+  cache_hits += o.cache_hits;
+  sat += o.sat;
+  unsat += o.unsat;
+  unknown += o.unknown;
+  error += o.error;
+  cross_checked += o.cross_checked;
+  cross_check_failures += o.cross_check_failures;
+  seconds.insert(seconds.end(), o.seconds.begin(), o.seconds.end());
+}
+
+Stats Stats::since(const Stats& before) const {
+  Stats d;
+  d.queries = queries - before.queries;
+  d.cache_hits = cache_hits - before.cache_hits;
+  d.sat = sat - before.sat;
+  d.unsat = unsat - before.unsat;
+  d.unknown = unknown - before.unknown;
+  d.error = error - before.error;
+  d.cross_checked = cross_checked - before.cross_checked;
+  d.cross_check_failures = cross_check_failures - before.cross_check_failures;
+  d.seconds.assign(seconds.begin() + std::min(seconds.size(), before.seconds.size()),
+                   seconds.end());
+  return d;
+}
+
+std::string Stats::str() const {
+  std::ostringstream os;
+  os << queries << " queries (" << cache_hits << " cached): " << unsat << " unsat, " << sat
+     << " sat, " << unknown << " unknown, " << error << " error";
+  if (cross_checked)
+    os << "; cvc5 confirmed " << cross_checked - cross_check_failures << "/" << cross_checked
+       << " unsat";
+  if (!seconds.empty()) {
+    std::vector<double> s = seconds;
+    std::sort(s.begin(), s.end());
+    os << "; solver time median " << s[s.size() / 2] * 1e3 << " ms, p95 "
+       << s[std::min(s.size() - 1, s.size() * 95 / 100)] * 1e3 << " ms, max " << s.back() * 1e3
+       << " ms";
+  }
+  return os.str();
+}
+
+namespace {
+
+// Interrupts Z3 when a query overstays its wall-clock budget (Z3's own timeout is checked only at
+// its polling points).
+class Watchdog {
+ public:
+  explicit Watchdog(z3::context& ctx) : ctx_(ctx), thread_([this] { loop(); }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      quit_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  void arm(std::chrono::milliseconds budget) {
+    std::lock_guard<std::mutex> l(mu_);
+    deadline_ = std::chrono::steady_clock::now() + budget;
+    armed_ = true;
+    cv_.notify_all();
+  }
+  void disarm() {
+    std::lock_guard<std::mutex> l(mu_);
+    armed_ = false;
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> l(mu_);
+    while (!quit_) {
+      if (!armed_) {
+        cv_.wait(l);
+        continue;
+      }
+      if (cv_.wait_until(l, deadline_) == std::cv_status::timeout && armed_ && !quit_) {
+        ctx_.interrupt();
+        armed_ = false;
+      }
+    }
+  }
+  z3::context& ctx_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool armed_ = false, quit_ = false;
+  std::chrono::steady_clock::time_point deadline_;
+  std::thread thread_;
+};
+
+struct Fact {
+  ExprRef expr;
+  std::string label;
+  z3::expr indicator;
+};
+
+struct CacheKey {
+  std::vector<ExprRef> facts, query;
+  bool operator<(const CacheKey& o) const {
+    auto less = [](const std::vector<ExprRef>& a, const std::vector<ExprRef>& b) {
+      return std::lexicographical_compare(
+          a.begin(), a.end(), b.begin(), b.end(),
+          [](const ExprRef& x, const ExprRef& y) { return x.get() < y.get(); });
+    };
+    if (less(facts, o.facts)) return true;
+    if (less(o.facts, facts)) return false;
+    return less(query, o.query);
+  }
+};
+
+std::optional<sym::Concrete> concrete_of(const z3::expr& v, bool is_float) {
+  if (!v.is_numeral()) return std::nullopt;
+  if (!is_float) {
+    int64_t i = 0;
+    if (!v.is_numeral_i64(i)) return std::nullopt;
+    return sym::Concrete::of_int(i);
+  }
+  return sym::Concrete::of_float(std::strtod(v.get_decimal_string(40).c_str(), nullptr));
+}
+
+// Runs cvc5 on an SMT-LIB2 script: "sat", "unsat", "unknown", or why it could not run.
+std::string run_cvc5(const std::string& script, unsigned timeout_ms) {
+  char path[] = "/tmp/shapefuzz-cvc5-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) return "cannot create a temporary file";
+  close(fd);
+  {
+    std::ofstream f(path);
+    f << script;
+  }
+  std::string cmd =
+      "cvc5 --lang=smt2 --tlimit=" + std::to_string(timeout_ms * 4) + " " + path + " 2>&1";
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[256];
+    while (fgets(buf, sizeof buf, p)) out += buf;
+    int rc = pclose(p);
+    if (rc != 0 && out.empty()) out = "cvc5 did not run (exit " + std::to_string(rc) + ")";
+  } else {
+    out = "cannot start cvc5";
+  }
+  std::remove(path);
+  std::string first = out.substr(0, out.find('\n'));
+  return first;
+}
+
+}  // namespace
+
+struct Session::Impl {
+  explicit Impl(const Options& o) : opts(o), solver(ctx), enc(ctx), watchdog(ctx) {
+    z3::params p(ctx);
+    p.set("timeout", opts.timeout_ms);
+    p.set("rlimit", opts.rlimit);
+    p.set("random_seed", opts.seed);
+    solver.set(p);
+    scopes.emplace_back();
+  }
+
+  std::vector<ExprRef> fact_exprs() const {
+    std::vector<ExprRef> out;
+    for (const auto& scope : scopes) {
+      for (const Fact& f : scope) out.push_back(f.expr);
+    }
+    return out;
+  }
+
+  // The model's value for every symbol met, confirmed against every fact and query conjunct.
+  Result confirm(const z3::model& m, const std::vector<ExprRef>& query) {
+    Result r;
+    r.status = Status::kSat;
+    for (const auto& [s, c] : enc.symbols()) {
+      std::optional<sym::Concrete> v = concrete_of(m.eval(c, true), s->is_float());
+      if (!v) {
+        r.status = Status::kError;
+        r.reason = "model value of " + s->str() +
+                   " is not a machine number: " + m.eval(c, true).to_string();
+        return r;
+      }
+      r.model.emplace(s, *v);
+    }
+    auto holds = [&](const ExprRef& e) {
+      sym::EvalResult ev = sym::evaluate(e, r.model);
+      if (ev.defined && ev.value.type == sym::ExprType::kBool && ev.value.b) return true;
+      r.status = Status::kError;
+      r.reason = "Z3's model (" + r.model_str() + ") does not satisfy " + e->str() +
+                 " under the evaluator (" + (ev.defined ? ev.value.str() : ev.why) + ")";
+      return false;
+    };
+    for (const auto& scope : scopes) {
+      for (const Fact& f : scope) {
+        if (!holds(f.expr)) return r;
+      }
+    }
+    for (const ExprRef& q : query) {
+      if (!holds(q)) return r;
+    }
+    return r;
+  }
+
+  Options opts;
+  z3::context ctx;
+  z3::solver solver;
+  Encoder enc;
+  Watchdog watchdog;
+  std::vector<std::vector<Fact>> scopes;
+  std::map<CacheKey, Result> cache;
+  int64_t next_indicator = 0;
+};
+
+Session::Session(Options opts) : impl_(std::make_unique<Impl>(opts)), opts_(opts) {}
+Session::~Session() = default;
+
+Session& Session::shared(const Options& opts) {
+  thread_local std::unique_ptr<Session> session;
+  auto same = [&](const Options& a) {
+    return a.timeout_ms == opts.timeout_ms && a.rlimit == opts.rlimit && a.seed == opts.seed &&
+           a.cross_check_unsat == opts.cross_check_unsat;
+  };
+  if (!session || !same(session->opts_) ||
+      (session->scopes_opened_ >= kReuseLimit && session->impl_->scopes.size() == 1)) {
+    session.reset();  // the old context goes before the new one is made
+    session = std::make_unique<Session>(opts);
+  }
+  return *session;
+}
+
+void Session::push() {
+  ++scopes_opened_;
+  impl_->solver.push();
+  impl_->scopes.emplace_back();
+}
+
+void Session::pop() {
+  if (impl_->scopes.size() <= 1) return;
+  impl_->solver.pop();
+  impl_->scopes.pop_back();
+}
+
+void Session::assume(const ExprRef& fact, const std::string& label) {
+  Impl& m = *impl_;
+  Term t = m.enc.encode(fact);
+  std::string name = "fact!" + std::to_string(m.next_indicator++);
+  z3::expr p = m.ctx.bool_const(name.c_str());
+  m.solver.add(z3::implies(p, t.defined && t.value));
+  m.scopes.back().push_back(Fact{fact, label, p});
+}
+
+Result Session::entails(const ExprRef& goal) { return check({sym::not_(goal)}); }
+
+Result Session::check(const std::vector<ExprRef>& query) {
+  Impl& m = *impl_;
+  ++stats_.queries;
+  CacheKey key{m.fact_exprs(), query};
+  if (auto it = m.cache.find(key); it != m.cache.end()) {
+    ++stats_.cache_hits;
+    Result r = it->second;
+    r.cached = true;
+    return r;
+  }
+  Result r;
+  m.solver.push();
+  z3::expr_vector assumptions(m.ctx);
+  std::map<std::string, std::string> label_of;
+  try {
+    for (const ExprRef& q : query) {
+      Term t = m.enc.encode(q);
+      m.solver.add(t.defined && t.value);
+    }
+    for (const auto& scope : m.scopes) {
+      for (const Fact& f : scope) {
+        assumptions.push_back(f.indicator);
+        label_of[f.indicator.to_string()] = f.label;
+      }
+    }
+    auto start = std::chrono::steady_clock::now();
+    m.watchdog.arm(std::chrono::milliseconds(2 * m.opts.timeout_ms + 10));
+    z3::check_result cr = m.solver.check(assumptions);
+    m.watchdog.disarm();
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stats_.seconds.push_back(r.seconds);
+    switch (cr) {
+      case z3::unsat: {
+        r.status = Status::kUnsat;
+        z3::expr_vector core = m.solver.unsat_core();
+        for (unsigned i = 0; i < core.size(); ++i) r.core.push_back(label_of[core[i].to_string()]);
+        std::sort(r.core.begin(), r.core.end());
+        break;
+      }
+      case z3::sat: {
+        Result c = m.confirm(m.solver.get_model(), query);
+        c.seconds = r.seconds;
+        r = c;
+        break;
+      }
+      case z3::unknown:
+        r.status = Status::kUnknown;
+        r.reason = m.solver.reason_unknown();
+        break;
+    }
+  } catch (const z3::exception& e) {
+    m.watchdog.disarm();
+    r.status = Status::kError;
+    r.reason = std::string("z3: ") + e.msg();
+  }
+  m.solver.pop();
+  if (r.status == Status::kUnsat && m.opts.cross_check_unsat) {
+    ++stats_.cross_checked;
+    std::string answer = run_cvc5(smtlib(query), m.opts.timeout_ms);
+    if (answer != "unsat") {
+      ++stats_.cross_check_failures;
+      r.status = Status::kError;
+      r.reason = "Z3 says unsat but cvc5 says: " + answer;
+    }
+  }
+  switch (r.status) {
+    case Status::kUnsat:
+      ++stats_.unsat;
+      break;
+    case Status::kSat:
+      ++stats_.sat;
+      break;
+    case Status::kUnknown:
+      ++stats_.unknown;
+      break;
+    case Status::kError:
+      ++stats_.error;
+      break;
+  }
+  // Unknowns depend on timing; only deterministic answers are cached.
+  if (r.status == Status::kUnsat || r.status == Status::kSat) m.cache.emplace(std::move(key), r);
+  return r;
+}
+
+std::string Session::smtlib(const std::vector<ExprRef>& query) {
+  Impl& m = *impl_;
+  z3::expr_vector all(m.ctx);
+  for (const auto& scope : m.scopes) {
+    for (const Fact& f : scope) {
+      Term t = m.enc.encode(f.expr);
+      all.push_back(t.defined && t.value);
+    }
+  }
+  for (const ExprRef& q : query) {
+    Term t = m.enc.encode(q);
+    all.push_back(t.defined && t.value);
+  }
+  z3::expr conj = z3::mk_and(all);
+  std::string body = Z3_benchmark_to_smtlib_string(m.ctx, "shapefuzz query", "ALL", "unknown", "",
+                                                   0, nullptr, conj);
+  return body;
+}
+
+}  // namespace sf::smt
