@@ -38,6 +38,9 @@ class BindingCheck {
         scope_(session_),
         report_(report) {}
 
+  // Solver work done by this check (the session is shared across programs).
+  smt::Stats stats() const { return session_.stats().since(before_); }
+
   void run(const graph::Graph& g) {
     smt::assume_all(session_, smt::env_facts(env_));
     for (const auto& [s, v] : run_.sigma) {
@@ -164,9 +167,6 @@ class BindingCheck {
   smt::Stats before_;
   smt::Session::Scope scope_;
   OracleReport& report_;
-
- public:
-  smt::Stats stats() const { return session_.stats().since(before_); }
 };
 
 }  // namespace

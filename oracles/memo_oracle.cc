@@ -10,6 +10,7 @@
 #include "engine/program/schema.h"
 #include "engine/sym/make.h"
 #include "engine/sym/walk.h"
+#include "oracles/invariants/graph_invariants.h"
 #include "oracles/smt/facts.h"
 
 namespace sf::oracles {
@@ -21,31 +22,6 @@ using sym::ExprRef;
 using SymSet = std::set<ExprRef, sym::ExprLess>;
 
 namespace {
-
-std::string where(const Node* n) {
-  return "%" + n->name + " (line " + std::to_string(n->line) + ")";
-}
-
-void unbacked_of(const Value& v, SymSet& out) {
-  auto add = [&](const ExprRef& e) {
-    for (const ExprRef& s : sym::free_unbacked_symbols(e)) out.insert(s);
-  };
-  switch (v.kind()) {
-    case Value::Kind::kInt:
-    case Value::Kind::kFloat:
-    case Value::Kind::kBool:
-      add(v.expr());
-      return;
-    case Value::Kind::kTuple:
-      for (const Value& e : v.elems()) unbacked_of(e, out);
-      return;
-    case Value::Kind::kTensor:
-      for (const SymInt& s : v.tensor()->sizes()) add(s.expr());
-      return;
-    case Value::Kind::kNone:
-      return;
-  }
-}
 
 // The constant arguments after the tensor (unique's flags, item has none).
 std::string arg_key(const graph::NodeArg& a) {
@@ -96,7 +72,7 @@ void check_memo_reuse(const MemoInputs& in, OracleReport& report) {
     const fake::FakeTensor* t = storage_of(n->args[0]);
     if (!t) continue;
     SymSet symbols;
-    unbacked_of(n->value, symbols);
+    value_unbacked_symbols(n->value, symbols);
     if (symbols.empty()) continue;  // a constant result (e.g. an empty input) allocates nothing
     std::string op_and_args = schema.name;
     for (size_t i = 1; i < n->args.size(); ++i) op_and_args += " " + arg_key(n->args[i]);
@@ -109,8 +85,8 @@ void check_memo_reuse(const MemoInputs& in, OracleReport& report) {
     }
     const Seen& first = it->second;
     bool shared = first.symbols == symbols;
-    std::string pair =
-        where(first.node) + " and " + where(n) + " (" + schema.name + " of the same tensor)";
+    std::string pair = node_where(first.node) + " and " + node_where(n) + " (" + schema.name +
+                       " of the same tensor)";
     if (in.inference_mode && shared) {
       report.violations.push_back(
           {"memo", pair + " share a symbol under inference mode, where memos are never written"});
@@ -150,17 +126,17 @@ void check_rebinding(const MemoInputs& in, const smt::Options& opts, OracleRepor
       smt::Result r = session.entails(sym::eq(fresh.expr(), s));
       if (r.status == smt::Status::kSat) {
         report.violations.push_back(
-            {"memo", where(old) + ": after re-propagation " + keypath_str(path) + " is " +
+            {"memo", node_where(old) + ": after re-propagation " + keypath_str(path) + " is " +
                          fresh.str() + ", which the facts do not equate with " + s->str() +
                          " (counterexample " + r.model_str() + ")"});
       } else if (r.status != smt::Status::kUnsat) {
-        report.undecided(where(old) + " rebinding", r);
+        report.undecided(node_where(old) + " rebinding", r);
       }
       if (in.run) {
         auto a = in.run->sigma.find(s);
         sym::EvalResult b = sym::evaluate(fresh.expr(), in.run->sigma);
         if (a != in.run->sigma.end() && b.defined && !(a->second == b.value)) {
-          report.violations.push_back({"memo", where(old) + ": " + s->str() + " = " +
+          report.violations.push_back({"memo", node_where(old) + ": " + s->str() + " = " +
                                                    a->second.str() + " but its fresh name " +
                                                    fresh.str() + " = " + b.value.str() +
                                                    " in the same run"});
@@ -198,7 +174,7 @@ void check_plan_defs(const MemoInputs& in, OracleReport& report) {
     for (const auto& [s, path] : n->unbacked_bindings) {
       ExprRef resolved = follow_renamings(*in.env, s);
       if (!defined.count(resolved) && !defined.count(s)) {
-        report.violations.push_back({"memo", where(n) + " binds " + s->str() + " (resolved " +
+        report.violations.push_back({"memo", node_where(n) + " binds " + s->str() + " (resolved " +
                                                  resolved->str() +
                                                  ") but no step of the plan defines it"});
       }

@@ -39,7 +39,9 @@ std::optional<std::string> enable_faults_from_env() {
   std::string name;
   while (std::getline(ss, name, ',')) {
     std::optional<Fault> f = fault_by_name(name);
-    if (!f) return "unknown fault '" + name + "' in SHAPEFUZZ_FAULTS (see shapefuzz zoo --list)";
+    if (!f)
+      return "unknown fault '" + name +
+             "' in SHAPEFUZZ_FAULTS (the names are in engine/base/faults.def)";
     set_fault(*f, true);
   }
   return std::nullopt;

@@ -1,6 +1,6 @@
 // Fault switches for the bug zoo (faults.def): each re-creates a historical PyTorch bug so the
-// oracles can be shown to catch it. All are off unless enabled (tests, `shapefuzz zoo`, or the
-// SHAPEFUZZ_FAULTS environment variable, a comma list of names); a check costs one load.
+// oracles can be shown to catch it. All are off unless enabled (tests, or the SHAPEFUZZ_FAULTS
+// environment variable, a comma list of names, for any shapefuzz command); a check costs one load.
 #pragma once
 
 #include <cstdint>

@@ -138,8 +138,9 @@ struct ReplayResult {
 };
 
 // Called around each replayed event (the rename oracle compares the state before and after).
+using ReplayHook = std::function<void(size_t index, const Event& ev, const ShapeEnv& env)>;
 struct ReplayHooks {
-  std::function<void(size_t index, const Event&ev, const ShapeEnv&env)> before, after;
+  ReplayHook before, after;
 };
 
 // Replays `log` into `env` (normally a fresh ShapeEnv with the same settings).

@@ -13,13 +13,11 @@ namespace sf::oracles {
 using graph::Node;
 using graph::NodeKind;
 
-namespace {
-
-std::string where(const Node* n) {
+std::string node_where(const Node* n) {
   return "%" + n->name + " (line " + std::to_string(n->line) + ")";
 }
 
-void value_symbols(const Value& v, std::set<ExprRef, sym::ExprLess>& out) {
+void value_unbacked_symbols(const Value& v, std::set<ExprRef, sym::ExprLess>& out) {
   auto add = [&](const ExprRef& e) {
     for (const ExprRef& s : sym::free_unbacked_symbols(e)) out.insert(s);
   };
@@ -30,7 +28,7 @@ void value_symbols(const Value& v, std::set<ExprRef, sym::ExprLess>& out) {
       add(v.expr());
       break;
     case Value::Kind::kTuple:
-      for (const Value& e : v.elems()) value_symbols(e, out);
+      for (const Value& e : v.elems()) value_unbacked_symbols(e, out);
       break;
     case Value::Kind::kTensor: {
       const TensorLike& t = *v.tensor();
@@ -43,8 +41,6 @@ void value_symbols(const Value& v, std::set<ExprRef, sym::ExprLess>& out) {
       break;
   }
 }
-
-}  // namespace
 
 SymbolWindow SymbolWindow::all(const ShapeEnv& env) {
   SymbolWindow w;
@@ -61,12 +57,12 @@ std::vector<Violation> check_bindings(const graph::Graph& g, const ShapeEnv& env
     for (const auto& [s, path] : n->unbacked_bindings) {
       auto [it, inserted] = bound_at.emplace(s, n);
       if (!inserted) {
-        out.push_back(
-            {"INV-3", s->str() + " is bound by both " + where(it->second) + " and " + where(n)});
+        out.push_back({"INV-3", s->str() + " is bound by both " + node_where(it->second) + " and " +
+                                    node_where(n)});
       }
       if (!keypath_well_formed(path)) {
-        out.push_back(
-            {"INV-4", where(n) + ": malformed keypath " + keypath_str(path) + " for " + s->str()});
+        out.push_back({"INV-4", node_where(n) + ": malformed keypath " + keypath_str(path) +
+                                    " for " + s->str()});
         continue;
       }
       // INV-4: the path leads to the symbol (raw expressions).
@@ -85,7 +81,7 @@ std::vector<Violation> check_bindings(const graph::Graph& g, const ShapeEnv& env
         ok = (at.kind() == Value::Kind::kInt || at.kind() == Value::Kind::kFloat) && at.expr() == s;
       }
       if (!ok) {
-        out.push_back({"INV-4", where(n) + ": " + keypath_str(path) + " of " + n->value.str() +
+        out.push_back({"INV-4", node_where(n) + ": " + keypath_str(path) + " of " + n->value.str() +
                                     " does not yield " + s->str()});
       }
     }
@@ -98,7 +94,7 @@ std::vector<Violation> check_bindings(const graph::Graph& g, const ShapeEnv& env
         auto f = first.find(s);
         if (f == first.end() || !(f->second == path)) {
           out.push_back(
-              {"INV-5", where(n) + ": " + s->str() + " recorded at " + keypath_str(path) +
+              {"INV-5", node_where(n) + ": " + s->str() + " recorded at " + keypath_str(path) +
                             " but first occurs at " +
                             (f == first.end() ? std::string("nowhere") : keypath_str(f->second))});
         }
@@ -114,7 +110,8 @@ std::vector<Violation> check_bindings(const graph::Graph& g, const ShapeEnv& env
         // make an earlier allocation wrong.
         SymInt numel = fake::fake_of(in).numel();
         if (numel.is_constant() && numel.as_int() == 0 && !n->unbacked_bindings.empty()) {
-          out.push_back({"INV-25", where(n) + ": allocated a symbol for a statically empty input"});
+          out.push_back(
+              {"INV-25", node_where(n) + ": allocated a symbol for a statically empty input"});
         }
       }
     }
@@ -151,13 +148,13 @@ std::vector<Violation> check_def_before_use(const graph::Graph& g, const ShapeEn
       bound.insert(env.resolve_renaming(s));
     }
     std::set<ExprRef, sym::ExprLess> used;
-    value_symbols(n->value, used);
+    value_unbacked_symbols(n->value, used);
     if (n->assert_expr) {
       for (const ExprRef& s : sym::free_unbacked_symbols(n->assert_expr)) used.insert(s);
     }
     for (const ExprRef& s : used) {
       if (!usable(s)) {
-        out.push_back({"INV-6", where(n) + " uses " + s->str() + " before any node binds it"});
+        out.push_back({"INV-6", node_where(n) + " uses " + s->str() + " before any node binds it"});
       }
     }
   }
@@ -177,7 +174,7 @@ std::vector<Violation> check_retrace_rebinding(const graph::Graph& old_graph,
     }
     auto it = by_name.find(old->name);
     if (it == by_name.end()) {
-      out.push_back({"INV-17", where(old) + " has no counterpart after re-propagation"});
+      out.push_back({"INV-17", node_where(old) + " has no counterpart after re-propagation"});
       continue;
     }
     for (const auto& [s, path] : env.resolve_unbacked_bindings(old->unbacked_bindings)) {
@@ -193,15 +190,15 @@ std::vector<Violation> check_retrace_rebinding(const graph::Graph& old_graph,
         f = fresh.expr();
       }
       if (!f || !f->is(sym::ExprKind::kSymbol)) {
-        out.push_back({"INV-17", where(old) + ": re-propagated " + keypath_str(path) + " is " +
+        out.push_back({"INV-17", node_where(old) + ": re-propagated " + keypath_str(path) + " is " +
                                      fresh.str() + ", not a fresh symbol"});
         continue;
       }
       if (f == s) {
-        out.push_back(
-            {"INV-17", where(old) + ": " + s->str() + " was not re-allocated (memo survived)"});
+        out.push_back({"INV-17", node_where(old) + ": " + s->str() +
+                                     " was not re-allocated (memo survived)"});
       } else if (env.replace(f) != env.replace(s)) {
-        out.push_back({"INV-17", where(old) + ": fresh " + f->str() + " resolves to " +
+        out.push_back({"INV-17", node_where(old) + ": fresh " + f->str() + " resolves to " +
                                      env.replace(f)->str() + ", not to " + env.replace(s)->str()});
       }
     }

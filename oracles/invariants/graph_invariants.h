@@ -3,6 +3,8 @@
 // rebinding (INV-17), SymBool bindings (INV-23) and numel-zero (INV-25).
 #pragma once
 
+#include <set>
+#include <string>
 #include <vector>
 
 #include "engine/graph/graph.h"
@@ -18,6 +20,11 @@ struct SymbolWindow {
   int64_t first_float = 0, end_float = 0;
   static SymbolWindow all(const ShapeEnv& env);
 };
+
+// "%name (line N)", how every graph checker names a node.
+std::string node_where(const graph::Node* n);
+// The unbacked symbols in a value's scalars, sizes, strides and storage offsets.
+void value_unbacked_symbols(const Value& v, std::set<ExprRef, sym::ExprLess>& out);
 
 // INV-2, 3, 4, 5, 23, 25 on one graph.
 std::vector<Violation> check_bindings(const graph::Graph& g, const ShapeEnv& env,
