@@ -15,23 +15,49 @@ using sym::ExprRef;
 
 namespace {
 
-// A boolean expression's value at the backed hints and the real values recorded for unbacked
-// symbols (unbacked inputs); none when some symbol has neither.
-std::optional<bool> at_hints(const ExprRef& e, const ShapeEnv& env) {
+// A boolean expression's value at the trace-time values of its symbols (backed hints, real
+// values recorded for unbacked symbols, sizes of unbacked inputs). When some symbol has no value,
+// Z3 decides whether the expression is true (or false) for every value of the rest, as
+// evaluate_expr may (Min(s0, 4*u0) <= 3 at s0 = 3); otherwise none.
+std::optional<bool> at_hints(const ExprRef& e, const ShapeEnv& env, const smt::Options& opts,
+                             smt::Stats& stats) {
   sym::Assignment a;
+  bool complete = true;
   for (const ExprRef& s : sym::free_symbols(e)) {
     std::optional<int64_t> h = env.symbols().hint(s);
     if (!h) h = env.symbols().real_value(s);
-    if (!h) return std::nullopt;
-    a.emplace(s, sym::Concrete::of_int(*h));
+    if (!h) h = env.symbols().oblivious_hint(s);
+    if (h) {
+      a.emplace(s, sym::Concrete::of_int(*h));
+    } else {
+      complete = false;
+    }
   }
-  sym::EvalResult r = sym::evaluate(e, a);
-  if (!r.defined || r.value.type != sym::ExprType::kBool) return std::nullopt;
-  return r.value.b;
+  if (complete) {
+    sym::EvalResult r = sym::evaluate(e, a);
+    if (!r.defined || r.value.type != sym::ExprType::kBool) return std::nullopt;
+    return r.value.b;
+  }
+  smt::Session& session = smt::Session::shared(opts);
+  smt::Stats before = session.stats();
+  std::optional<bool> value;
+  {
+    smt::Session::Scope scope(session);
+    for (const auto& [s, v] : a) session.assume(sym::eq(s, sym::integer(v.i)), "value at trace");
+    if (session.entails(e).status == smt::Status::kUnsat) {
+      value = true;
+    } else if (session.entails(sym::not_(e)).status == smt::Status::kUnsat) {
+      value = false;
+    }
+  }
+  stats.add(session.stats().since(before));
+  return value;
 }
 
 struct SourceCollector {
   const ShapeEnv& env;
+  const smt::Options& opts;
+  smt::Stats& stats;
   std::vector<smt::Fact>& out;
   std::string where;
 
@@ -60,7 +86,7 @@ struct SourceCollector {
     if (e.hint && e.hint->get()->is(sym::ExprKind::kBoolConst)) {
       v = e.hint->get()->bool_value();
     } else {
-      v = at_hints(e.expr, env);
+      v = at_hints(e.expr, env, opts, stats);
     }
     if (!v) return;
     out.push_back({*v ? e.expr : sym::not_(e.expr),
@@ -115,7 +141,8 @@ OracleReport check_translation(const ShapeEnv& env, const graph::Graph& final_gr
   const EventLog& log = env.events();
   for (size_t i = 0; i < log.size(); ++i) {
     if (log[i].outcome.kind != EventOutcome::Kind::kOk) continue;
-    std::visit(SourceCollector{env, sources, "event " + std::to_string(i) + ": "}, log[i].call);
+    std::visit(SourceCollector{env, opts, report.smt, sources, "event " + std::to_string(i) + ": "},
+               log[i].call);
   }
   // Nothing dropped: what the program enforces implies every assumption of the trace.
   {

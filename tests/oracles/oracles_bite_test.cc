@@ -115,6 +115,18 @@ TEST(BindingOracle, FiresOnAWrongOutputSize) {
   EXPECT_NE(rep.violations[0].details.find("output 0 size(0)"), std::string::npos) << rep.str();
 }
 
+// A campaign finding (seed 3148): with n = 3, Min(n, 4*u0) <= 3 holds whatever u0 is, so the
+// engine deferred it as an assert; translation validation must count that as a source (decided
+// by Z3 over the unknown u0) rather than call the assert made up.
+TEST(TranslationValidation, ConditionsDecidedByTheTraceValuesAreSources) {
+  auto cpu = backend::make_cpu_backend();
+  PipelineResult r = judge(
+      "# sfz 1\ninput b: f32[2, 2, 2] unbacked(0) = randn(seed=1)\ninput n: i64 dynamic = 3\n"
+      "v = min(n, numel(b))\ncheck(v <= 3, \"c\")\nreturn v\n",
+      cpu.get());
+  EXPECT_EQ(r.verdict.kind, Verdict::Kind::kPass) << r.verdict.str();
+}
+
 TEST(OracleSet, ParsesNamesAndRejectsUnknownOnes) {
   std::string err;
   EXPECT_EQ(OracleSet::parse("binding,tv", &err)->str(), "binding,tv");
