@@ -4,6 +4,7 @@
 #include "oracles/binding_oracle.h"
 
 #include <chrono>
+#include <cmath>
 
 #include "engine/fake/fake_tensor.h"
 #include "engine/sym/make.h"
@@ -44,6 +45,8 @@ class BindingCheck {
   void run(const graph::Graph& g) {
     smt::assume_all(session_, smt::env_facts(env_));
     for (const auto& [s, v] : run_.sigma) {
+      // NaN and infinities are no reals: such a symbol stays free (its facts are not judged).
+      if (v.type == sym::ExprType::kFloat && !std::isfinite(v.f)) continue;
       ExprRef value = constant_of(v);
       if (s->is_float() && v.type == sym::ExprType::kInt) value = sym::real(double(v.i));
       session_.assume(sym::eq(s, value), "σ " + s->str() + " = " + v.str());

@@ -32,7 +32,8 @@ std::optional<std::string> compare(const program::HostValue& e, const program::H
     case K::kTuple:
       if (e.elems.size() != a.elems.size()) return where + ": tuple sizes differ";
       for (size_t i = 0; i < e.elems.size(); ++i) {
-        if (auto d = compare(e.elems[i], a.elems[i], tol, where + "[" + std::to_string(i) + "]")) return d;
+        if (auto d = compare(e.elems[i], a.elems[i], tol, where + "[" + std::to_string(i) + "]"))
+          return d;
       }
       return std::nullopt;
     case K::kTensor: {

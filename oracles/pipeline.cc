@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "engine/base/faults.h"
 #include "engine/fake/meta/meta.h"
 #include "oracles/binding_oracle.h"
 #include "oracles/differential.h"
@@ -241,6 +242,7 @@ Verdict decide(const program::Program& p, const PipelineOptions& opts,
 }  // namespace
 
 PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& opts) {
+  ScopedFaultList zoo_faults(p.header.faults);  // a zoo reproducer's "# faults:" header
   PipelineResult r;
   try {
     r.eager = eager::run_eager(p);

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <limits>
+#include <set>
 
 #include "engine/sym/make.h"
 #include "engine/sym/walk.h"
@@ -17,17 +18,21 @@ namespace {
 
 // A boolean expression's value at the trace-time values of its symbols (backed hints, real
 // values recorded for unbacked symbols, sizes of unbacked inputs). When some symbol has no value,
-// Z3 decides whether the expression is true (or false) for every value of the rest, as
-// evaluate_expr may (Min(s0, 4*u0) <= 3 at s0 = 3); otherwise none.
-std::optional<bool> at_hints(const ExprRef& e, const ShapeEnv& env, const smt::Options& opts,
-                             smt::Stats& stats) {
+// Z3 decides whether the expression is true (or false) for every value of the rest, given the
+// sources known so far, as evaluate_expr may (Min(s0, 4*u0) <= 3 at s0 = 3); otherwise none.
+std::optional<bool> at_hints(const ExprRef& e, const ShapeEnv& env,
+                             const std::vector<smt::Fact>& known, bool backed_hints_only,
+                             const smt::Options& opts, smt::Stats& stats) {
+  auto value_at_trace = [&](const ExprRef& s) {
+    std::optional<int64_t> h = env.symbols().hint(s);
+    if (!h && !backed_hints_only) h = env.symbols().real_value(s);
+    if (!h && !backed_hints_only) h = env.symbols().oblivious_hint(s);
+    return h;
+  };
   sym::Assignment a;
   bool complete = true;
   for (const ExprRef& s : sym::free_symbols(e)) {
-    std::optional<int64_t> h = env.symbols().hint(s);
-    if (!h) h = env.symbols().real_value(s);
-    if (!h) h = env.symbols().oblivious_hint(s);
-    if (h) {
+    if (std::optional<int64_t> h = value_at_trace(s)) {
       a.emplace(s, sym::Concrete::of_int(*h));
     } else {
       complete = false;
@@ -43,6 +48,18 @@ std::optional<bool> at_hints(const ExprRef& e, const ShapeEnv& env, const smt::O
   std::optional<bool> value;
   {
     smt::Session::Scope scope(session);
+    // What was known by then counts. So do the trace-time values of symbols that an equality
+    // ties in (the replacement u0 -> s0 from check(s0 == u0)): the ShapeEnv decides Eq(u0, 1)
+    // by replacing u0 and reading s0's hint. Values reached through inequalities do not
+    // count: the ShapeEnv cannot use them (guard_or_false then falls back, deciding nothing).
+    for (const smt::Fact& f : known) {
+      session.assume(f.expr, f.label);
+      if (!f.expr->is(sym::ExprKind::kEq)) continue;
+      for (const ExprRef& s : sym::free_symbols(f.expr)) {
+        if (s->is_float() || a.count(s)) continue;
+        if (std::optional<int64_t> h = value_at_trace(s)) a.emplace(s, sym::Concrete::of_int(*h));
+      }
+    }
     for (const auto& [s, v] : a) session.assume(sym::eq(s, sym::integer(v.i)), "value at trace");
     if (session.entails(e).status == smt::Status::kUnsat) {
       value = true;
@@ -81,12 +98,16 @@ struct SourceCollector {
     }
   }
   void operator()(const event::EvaluateExpr& e) {
-    if (e.size_oblivious || e.fallback || !e.expr->is_bool()) return;
+    if (!e.expr->is_bool()) return;
+    // A size-oblivious evaluation may take a size-like symbol to be >= 2, and guard_or_* may
+    // fall back to a default: neither is a fact. They are sources only where backed hints (and
+    // what was known, e.g. a replacement by a backed symbol) decide them, as they then guard.
+    bool backed_only = e.size_oblivious || e.fallback.has_value();
     std::optional<bool> v;
-    if (e.hint && e.hint->get()->is(sym::ExprKind::kBoolConst)) {
+    if (e.hint && e.hint->get()->is(sym::ExprKind::kBoolConst) && !backed_only) {
       v = e.hint->get()->bool_value();
     } else {
-      v = at_hints(e.expr, env, opts, stats);
+      v = at_hints(e.expr, env, out, backed_only, opts, stats);
     }
     if (!v) return;
     out.push_back({*v ? e.expr : sym::not_(e.expr),
@@ -116,9 +137,29 @@ std::vector<smt::Fact> targets(const ShapeEnv& env, const graph::Graph& g) {
     if (!s->is_backed_symbol()) continue;  // input sizes: checked when inputs are bound
     for (smt::Fact& f : smt::range_facts(s, r)) out.push_back(std::move(f));
   }
+  // A replacement is no check: the program uses the target in place of the symbol, and a
+  // runtime value that differs goes unnoticed unless a guard or an assert says otherwise. So
+  // replacements are sources, not targets, except the identities that hold by construction:
+  // renamings and eliminations (two names of one runtime value) and the definition of a
+  // divisibility symbol (u0 = d*u1 binds u1 as u0 // d).
+  for (const auto& [orig, dest] : env.unbacked_renamings()) {
+    out.push_back({sym::eq(orig, dest), "renaming " + orig->str() + " -> " + dest->str()});
+  }
+  const auto& reasons = env.replacement_table().reasons();
   for (const auto& [s, tgt] : env.replacement_table().entries()) {
-    if (s->is_float() != tgt->is_float()) continue;
-    out.push_back({sym::eq(s, tgt), "replacement " + s->str() + " -> " + tgt->str()});
+    auto why = reasons.find(s);
+    if (why == reasons.end() || s->is_float() != tgt->is_float()) continue;
+    if (why->second.rfind("rename_unbacked_to", 0) == 0 ||
+        why->second.rfind("eliminate_unbacked", 0) == 0) {
+      out.push_back({sym::eq(s, tgt),
+                     "replacement " + s->str() + " -> " + tgt->str() + " (" + why->second + ")"});
+    } else if (why->second == "divisibility" && tgt->is(sym::ExprKind::kMul) &&
+               tgt->num_args() == 2 && tgt->arg(0)->is(sym::ExprKind::kInteger) &&
+               tgt->arg(1)->is(sym::ExprKind::kSymbol)) {
+      // u0 -> d*u1: the plan binds u1 as u0 // d (the assert Mod(u0, d) == 0 is separate).
+      out.push_back({sym::eq(tgt->arg(1), sym::floordiv(s, tgt->arg(0))),
+                     "divisibility symbol " + tgt->arg(1)->str()});
+    }
   }
   for (const graph::Node* n : g.nodes()) {
     if (n->assert_expr &&
@@ -127,6 +168,23 @@ std::vector<smt::Fact> targets(const ShapeEnv& env, const graph::Graph& g) {
     }
   }
   return out;
+}
+
+// Whether the compiled program has a value for every unbacked symbol of `e`: bound by a node of
+// the final graph (through its renaming), or replaced by symbols that are. A trace assumption
+// about a symbol whose binding site was dead code (u2 >= 0 for a DCE'd nonzero) constrains
+// nothing the program computes, so it cannot have been dropped.
+bool all_symbols_live(const ExprRef& e, const ShapeEnv& env,
+                      const std::set<ExprRef, sym::ExprLess>& bound) {
+  for (const ExprRef& s : sym::free_symbols(e)) {
+    if (!s->is_unbacked_symbol() || bound.count(env.resolve_renaming(s))) continue;
+    ExprRef r = env.replace(s);
+    if (r == s) return false;
+    for (const ExprRef& t : sym::free_unbacked_symbols(r)) {
+      if (!bound.count(env.resolve_renaming(t))) return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -150,7 +208,13 @@ OracleReport check_translation(const ShapeEnv& env, const graph::Graph& final_gr
     smt::Stats before = session.stats();
     smt::Session::Scope scope(session);
     smt::assume_all(session, targets(env, final_graph));
+    std::set<ExprRef, sym::ExprLess> bound;
+    for (const graph::Node* n : final_graph.nodes()) {
+      for (const auto& [s, path] : n->unbacked_bindings) bound.insert(env.resolve_renaming(s));
+      for (const auto& [s, path] : n->input_bindings) bound.insert(env.resolve_renaming(s));
+    }
     for (const smt::Fact& s : sources) {
+      if (!all_symbols_live(s.expr, env, bound)) continue;
       smt::Result r = session.entails(s.expr);
       if (r.status == smt::Status::kSat) {
         report.violations.push_back(

@@ -32,6 +32,13 @@ void set_fault(Fault f, bool on) {
 
 void clear_faults() { detail::enabled_faults = 0; }
 
+ScopedFaultList::ScopedFaultList(const std::vector<std::string>& names)
+    : saved_(detail::enabled_faults) {
+  for (const std::string& n : names) {
+    if (std::optional<Fault> f = fault_by_name(n)) set_fault(*f, true);
+  }
+}
+
 std::optional<std::string> enable_faults_from_env() {
   const char* v = std::getenv("SHAPEFUZZ_FAULTS");
   if (!v || !*v) return std::nullopt;

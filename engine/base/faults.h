@@ -49,4 +49,17 @@ class ScopedFault {
   Fault f_;
 };
 
+// Turns on the named faults (a program's "# faults:" header) for a scope, on top of any already
+// on, and restores the previous set after. Unknown names are ignored (the parser rejects them).
+class ScopedFaultList {
+ public:
+  explicit ScopedFaultList(const std::vector<std::string>& names);
+  ~ScopedFaultList() { detail::enabled_faults = saved_; }
+  ScopedFaultList(const ScopedFaultList&) = delete;
+  ScopedFaultList& operator=(const ScopedFaultList&) = delete;
+
+ private:
+  uint64_t saved_;
+};
+
 }  // namespace sf

@@ -5,6 +5,7 @@
 
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
+#include "engine/base/faults.h"
 #include "engine/graph/node_eval.h"
 #include "engine/program/schema.h"
 #include "engine/sym/make.h"
@@ -56,8 +57,10 @@ class Tracer {
     n->input_name = in.name;
     n->line = in.loc.line;
     n->value = t_.mode->fakify_input(in, &t_.contexts[in.name]);
-    std::optional<Bindings> b = t_.env->compute_unbacked_bindings(n->value);
-    if (b) n->unbacked_bindings = *b;
+    if (!fault_on(Fault::kInputUnbackedNotBound)) {  // the missing call of #174002
+      std::optional<Bindings> b = t_.env->compute_unbacked_bindings(n->value);
+      if (b) n->unbacked_bindings = *b;
+    }
     record_input_bindings(n);
     vars_[in.name] = TV{n->value, NodeArg::of(n), {}};
   }

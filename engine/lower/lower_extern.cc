@@ -3,6 +3,7 @@
 // layouts, rebind_unbacked against the node's bindings, then compute_unbacked_bindings with the
 // node's example value as the old value (spec §2.7 step 6, §5.2).
 #include "engine/base/check.h"
+#include "engine/base/faults.h"
 #include "engine/fake/fake_tensor.h"
 #include "engine/fake/meta/meta.h"
 #include "engine/graph/node_eval.h"
@@ -105,7 +106,7 @@ IrValue lower_extern(Lowering& L, const Node* n) {
   for (const auto& [sym_, path] : bindings) {
     Step b;
     b.kind = Step::Kind::kBind;
-    b.symbol = env.resolve_renaming(sym_);
+    b.symbol = fault_on(Fault::kExternBindsUnresolvedName) ? sym_ : env.resolve_renaming(sym_);
     // A memo hit (a second nonzero of one tensor) re-derives a symbol an earlier extern already
     // defines: each symbol is declared once in the wrapper (INV-18), like unbacked_symbol_decls.
     if (L.defined_.count(b.symbol)) continue;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine/base/check.h"
+#include "engine/base/faults.h"
 #include "engine/fake/fake_tensor.h"
 #include "engine/lower/lowering_internal.h"
 #include "engine/program/op_cases.h"
@@ -163,6 +164,9 @@ void Lowering::bind_inputs() {
         s.path = {KeyEntry::call_method(TensorMethod::kSize),
                   KeyEntry::sequence(static_cast<int64_t>(d))};
         s.input_name = p->input_name;
+        if (fault_on(Fault::kLoweringSkipsUnbackedInputBind) && s.symbol->is_unbacked_symbol()) {
+          continue;  // #127770: no definition for an unbacked input size
+        }
         add_step(s);
         if (l.sizes[d]->is(sym::ExprKind::kSymbol)) record_def(*this, l.sizes[d], p);
       }

@@ -119,6 +119,9 @@ struct Header {
   // "# valid: by-construction": the generator built it so that tracing must accept it whenever
   // eager runs it; a rejection at trace is then a wrong rejection (its own bucket), not a pass.
   bool valid_by_construction = false;
+  // "# faults: a, b": bug-zoo fault switches (engine/base/faults.def) the pipeline turns on while
+  // it runs this program, so a zoo reproducer replays as-is.
+  std::vector<std::string> faults;
 };
 bool operator==(const Header& a, const Header& b);
 

@@ -1,10 +1,11 @@
 // The header block of a .sfz file: "# sfz 1" on line 1, then comment lines among which
-// "# expect:", "# found-by:", "# mode:" and "# valid:" are directives. It ends at the first other
-// line.
+// "# expect:", "# found-by:", "# mode:", "# valid:" and "# faults:" are directives. It ends at the
+// first other line.
 #include <algorithm>
 #include <string>
 
 #include "engine/base/errors.h"
+#include "engine/base/faults.h"
 #include "engine/program/parser_internal.h"
 
 namespace sf::program::internal {
@@ -93,11 +94,34 @@ std::string parse_expect(std::string_view line, int number, size_t i) {
   return expect;
 }
 
+// "a, b": fault names from engine/base/faults.def, each once.
+std::vector<std::string> parse_faults(std::string_view line, int number, size_t i, size_t end) {
+  std::vector<std::string> names;
+  while (i < end) {
+    size_t start = skip_spaces(line, i), k = start;
+    while (k < end && line[k] != ',' && line[k] != ' ') ++k;
+    std::string name(line.substr(start, k - start));
+    if (!fault_by_name(name)) {
+      fail_at(number, start, "unknown fault '" + name + "' (see engine/base/faults.def)");
+    }
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+      fail_at(number, start, "fault '" + name + "' listed twice");
+    }
+    names.push_back(name);
+    k = skip_spaces(line, k);
+    if (k < end && line[k] != ',') fail_at(number, k, "expected ',' between fault names");
+    i = k + 1;
+  }
+  if (names.empty()) fail_at(number, i, "expected fault names after '# faults:'");
+  return names;
+}
+
 }  // namespace
 
 bool is_header_directive(std::string_view line) {
   Directive d = directive_word(line);
-  bool keyed = d.word == "expect" || d.word == "found-by" || d.word == "mode" || d.word == "valid";
+  bool keyed = d.word == "expect" || d.word == "found-by" || d.word == "mode" ||
+               d.word == "valid" || d.word == "faults";
   return (keyed && d.after < line.size() && line[d.after] == ':') ||
          version_pos(line) != std::string::npos;
 }
@@ -114,7 +138,8 @@ bool parse_header(Lexer& lex, Header* header) {
                 " (this parser reads version 1)");
   }
   header->version = 1;
-  bool seen_expect = false, seen_found_by = false, seen_mode = false, seen_valid = false;
+  bool seen_expect = false, seen_found_by = false, seen_mode = false, seen_valid = false,
+       seen_faults = false;
   while (lex.next_line()) {
     if (!lex.blank()) return true;
     std::string_view line = lex.raw();
@@ -144,6 +169,9 @@ bool parse_header(Lexer& lex, Header* header) {
         fail_at(number, v, "expected 'by-construction' after '# valid:'");
       }
       header->valid_by_construction = true;
+    } else if (d.word == "faults") {
+      once(&seen_faults);
+      header->faults = parse_faults(line, number, v, end);
     } else {
       once(&seen_mode);
       if (line.substr(v, end - v) != "inference") {

@@ -281,6 +281,13 @@ std::string print_program(const Program& p) {
   if (!p.header.found_by.empty()) out += "# found-by: " + one_line(p.header.found_by) + "\n";
   if (p.header.inference_mode) out += "# mode: inference\n";
   if (p.header.valid_by_construction) out += "# valid: by-construction\n";
+  if (!p.header.faults.empty()) {
+    out += "# faults:";
+    for (size_t i = 0; i < p.header.faults.size(); ++i) {
+      out += (i ? ", " : " ") + p.header.faults[i];
+    }
+    out += "\n";
+  }
   for (const InputDecl& d : p.inputs) out += print_input(d) + "\n";
   for (const Stmt& s : p.body) out += print_stmt(s);
   return out;

@@ -2,6 +2,7 @@
 // fresh unbacked symbol, by which keypath; and renaming fresh retrace symbols back to old names.
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
+#include "engine/base/faults.h"
 #include "engine/shape_env/shape_env.h"
 #include "engine/sym/make.h"
 
@@ -89,7 +90,10 @@ void walk(const ShapeEnv& env, const Value& a, const KeyPath& path, std::vector<
       if (e->is(ExprKind::kEq) && e->arg(0)->is(ExprKind::kSymbol) &&
           e->arg(1)->is(ExprKind::kInteger) && e->arg(1)->int_value() == 1 &&
           in_pending(pending, e->arg(0))) {
-        out.emplace(e->arg(0), extend(KeyEntry::convert_int()));
+        // The fault leaves out the int conversion, so the path reaches the SymBool (#114157).
+        out.emplace(e->arg(0), fault_on(Fault::kConvertIntKeyDropped)
+                                   ? path
+                                   : extend(KeyEntry::convert_int()));
         erase_pending(pending, e->arg(0));
       }
       return;
@@ -150,7 +154,10 @@ std::optional<Bindings> ShapeEnv::compute_unbacked_bindings(const Value& v, cons
               if (old_e->is_number()) {
                 eliminate_unbacked(*new_s, old_e);
               } else if (old_e != *new_s) {
-                if (old_e->is(ExprKind::kSymbol) && old_e->is_unbacked_symbol()) {
+                bool rename =
+                    old_e->is(ExprKind::kSymbol) &&
+                    (old_e->is_unbacked_symbol() || fault_on(Fault::kRebindRenamesBackedOld));
+                if (rename) {
                   rename_unbacked_to(*new_s, old_e);
                 } else {
                   eliminate_unbacked(*new_s, old_e);
@@ -185,7 +192,7 @@ void ShapeEnv::rebind_unbacked(const Bindings& node_bindings, const Value& resul
       ExprRef raw_u1 = replace(u1.expr());
       if (has_hint(raw_u1) && !raw_u1->is_unbacked_symbol()) continue;  // backed now
       // Undo int(bool(x)): Piecewise((1, Eq(x, 1)), (0, True)) with x in [0, 1] is x itself.
-      if (raw_u1->is(ExprKind::kWhere)) {
+      if (raw_u1->is(ExprKind::kWhere) && !fault_on(Fault::kSymboolRebindNoUnwrap)) {
         const ExprRef& c = raw_u1->arg(0);
         if (c->is(ExprKind::kEq) && c->arg(0)->is(ExprKind::kSymbol) &&
             c->arg(1) == sym::integer(1) && raw_u1->arg(1) == sym::integer(1) &&
@@ -198,6 +205,7 @@ void ShapeEnv::rebind_unbacked(const Bindings& node_bindings, const Value& resul
         }
       }
       if (!raw_u1->is(ExprKind::kSymbol)) {
+        if (fault_on(Fault::kSymboolRebindNoUnwrap)) continue;  // taken for a folded constant
         SF_CHECK(raw_u1->is_ground()) << "rebind: " << raw_u0->str() << " re-propagated to "
                                       << raw_u1->str() << ", which should have been a constant";
         continue;
@@ -207,7 +215,11 @@ void ShapeEnv::rebind_unbacked(const Bindings& node_bindings, const Value& resul
                         raw_u0->str() + " (path " + keypath_str(path) +
                         ") allocated no fresh symbol; a memo survived the epoch bump");
       }
-      rename_unbacked_to(raw_u1, raw_u0);
+      if (fault_on(Fault::kRenameWrongDirection)) {
+        rename_unbacked_to(raw_u0, raw_u1);  // old -> fresh: the name keeps changing (#124782)
+      } else {
+        rename_unbacked_to(raw_u1, raw_u0);
+      }
     }
   });
 }

@@ -180,7 +180,10 @@ void ShapeEnv::maybe_guard_rel(const ExprRef& raw) {
     };
     auto trivial = [&](const ExprRef& l, const ExprRef& r) {
       if (!l->is(ExprKind::kSymbol)) return false;
-      if (l->is_unbacked_symbol() && !non_input_unbacked(r)) return true;
+      if (l->is_unbacked_symbol() &&
+          (!non_input_unbacked(r) || fault_on(Fault::kReplacementTimeTravel))) {
+        return true;
+      }
       return l->is_backed_symbol() && l->is_float();
     };
     if (trivial(lhs, rhs)) {

@@ -2,6 +2,7 @@
 #include "engine/shape_env/range_table.h"
 
 #include "engine/base/check.h"
+#include "engine/base/faults.h"
 #include "engine/sym/bound.h"
 
 namespace sf {
@@ -16,7 +17,8 @@ ValueRange RangeTable::get(const ExprRef& s) const {
 bool RangeTable::narrow(const ExprRef& s, ValueRange vr) {
   SF_CHECK(s->is(sym::ExprKind::kSymbol)) << "range of non-symbol " << s->str();
   // Size-like symbols may never be learned to be 0/1: keep their upper bound at least 2.
-  if (!vr.is_float() && is_size_like(s) && vr.hi() < ExtInt(2)) {
+  if (!vr.is_float() && is_size_like(s) && vr.hi() < ExtInt(2) &&
+      !fault_on(Fault::kSizeLikeUpperBelowTwo)) {
     vr = ValueRange::ints(vr.lo(), ExtInt(2));
   }
   auto it = var_to_range_.find(s);

@@ -2,6 +2,7 @@
 // (optionally size-oblivious) that the simplifier consults (spec §1.4, §2.5).
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
+#include "engine/base/faults.h"
 #include "engine/shape_env/shape_env.h"
 #include "engine/sym/make.h"
 
@@ -73,7 +74,8 @@ void ShapeEnv::update_var_to_range(const ExprRef& s, ValueRange vr, bool is_cons
 ValueRange ShapeEnv::var_range(const ExprRef& s) const { return ranges_.get(s); }
 
 ValueRange ShapeEnv::Ranges::symbol_range(const ExprRef& s) const {
-  return size_oblivious_ ? env_.ranges_.size_oblivious(s) : env_.ranges_.get(s);
+  bool oblivious = size_oblivious_ || fault_on(Fault::kSizeObliviousEverywhere);
+  return oblivious ? env_.ranges_.size_oblivious(s) : env_.ranges_.get(s);
 }
 
 bool ShapeEnv::Ranges::known_divisible(const ExprRef& a, const ExprRef& b) const {

@@ -3,6 +3,7 @@
 #include "fuzz/gen/program_gen.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 
@@ -141,6 +142,18 @@ class Generator {
     return i(src_.range(lo, hi));
   }
 
+  // A boolean mask for `t`: an existing bool tensor of t's shape when there is one (a mask
+  // shared by several index/masked_select calls shares their data-dependent size through the
+  // memo), else `cmp(t, c)`.
+  ExprPtr mask_for(const Var& t, const char* cmp, int64_t c) {
+    const Var* m = src_.chance(1, 2) ? pick([&](const HostValue& x) {
+      return is_tensor(x) && x.tensor.dtype == DType::kBool &&
+             x.tensor.sizes == t.value.tensor.sizes;
+    })
+                                     : nullptr;
+    return m ? v(m->name) : call(cmp, {v(t.name), i(c)});
+  }
+
   // ---- statements ----
   // An op of `family` drawn by its ops.def generator weight (none when the family has no
   // weighted op).
@@ -277,16 +290,23 @@ class Generator {
       case OpKind::kNonzero:
         return call(name, {v(t->name)});
       case OpKind::kIndex:
-        return call(name, {v(t->name), call("gt", {v(t->name), i(0)})});
+        return call(name, {v(t->name), mask_for(*t, "gt", 0)});
       case OpKind::kMaskedSelect:
-        return call(name, {v(t->name), call("ne", {v(t->name), i(1)})});
+        return call(name, {v(t->name), mask_for(*t, "ne", 1)});
       case OpKind::kUnique:
         return call(name, {v(t->name)},
                     src_.chance(1, 2)
                         ? std::vector<std::pair<std::string, ExprPtr>>{{"return_counts", b(true)}}
                         : std::vector<std::pair<std::string, ExprPtr>>{});
-      case OpKind::kItem:
-        return call(name, {call(src_.chance(1, 2) ? "sum" : "count_nonzero", {v(t->name)})});
+      case OpKind::kItem: {
+        // An int (sum of ints, a count), a float (sum of floats) or a bool (any/all: a SymBool
+        // bound through its int indicator).
+        static const char* const kReducers[] = {"sum", "count_nonzero", "any", "all"};
+        const char* reducer = kReducers[src_.pick(4)];
+        ExprPtr operand = v(t->name);
+        if (std::string(reducer) == "all") operand = call("ge", {v(t->name), i(src_.range(-1, 0))});
+        return call(name, {call(reducer, {operand})});
+      }
       case OpKind::kTolist:  // a 1-D tensor of static length 2
         return call(
             name,
@@ -319,14 +339,37 @@ class Generator {
     return nullptr;
   }
 
-  // Check statements over data-dependent scalars (the tracer records deferred asserts).
+  // Check statements over data-dependent scalars (the tracer records deferred asserts): an int
+  // against a size (<=, or == when they are equal: unbacked = backed replacements), a bool
+  // (check(b)), or a float against a literal. Mostly true on the program's inputs; sometimes
+  // false on purpose (the compiled program must then raise like eager).
   bool try_check() {
-    const Var* s = pick(is_int);
-    const Var* t = pick(is_tensor);
-    if (!s || !t || rank(t->value) == 0) return false;
-    ExprPtr cond = le(v(s->name), call("size", {v(t->name), i(0)}));
-    bool holds = s->value.i <= t->value.tensor.sizes[0];
-    if (!holds && !src_.chance(1, 8)) cond = ge(v(s->name), i(src_.range(-1, 0)));
+    const Var* s = pick([](const HostValue& x) {
+      return x.kind == HostValue::Kind::kInt || x.kind == HostValue::Kind::kFloat ||
+             x.kind == HostValue::Kind::kBool;
+    });
+    if (!s) return false;
+    bool want_true = src_.chance(7, 8);
+    ExprPtr cond;
+    if (s->value.kind == HostValue::Kind::kBool) {
+      if (!s->value.b && want_true) return false;
+      cond = v(s->name);
+    } else if (s->value.kind == HostValue::Kind::kFloat) {
+      double c = std::floor(s->value.f) + (want_true ? 1.5 : -0.5);
+      cond = lt(v(s->name), f(c));
+    } else {
+      const Var* t = pick([](const HostValue& x) { return is_tensor(x) && rank(x) > 0; });
+      if (!t) return false;
+      ExprPtr size = call("size", {v(t->name), i(0)});
+      int64_t n = t->value.tensor.sizes[0];
+      if (s->value.i == n && src_.chance(1, 2)) {
+        cond = eq(v(s->name), size);
+      } else if (s->value.i <= n || !want_true) {
+        cond = le(v(s->name), size);
+      } else {
+        cond = ge(v(s->name), i(src_.range(-1, 0)));
+      }
+    }
     Stmt st;
     st.kind = Stmt::Kind::kCheck;
     st.value = cond;
@@ -334,7 +377,29 @@ class Generator {
     return accept(st, "");
   }
 
-  // add_ on a value computed here (not a view, not an input).
+  // Equal sizes, one of them data-dependent: check(size(a, 0) == size(b, 0)) (a replacement of
+  // an unbacked size by a backed one or by another unbacked one, as torch._check does).
+  bool try_size_equality() {
+    std::vector<const Var*> ts =
+        vars_where([](const HostValue& x) { return is_tensor(x) && rank(x) > 0; });
+    if (ts.size() < 2) return false;
+    const Var* a = ts[src_.pick(ts.size())];
+    std::vector<const Var*> same;
+    for (const Var* t : ts) {
+      if (t != a && t->value.tensor.sizes[0] == a->value.tensor.sizes[0]) same.push_back(t);
+    }
+    if (same.empty()) return false;
+    const Var* b = same[src_.pick(same.size())];
+    Stmt st;
+    st.kind = Stmt::Kind::kCheck;
+    st.value = eq(call("size", {v(a->name), i(0)}), call("size", {v(b->name), i(0)}));
+    st.message = "generated check " + std::to_string(line_);
+    return accept(st, "");
+  }
+
+  // add_ on a value computed here (not a view, not an input); often with the same
+  // data-dependent query (nonzero, or item of a count) on the tensor before and after, which must
+  // not share a memo across the mutation.
   bool try_mutation() {
     const Var* t =
         pick([](const HostValue& x) { return is_tensor(x) && x.tensor.dtype != DType::kBool; });
@@ -342,8 +407,23 @@ class Generator {
     std::string name = "m" + std::to_string(line_);
     Stmt copy = program::ProgramBuilder::assign_stmt(name, add(v(t->name), i(0)));
     if (!accept(copy, name)) return false;
+    bool query = src_.chance(1, 2);
+    auto query_of = [&, nonzero = src_.chance(1, 2)](const std::string& x) {
+      return nonzero ? call("nonzero", {v(x)}) : call("item", {call("count_nonzero", {v(x)})});
+    };
+    std::string before = "q" + std::to_string(line_);
+    if (query && !accept(program::ProgramBuilder::assign_stmt(before, query_of(name)), before)) {
+      return false;
+    }
     Stmt st = program::ProgramBuilder::assign_stmt(name + "_", call("add_", {v(name), i(1)}));
-    return accept(st, name + "_");
+    if (!accept(st, name + "_")) return false;
+    // `name` now holds stale values in vars_: later statements use the mutated alias only.
+    vars_.erase(
+        std::remove_if(vars_.begin(), vars_.end(), [&](const Var& x) { return x.name == name; }),
+        vars_.end());
+    std::string after = "q" + std::to_string(line_);
+    if (query) accept(program::ProgramBuilder::assign_stmt(after, query_of(name + "_")), after);
+    return true;
   }
 
   // A static if on a size (guards when backed; a data-dependent error when unbacked, on purpose).
@@ -362,7 +442,7 @@ class Generator {
 
   bool try_statement() {
     size_t family = src_.weighted(policy_.family_weights);
-    if (family == kCheckStatement) return try_check();
+    if (family == kCheckStatement) return src_.chance(1, 3) ? try_size_equality() : try_check();
     if (family == kIfStatement) return try_if();
     std::optional<OpKind> op =
         policy_.focus ? policy_.focus : pick_op(static_cast<OpFamily>(family));

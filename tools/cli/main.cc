@@ -74,6 +74,13 @@ commands:
       times a seeded trace-shaped ShapeEnv operation sequence, generator included (median of
       R runs, ops/s), and writes it to FILE for tools/bench/pytorch_shape_env.py (the same
       sequence on PyTorch)
+  zoo [--seconds N] [--faults a,b] [--seed S] [--out DIR]
+      the bug zoo: for each fault switch (historical PyTorch bugs, engine/base/faults.def) runs
+      the default campaign with it on until the first failure or crash (at most N seconds,
+      default 60), shrinks that program, and prints: fault, PR, detected, seconds to first
+      detection, bucket, reproducer lines before -> after (and its bucket with the fault off);
+      reproducers (with a '# faults:' header, so they replay as-is) and zoo.json go to DIR
+      (default report/zoo); exit 0 when every fault is detected
   fuzz-shape-env [--seconds N] [--seed S] [--steps K]
       random ShapeEnv call sequences checked against the ShapeEnv invariants (spec §8) and
       event-log replay; prints a reproducer seed on the first violation
@@ -98,6 +105,7 @@ int main(int argc, char** argv) {
     if (cmd == "diff-backends") return sf::cli::diff_backends_command(args);
     if (cmd == "campaign") return sf::cli::campaign_command(args);
     if (cmd == "bench-shape-env") return sf::cli::bench_shape_env_command(args);
+    if (cmd == "zoo") return sf::cli::zoo_command(args);
   } catch (const sf::UserError& e) {
     std::fprintf(stderr, "error (%s): %s\n", sf::user_error_kind_name(e.kind()), e.what());
     return 2;

@@ -43,7 +43,15 @@ class Inserter {
     insert_after_ = last_placeholder;
     // Asserts over backed symbols only (the None bucket), then unbacked inputs' own asserts.
     emit_bucket(ExprRef());
-    for (const auto& [s, path] : input_defs) define(env_.resolve_renaming(s), path);
+    for (const auto& [s, path] : input_defs) {
+      if (fault_on(Fault::kUnbackedInputAssertsDropped)) {  // placeholders skipped (#152231)
+        ExprRef r = env_.resolve_renaming(s);
+        bound_.insert(r);
+        buckets_.erase(r);
+        continue;
+      }
+      define(env_.resolve_renaming(s), path);
+    }
     for (Node* n : nodes) {
       if (n->kind == NodeKind::kPlaceholder) continue;
       insert_after_ = n;
@@ -52,6 +60,11 @@ class Inserter {
         continue;
       }
       for (const auto& [s, path] : env_.resolve_unbacked_bindings(n->unbacked_bindings)) {
+        // The fault: a site defines only a symbol the value still shows unreplaced (#121079).
+        if (fault_on(Fault::kAssertSiteLostByReplacement) &&
+            env_.replace(key_get(n->value, path).expr()) != s) {
+          continue;
+        }
         define(s, path);
       }
     }
@@ -77,7 +90,9 @@ class Inserter {
   }
 
   void define(const ExprRef& s, const KeyPath& path) {
-    if (!bound_.insert(s).second) return;
+    // The fault marks s bound only after its bucket is emitted (#151170).
+    bool late_bound = fault_on(Fault::kAssertBucketBeforeBound);
+    if (late_bound ? bound_.count(s) > 0 : !bound_.insert(s).second) return;
     bool is_bool = !path.empty() && path.back().kind == KeyEntry::Kind::kConvertInt;
     sym::ValueRange vr = env_.var_range(s);
     if (!is_bool && !vr.is_float() && !vr.is_unknown() && !fault_on(Fault::kRangeAssertsSkipped)) {
@@ -90,6 +105,7 @@ class Inserter {
       range_asserted_.insert(s);
     }
     emit_bucket(s);
+    if (late_bound) bound_.insert(s);
   }
 
   void emit_bucket(const ExprRef& key) {
@@ -104,22 +120,25 @@ class Inserter {
     // An assert recorded during re-propagation may name a fresh retrace symbol: state it over
     // the names the graph's bindings resolve to.
     RuntimeAssert ra = original;
+    if (fault_on(Fault::kAssertReplacedBeforeEmit)) {  // full replacement (#153661)
+      ra.expr = env_.simplify(ra.expr);
+      if (ra.expr->is(sym::ExprKind::kBoolConst) && ra.expr->bool_value()) return;
+    }
     ra.expr = sym::substitute_symbols(ra.expr, [&](const ExprRef& s) -> ExprRef {
       ExprRef r = env_.resolve_renaming(s);
       return r == s ? ExprRef() : r;
     });
     if (added_.count(ra.expr)) return;
-    if (sym::contains_kind(ra.expr, sym::ExprKind::kToFloat) ||
-        sym::contains_kind(ra.expr, sym::ExprKind::kTruncToInt)) {
-      return;  // not interpretable at runtime by the FX pass either
-    }
     std::vector<ExprRef> fs = sym::free_symbols(ra.expr);
     if (fs.size() == 1 && range_asserted_.count(fs[0]) && implied_by_range(ra.expr, fs[0])) {
       return;  // a plain bound of a symbol that its (asserted) range already implies
     }
     std::vector<ExprRef> missing;
     for (const ExprRef& s : fs) {
-      if (!bound_.count(s)) missing.push_back(s);
+      // The fault buckets by unbacked ints only; float symbols count as bound (#185692).
+      bool ignored =
+          fault_on(Fault::kFloatAssertEmittedEarly) && s->sym_kind() != sym::SymKind::kUnbackedInt;
+      if (!bound_.count(s) && !ignored) missing.push_back(s);
     }
     if (!missing.empty()) {
       // Re-bucket under the smallest missing symbol (by name), as upstream.

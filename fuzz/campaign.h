@@ -1,0 +1,53 @@
+// The campaign loop: seeded programs through the whole pipeline in a crash-isolated worker process
+// (an aborting engine bug or a hang is recorded as a crash of that seed, and a fresh worker goes
+// on with the next seed). Used by `shapefuzz campaign` and, once per fault, by `shapefuzz zoo`.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "engine/program/ast.h"
+#include "oracles/pipeline.h"
+
+namespace sf::fuzz {
+
+// The program a campaign runs for `seed` (the generator's default policy), tagged with its seed.
+program::Program program_for_seed(uint64_t seed);
+
+// A bucket that is a finding: a failed oracle or a crash (not a rejection or a triage bucket).
+bool is_finding_bucket(const std::string& bucket);
+
+struct Finding {
+  std::string bucket;  // "fail:<oracle>", "crash:signal6", "wrong-rejection:<kind>", ...
+  uint64_t seed = 0;
+  std::string detail;  // the verdict's text on one line (empty for crashes)
+  double elapsed = 0;  // seconds since the campaign started
+  bool first_of_bucket = false;
+};
+
+struct CampaignOptions {
+  double seconds = 60;
+  uint64_t first_seed = 1;
+  double timeout = 10;  // a program making no progress for this long is a hang
+  oracles::PipelineOptions pipeline;
+  bool quiet_workers = false;  // workers' stderr (SF_CHECK reports) goes to /dev/null
+  // Called for every program that is not a pass or a rejection; return true to stop early.
+  std::function<bool(const Finding&)> on_finding;
+  // Called about once a second with the running counts.
+  std::function<void(double elapsed, uint64_t programs, const std::map<std::string, uint64_t>&)>
+      on_progress;
+};
+
+struct CampaignResult {
+  double seconds = 0;
+  uint64_t programs = 0;
+  std::map<std::string, uint64_t> buckets;
+  std::map<std::string, uint64_t> first_seed_of;  // per non-pass, non-rejection bucket
+  bool stopped_early = false;
+};
+
+CampaignResult run_campaign(const CampaignOptions& opts);
+
+}  // namespace sf::fuzz

@@ -1,0 +1,203 @@
+// `shapefuzz zoo`: the bug zoo. For each fault switch (engine/base/faults.def) it runs the default
+// campaign with that fault on until the first failure or crash, shrinks the program that found it
+// (same bucket, fault on), checks that the shrunk program passes with the fault off, and prints a
+// table: fault, PR, detected, seconds to first detection, bucket (which oracle), reproducer size.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/base/errors.h"
+#include "engine/base/faults.h"
+#include "engine/program/parser.h"
+#include "engine/program/printer.h"
+#include "fuzz/campaign.h"
+#include "fuzz/isolated.h"
+#include "fuzz/shrink.h"
+#include "oracles/pipeline.h"
+#include "tools/cli/commands.h"
+
+namespace sf::cli {
+
+namespace {
+
+struct ZooRow {
+  const FaultInfo* fault = nullptr;
+  bool detected = false;
+  double seconds = 0;
+  uint64_t programs = 0;
+  uint64_t seed = 0;
+  std::string bucket;
+  int lines_before = 0, lines_after = 0;
+  std::string fault_off_bucket;  // the shrunk program's bucket with the fault off
+  std::string file;
+  int unrelated = 0;  // findings that reproduce with the fault off (skipped)
+};
+
+void silence_stderr() {
+  int null = open("/dev/null", O_WRONLY);
+  if (null >= 0) dup2(null, 2);
+}
+
+// The bucket of a program text run through the whole pipeline in a child process with only the
+// faults its header names; a text that no longer parses is "invalid".
+std::string bucket_of_text(const std::string& text, const oracles::PipelineOptions& base) {
+  return fuzz::run_isolated(
+      [&]() -> std::string {
+        clear_faults();
+        silence_stderr();  // an SF_CHECK's report belongs to the reproducer, not the zoo table
+        try {
+          program::Program p = program::parse_program(text);
+          auto cpu = backend::make_cpu_backend();
+          oracles::PipelineOptions opts = base;
+          opts.backend = cpu.get();
+          return oracles::run_pipeline(p, opts).verdict.bucket();
+        } catch (const UserError&) {
+          return "invalid";
+        }
+      },
+      10);
+}
+
+std::vector<const FaultInfo*> selected_faults(const std::string& list, std::string* error) {
+  std::vector<const FaultInfo*> out;
+  for (const FaultInfo& f : all_faults()) {
+    if (list.empty() ||
+        ("," + list + ",").find("," + std::string(f.name) + ",") != std::string::npos) {
+      out.push_back(&f);
+    }
+  }
+  if (out.empty()) *error = "no fault matches '" + list + "' (see engine/base/faults.def)";
+  return out;
+}
+
+ZooRow hunt(const FaultInfo& f, double seconds, uint64_t first_seed,
+            const oracles::PipelineOptions& base, const std::filesystem::path& out_dir) {
+  ZooRow row;
+  row.fault = &f;
+  clear_faults();
+  set_fault(f.fault, true);
+  fuzz::CampaignOptions opts;
+  opts.seconds = seconds;
+  opts.first_seed = first_seed;
+  opts.pipeline = base;
+  opts.quiet_workers = true;
+  opts.on_finding = [&](const fuzz::Finding& found) {
+    if (!fuzz::is_finding_bucket(found.bucket)) return false;
+    // A program that fails the same way with the fault off found an unrelated bug, not this
+    // fault: count it and go on.
+    if (bucket_of_text(program::print_program(fuzz::program_for_seed(found.seed)), base) ==
+        found.bucket) {
+      ++row.unrelated;
+      return false;
+    }
+    row.detected = true;
+    row.seconds = found.elapsed;
+    row.seed = found.seed;
+    row.bucket = found.bucket;
+    return true;
+  };
+  fuzz::CampaignResult r = fuzz::run_campaign(opts);
+  row.programs = r.programs;
+  clear_faults();
+  if (!row.detected) return row;
+  // Shrink with the fault named in the program's header, so every candidate (and the file)
+  // runs with it on, whatever the process's switches.
+  program::Program p = fuzz::program_for_seed(row.seed);
+  p.header.faults = {f.name};
+  p.header.found_by = "zoo fault=" + std::string(f.name) + " seed=" + std::to_string(row.seed);
+  std::string text = program::print_program(p);
+  row.lines_before = fuzz::program_text_lines(text);
+  fuzz::ShrinkResult s = fuzz::shrink_program_text(
+      text, [&](const std::string& t) { return bucket_of_text(t, base) == row.bucket; }, 400);
+  row.lines_after = fuzz::program_text_lines(s.text);
+  program::Program shrunk = program::parse_program(s.text);
+  shrunk.header.faults.clear();
+  row.fault_off_bucket = bucket_of_text(program::print_program(shrunk), base);
+  std::filesystem::path file = out_dir / (std::string(f.name) + ".sfz");
+  size_t body = s.text.find('\n') + 1;
+  write_atomically(file, s.text.substr(0, body) + "# " + row.bucket + " (PR #" +
+                             std::to_string(f.pr) + ")\n" + s.text.substr(body));
+  row.file = file.string();
+  return row;
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+int zoo_command(const Args& args) {
+  std::string error;
+  std::vector<const FaultInfo*> faults = selected_faults(args.get("faults", ""), &error);
+  if (faults.empty()) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 2;
+  }
+  double seconds = args.get_double("seconds", 60);
+  std::filesystem::path out_dir = args.get("out", "report/zoo");
+  oracles::PipelineOptions base;  // the default campaign's options: every oracle
+  base.oracles = oracles::OracleSet::all();
+  std::vector<ZooRow> rows;
+  std::printf("%-36s %-7s %-8s %8s %9s  %-26s %s\n", "fault", "PR", "detected", "seconds",
+              "programs", "bucket", "reproducer lines (fault off)");
+  for (const FaultInfo* f : faults) {
+    ZooRow row = hunt(*f, seconds, args.get_u64("seed", 1), base, out_dir);
+    std::string size = row.detected
+                           ? std::to_string(row.lines_before) + " -> " +
+                                 std::to_string(row.lines_after) + " (" + row.fault_off_bucket + ")"
+                           : "-";
+    if (row.unrelated) size += "; skipped " + std::to_string(row.unrelated) + " unrelated";
+    std::printf("%-36s #%-6d %-8s %8.1f %9llu  %-26s %s\n", f->name, f->pr,
+                row.detected ? "yes" : "NO", row.detected ? row.seconds : seconds,
+                static_cast<unsigned long long>(row.programs),
+                row.detected ? row.bucket.c_str() : "-", size.c_str());
+    std::fflush(stdout);
+    rows.push_back(row);
+  }
+  // The median time to detection, an undetected fault counting as never.
+  std::vector<double> times;
+  size_t detected = 0;
+  for (const ZooRow& r : rows) {
+    times.push_back(r.detected ? r.seconds : 1e18);
+    detected += r.detected ? 1 : 0;
+  }
+  std::sort(times.begin(), times.end());
+  double median = times[times.size() / 2];
+  if (times.size() % 2 == 0) median = (median + times[times.size() / 2 - 1]) / 2;
+  std::printf("detected %zu/%zu; median seconds to detection: %s\n", detected, rows.size(),
+              median >= 1e17 ? "never" : std::to_string(median).c_str());
+  std::string json =
+      "{\n  \"seconds_per_fault\": " + std::to_string(seconds) + ",\n  \"faults\": [";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ZooRow& r = rows[i];
+    json += std::string(i ? "," : "") + "\n    {\"fault\": " + json_string(r.fault->name) +
+            ", \"pr\": " + std::to_string(r.fault->pr) +
+            ", \"detected\": " + (r.detected ? "true" : "false") +
+            ", \"seconds\": " + std::to_string(r.seconds) +
+            ", \"programs\": " + std::to_string(r.programs) +
+            ", \"seed\": " + std::to_string(r.seed) + ", \"bucket\": " + json_string(r.bucket) +
+            ", \"lines_before\": " + std::to_string(r.lines_before) +
+            ", \"lines_after\": " + std::to_string(r.lines_after) +
+            ", \"fault_off_bucket\": " + json_string(r.fault_off_bucket) +
+            ", \"unrelated_findings\": " + std::to_string(r.unrelated) +
+            ", \"reproducer\": " + json_string(r.file) + "}";
+  }
+  json += "\n  ]\n}\n";
+  write_atomically(out_dir / "zoo.json", json);
+  return detected == rows.size() ? 0 : 1;
+}
+
+}  // namespace sf::cli
