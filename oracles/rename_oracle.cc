@@ -30,7 +30,7 @@ class RenameCheck {
   void before(const ShapeEnv& env) {
     renamings_ = env.replacement_table().renamings();
     replacements_ = env.replacement_table().entries();
-    facts_before_ = smt::env_facts(env);
+    facts_before_ = smt::env_facts(env, /*detailed_labels=*/false);
   }
 
   void after(size_t index, const Event& ev, const ShapeEnv& env) {
@@ -47,15 +47,22 @@ class RenameCheck {
       if (!renamed && (it == rep.end() || it->second != old_tgt)) changed.emplace_back(a, a);
     }
     if (changed.empty()) return;
-    std::vector<smt::Fact> now = smt::env_facts(env);
-    for (const auto& [a, b] : changed) judge(index, ev, a, b, now);
+    // One solver scope per event: the new state is encoded once for every changed symbol.
+    smt::Session& session = smt::Session::shared(opts_);
+    smt::Stats before = session.stats();
+    {
+      smt::Session::Scope scope(session);
+      smt::assume_all(session, smt::env_facts(env, /*detailed_labels=*/false));
+      for (const auto& [a, b] : changed) judge(session, index, ev, a, b);
+    }
+    stats.add(session.stats().since(before));
   }
 
   smt::Stats stats;
 
  private:
-  void judge(size_t index, const Event& ev, const ExprRef& a, const ExprRef& b,
-             const std::vector<smt::Fact>& now) {
+  void judge(smt::Session& session, size_t index, const Event& ev, const ExprRef& a,
+             const ExprRef& b) {
     std::vector<smt::Fact> goals;
     for (const smt::Fact& f : facts_before_) {
       if (!mentions(f.expr, a)) continue;
@@ -66,10 +73,6 @@ class RenameCheck {
     }
     if (a != b) goals.push_back({sym::eq(a, b), "renaming " + a->str() + " -> " + b->str()});
     if (goals.empty()) return;
-    smt::Session& session = smt::Session::shared(opts_);
-    smt::Stats before = session.stats();
-    smt::Session::Scope scope(session);
-    smt::assume_all(session, now);
     std::string what = "event " + std::to_string(index) + " " + ev.name() + ": " + a->str() +
                        (a == b ? " (replacement rewritten)" : " renamed to " + b->str());
     for (const smt::Fact& g : goals) {
@@ -82,7 +85,6 @@ class RenameCheck {
         report_.undecided(what + " '" + g.label + "'", r);
       }
     }
-    stats.add(session.stats().since(before));
   }
 
   smt::Options opts_;

@@ -4,6 +4,7 @@
 
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
+#include "engine/base/faults.h"
 #include "engine/shape_env/shape_env.h"
 #include "engine/sym/make.h"
 #include "engine/sym/numeric.h"
@@ -133,9 +134,17 @@ void ShapeEnv::rename_unbacked_to(const ExprRef& orig, const ExprRef& dest) {
         << "rename_unbacked_to(" << orig->str() << ", " << dest->str()
         << ") needs two unbacked symbols";
     std::optional<ExprRef> carried = replacements_.target(orig);
+    if (fault_on(Fault::kRenameClobbersReplacement)) {  // #124394 part 3: orig -> dest, forced
+      install_replacement(orig, dest, "rename_unbacked_to");
+      replacements_.record_renaming(orig, dest);
+      on_state_change();
+      return;
+    }
     // Upstream lets the range checks decline here and leaves renaming and replacement diverged
     // (INV-7 iii). The fresh symbol is the old one re-derived, so the equality is certain: unify.
-    unify(orig, dest, "rename_unbacked_to");
+    // The fault: the replacement is declined (as upstream's range checks may) and the renaming
+    // is recorded anyway, so the two disagree.
+    if (!fault_on(Fault::kRenameReplacementDeclined)) unify(orig, dest, "rename_unbacked_to");
     replacements_.record_renaming(orig, dest);  // unconditional, as upstream
     // The historical bug: the fresh symbol's replacement was clobbered. Carry it to the old name.
     if (carried && *carried != dest) unify(dest, *carried, "rename_unbacked_to_dest");

@@ -142,16 +142,43 @@ class Generator {
     return i(src_.range(lo, hi));
   }
 
-  // A boolean mask for `t`: an existing bool tensor of t's shape when there is one (a mask
-  // shared by several index/masked_select calls shares their data-dependent size through the
-  // memo), else `cmp(t, c)`.
+  // Whether a statement may be a call of the op named `name` (swarm testing disables features;
+  // helper sub-expressions are exempt, statements are not).
+  bool statement_allowed(const char* name) const {
+    const program::OpSchema& s = program::schema(*program::op_by_name(name));
+    for (program::OpFeature f : policy_.disabled_features) {
+      if (s.has(f)) return false;
+    }
+    return true;
+  }
+
+  bool is_dynamic_input_dim0(const std::string& name) const {
+    for (const program::InputDecl& in : p_.inputs) {
+      if (in.name == name)
+        return in.is_tensor && !in.dims.empty() && in.dims[0] == DimMode::kDynamic;
+    }
+    return false;
+  }
+
+  // A boolean mask for `t`: an existing bool tensor of t's shape (a mask shared by several
+  // index/masked_select calls shares their data-dependent size through the memo), a new named
+  // mask statement that later calls may share, or `cmp(t, c)` inline.
   ExprPtr mask_for(const Var& t, const char* cmp, int64_t c) {
-    const Var* m = src_.chance(1, 2) ? pick([&](const HostValue& x) {
-      return is_tensor(x) && x.tensor.dtype == DType::kBool &&
-             x.tensor.sizes == t.value.tensor.sizes;
-    })
-                                     : nullptr;
-    return m ? v(m->name) : call(cmp, {v(t.name), i(c)});
+    std::vector<int64_t> shape = t.value.tensor.sizes;
+    if (src_.chance(2, 3)) {
+      if (const Var* m = pick([&](const HostValue& x) {
+            return is_tensor(x) && x.tensor.dtype == DType::kBool && x.tensor.sizes == shape;
+          })) {
+        return v(m->name);
+      }
+    }
+    if (src_.chance(1, 2) && statement_allowed(cmp)) {
+      std::string name = "k" + std::to_string(line_);
+      if (accept(program::ProgramBuilder::assign_stmt(name, call(cmp, {v(t.name), i(c)})), name)) {
+        return v(name);
+      }
+    }
+    return call(cmp, {v(t.name), i(c)});
   }
 
   // ---- statements ----
@@ -289,10 +316,17 @@ class Generator {
       // data-dependent
       case OpKind::kNonzero:
         return call(name, {v(t->name)});
-      case OpKind::kIndex:
-        return call(name, {v(t->name), mask_for(*t, "gt", 0)});
-      case OpKind::kMaskedSelect:
-        return call(name, {v(t->name), mask_for(*t, "ne", 1)});
+      // mask_for may append a statement (and so move vars_): read t's name first.
+      case OpKind::kIndex: {
+        std::string tensor = t->name;
+        ExprPtr mask = mask_for(*t, "gt", 0);
+        return call(name, {v(tensor), mask});
+      }
+      case OpKind::kMaskedSelect: {
+        std::string tensor = t->name;
+        ExprPtr mask = mask_for(*t, "ne", 1);
+        return call(name, {v(tensor), mask});
+      }
       case OpKind::kUnique:
         return call(name, {v(t->name)},
                     src_.chance(1, 2)
@@ -389,7 +423,14 @@ class Generator {
       if (t != a && t->value.tensor.sizes[0] == a->value.tensor.sizes[0]) same.push_back(t);
     }
     if (same.empty()) return false;
-    const Var* b = same[src_.pick(same.size())];
+    // Mostly a dynamic input when one matches: then a data-dependent size is replaced by a
+    // backed symbol, the case where renaming on re-propagation must not touch the backed one.
+    std::vector<const Var*> dynamic;
+    for (const Var* t : same) {
+      if (is_dynamic_input_dim0(t->name)) dynamic.push_back(t);
+    }
+    const Var* b = !dynamic.empty() && src_.chance(2, 3) ? dynamic[src_.pick(dynamic.size())]
+                                                         : same[src_.pick(same.size())];
     Stmt st;
     st.kind = Stmt::Kind::kCheck;
     st.value = eq(call("size", {v(a->name), i(0)}), call("size", {v(b->name), i(0)}));
@@ -407,8 +448,9 @@ class Generator {
     std::string name = "m" + std::to_string(line_);
     Stmt copy = program::ProgramBuilder::assign_stmt(name, add(v(t->name), i(0)));
     if (!accept(copy, name)) return false;
-    bool query = src_.chance(1, 2);
-    auto query_of = [&, nonzero = src_.chance(1, 2)](const std::string& x) {
+    bool nonzero = src_.chance(1, 2);
+    bool query = src_.chance(1, 2) && statement_allowed(nonzero ? "nonzero" : "item");
+    auto query_of = [&, nonzero](const std::string& x) {
       return nonzero ? call("nonzero", {v(x)}) : call("item", {call("count_nonzero", {v(x)})});
     };
     std::string before = "q" + std::to_string(line_);

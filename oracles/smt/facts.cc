@@ -2,6 +2,7 @@
 #include "oracles/smt/facts.h"
 
 #include <cmath>
+#include <functional>
 
 #include "engine/sym/make.h"
 
@@ -22,8 +23,11 @@ std::vector<Fact> range_facts(const ExprRef& s, const sym::ValueRange& r) {
   return out;
 }
 
-std::vector<Fact> env_facts(const ShapeEnv& env) {
+std::vector<Fact> env_facts(const ShapeEnv& env, bool detailed_labels) {
   std::vector<Fact> out;
+  auto label = [&](const char* kind, const std::function<std::string()>& details) {
+    return detailed_labels ? details() : std::string(kind);
+  };
   for (const auto& [s, r] : env.range_table().ranges()) {
     for (Fact& f : range_facts(s, r)) out.push_back(std::move(f));
   }
@@ -33,20 +37,25 @@ std::vector<Fact> env_facts(const ShapeEnv& env) {
       lhs = s->is_float() ? s : sym::to_float(s);
       rhs = tgt->is_float() ? tgt : sym::to_float(tgt);
     }
-    out.push_back({sym::eq(lhs, rhs), "replacement " + s->str() + " -> " + tgt->str()});
+    out.push_back({sym::eq(lhs, rhs), label("replacement", [&] {
+                     return "replacement " + s->str() + " -> " + tgt->str();
+                   })});
   }
   for (const auto& [e, value] : env.assertions().axioms()) {
-    out.push_back(
-        {value ? e : sym::not_(e), "axiom " + e->str() + " == " + (value ? "True" : "False")});
+    out.push_back({value ? e : sym::not_(e), label("axiom", [&] {
+                     return "axiom " + e->str() + " == " + (value ? "True" : "False");
+                   })});
   }
   for (const auto& [key, ras] : env.assertions().deferred()) {
     for (const RuntimeAssert& ra : ras) {
-      out.push_back({ra.expr, "deferred assert " + ra.expr->str() +
-                                  (ra.msg.empty() ? "" : " ('" + ra.msg + "')")});
+      out.push_back({ra.expr, label("deferred assert", [&] {
+                       return "deferred assert " + ra.expr->str() +
+                              (ra.msg.empty() ? "" : " ('" + ra.msg + "')");
+                     })});
     }
   }
   for (const ShapeGuard& g : env.assertions().guards()) {
-    out.push_back({g.expr, "guard " + g.expr->str()});
+    out.push_back({g.expr, label("guard", [&] { return "guard " + g.expr->str(); })});
   }
   return out;
 }

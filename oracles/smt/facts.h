@@ -18,7 +18,10 @@ struct Fact {
 
 // lo <= s <= hi for the finite bounds of `r` (none when both are infinite).
 std::vector<Fact> range_facts(const sym::ExprRef& s, const sym::ValueRange& r);
-std::vector<Fact> env_facts(const ShapeEnv& env);
+// `detailed_labels` false: labels name only the fact's kind ("replacement", "guard", ...), for
+// callers that take the state before every event (printing every expression costs more than
+// the solver).
+std::vector<Fact> env_facts(const ShapeEnv& env, bool detailed_labels = true);
 void assume_all(Session& session, const std::vector<Fact>& facts);
 
 }  // namespace sf::smt

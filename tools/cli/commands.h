@@ -30,6 +30,8 @@ int diff_backends_command(const Args& args);
 int campaign_command(const Args& args);
 int bench_shape_env_command(const Args& args);
 int zoo_command(const Args& args);
+int gen_command(const Args& args);
+int bench_oracles_command(const Args& args);
 bool read_file(const std::string& path, std::string* out);
 // Writes `text` to `path` through a temporary file and a rename, so a report is never half-written.
 void write_atomically(const std::filesystem::path& path, const std::string& text);

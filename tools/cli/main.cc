@@ -74,6 +74,12 @@ commands:
       times a seeded trace-shaped ShapeEnv operation sequence, generator included (median of
       R runs, ops/s), and writes it to FILE for tools/bench/pytorch_shape_env.py (the same
       sequence on PyTorch)
+  bench-oracles [--programs N] [--seed S]
+      each oracle's cost per program (median, p95, mean; solver per-query median, p95, unknowns)
+      over the campaign's programs for seeds S..S+N-1 (default 1, 2000), and programs/s with
+      every oracle vs the structural ones only
+  gen [--seed S] [--count K]
+      prints the generated programs the campaign runs for seeds S..S+K-1 (default 1, 1)
   zoo [--seconds N] [--faults a,b] [--seed S] [--out DIR]
       the bug zoo: for each fault switch (historical PyTorch bugs, engine/base/faults.def) runs
       the default campaign with it on until the first failure or crash (at most N seconds,
@@ -106,6 +112,8 @@ int main(int argc, char** argv) {
     if (cmd == "campaign") return sf::cli::campaign_command(args);
     if (cmd == "bench-shape-env") return sf::cli::bench_shape_env_command(args);
     if (cmd == "zoo") return sf::cli::zoo_command(args);
+    if (cmd == "gen") return sf::cli::gen_command(args);
+    if (cmd == "bench-oracles") return sf::cli::bench_oracles_command(args);
   } catch (const sf::UserError& e) {
     std::fprintf(stderr, "error (%s): %s\n", sf::user_error_kind_name(e.kind()), e.what());
     return 2;
