@@ -4,6 +4,7 @@
 #include "oracles/pipeline.h"
 
 #include <chrono>
+#include <functional>
 
 #include "engine/base/faults.h"
 #include "engine/fake/meta/meta.h"
@@ -159,6 +160,21 @@ Verdict differential(const PipelineResult& r, const std::string& backend) {
 // The Z3 oracles on the final products (they need the whole trace, the final graph and the
 // run). The first that finds a violation decides; otherwise an undecided query makes the verdict
 // inconclusive instead of a pass.
+// Runs one oracle; a user error while it builds its queries (e.g. an integer overflow folding a
+// constant) makes it undecided, never a pass and never an escaped exception.
+OracleReport guarded(const char* name, const std::function<OracleReport()>& oracle) {
+  try {
+    return oracle();
+  } catch (const UserError& e) {
+    OracleReport rep;
+    rep.name = name;
+    rep.ran = true;
+    rep.inconclusive.push_back(std::string("could not state its queries: ") +
+                               user_error_kind_name(e.kind()) + ": " + e.what());
+    return rep;
+  }
+}
+
 void run_solver_oracles(const program::Program& p, const PipelineOptions& opts, PipelineResult& r) {
   if (!r.trace) return;
   const ShapeEnv& env = *r.trace->env;
@@ -166,12 +182,15 @@ void run_solver_oracles(const program::Program& p, const PipelineOptions& opts, 
   const OracleSet& set = opts.oracles;
   if (set.has(OracleKind::kBinding)) {
     if (final_graph && r.run) {
-      r.reports.push_back(check_binding(env, *final_graph, *r.run, opts.smt));
+      r.reports.push_back(
+          guarded("binding", [&] { return check_binding(env, *final_graph, *r.run, opts.smt); }));
     } else {
       r.reports.push_back(OracleReport{"binding"});
     }
   }
-  if (set.has(OracleKind::kRename)) r.reports.push_back(check_renames(env, opts.smt));
+  if (set.has(OracleKind::kRename)) {
+    r.reports.push_back(guarded("rename", [&] { return check_renames(env, opts.smt); }));
+  }
   if (set.has(OracleKind::kMemo)) {
     MemoInputs in;
     in.env = &env;
@@ -181,11 +200,12 @@ void run_solver_oracles(const program::Program& p, const PipelineOptions& opts, 
     in.run = r.run ? &*r.run : nullptr;
     in.inference_mode = p.header.inference_mode;
     if (!in.traced) in.env = nullptr;
-    r.reports.push_back(check_memo(in, opts.smt));
+    r.reports.push_back(guarded("memo", [&] { return check_memo(in, opts.smt); }));
   }
   if (set.has(OracleKind::kTv)) {
-    r.reports.push_back(final_graph ? check_translation(env, *final_graph, opts.smt)
-                                    : OracleReport{"tv"});
+    r.reports.push_back(
+        final_graph ? guarded("tv", [&] { return check_translation(env, *final_graph, opts.smt); })
+                    : OracleReport{"tv"});
   }
   for (const OracleReport& rep : r.reports) {
     if (rep.outcome() == OracleReport::Outcome::kFail) {

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include "engine/sym/make.h"
 
@@ -18,8 +19,16 @@ std::vector<Fact> range_facts(const ExprRef& s, const sym::ValueRange& r) {
     if (std::isfinite(r.fhi())) out.push_back({sym::le(s, sym::real(r.fhi())), label});
     return out;
   }
-  if (r.lo().is_finite()) out.push_back({sym::le(sym::integer(r.lo().value()), s), label});
-  if (r.hi().is_finite()) out.push_back({sym::le(s, sym::integer(r.hi().value())), label});
+  // The int64 extremes bound nothing a size or scalar can take, and stating them invites
+  // overflow when a fact is negated (INT64_MIN has no int64 negation).
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (r.lo().is_finite() && r.lo().value() != kMin) {
+    out.push_back({sym::le(sym::integer(r.lo().value()), s), label});
+  }
+  if (r.hi().is_finite() && r.hi().value() != kMax) {
+    out.push_back({sym::le(s, sym::integer(r.hi().value())), label});
+  }
   return out;
 }
 

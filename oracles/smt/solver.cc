@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/base/errors.h"
 #include "engine/sym/make.h"
 #include "oracles/smt/encoding.h"
 
@@ -296,7 +297,20 @@ void Session::assume(const ExprRef& fact, const std::string& label) {
   m.scopes.back().push_back(Fact{fact, label, p});
 }
 
-Result Session::entails(const ExprRef& goal) { return check({sym::not_(goal)}); }
+Result Session::entails(const ExprRef& goal) {
+  ExprRef negated;
+  try {
+    negated = sym::not_(goal);  // canonicalizing may overflow (x <= INT64_MIN negated)
+  } catch (const UserError& e) {
+    ++stats_.queries;
+    ++stats_.error;
+    Result r;
+    r.status = Status::kError;
+    r.reason = std::string("cannot state the negation of ") + goal->str() + ": " + e.what();
+    return r;
+  }
+  return check({negated});
+}
 
 Result Session::check(const std::vector<ExprRef>& query) {
   Impl& m = *impl_;

@@ -2,6 +2,8 @@
 // agreement, and a property comparing the Z3 encoding with engine/sym's evaluator.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "engine/sym/eval.h"
 #include "engine/sym/make.h"
 #include "fuzz/gen/sym_gen.h"
@@ -32,6 +34,18 @@ TEST(Smt, DivisionByZeroIsUndefinedNotAValue) {
   s.assume(eq(u(1), integer(0)), "b is zero");
   // No model makes u0 // u1 == anything: the definedness condition fails.
   EXPECT_EQ(s.check({eq(floordiv(u(0), u(1)), integer(3))}).status, Status::kUnsat);
+}
+
+// A campaign crash (seed 10666): negating u1 <= INT64_MAX overflows while canonicalizing. The
+// query is an error (undecided, never a pass), not an escaped exception.
+TEST(Smt, AGoalWhoseNegationOverflowsIsAnError) {
+  Session s;
+  ExprRef goal = le(u(1), integer(std::numeric_limits<int64_t>::max()));
+  Result r;
+  ASSERT_NO_THROW(r = s.entails(goal));
+  EXPECT_EQ(r.status, Status::kError);
+  EXPECT_NE(r.reason.find("cannot state the negation"), std::string::npos) << r.reason;
+  EXPECT_EQ(s.stats().error, 1);
 }
 
 TEST(Smt, SatModelsAreConfirmedAndUnsatCoresNamed) {
