@@ -135,9 +135,10 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
     if (r.stopped_early) break;
     if (!in_flight) break;  // the worker reached the deadline
     // The worker died inside a program: an aborting engine bug, or a hang.
-    std::string bucket =
-        timed_out ? "crash:timeout"
-                  : "crash:signal" + std::to_string(WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    // (An exit inside a program is a crash too: an exception that escaped the pipeline.)
+    std::string bucket = timed_out             ? "crash:timeout"
+                         : WIFSIGNALED(status) ? "crash:signal" + std::to_string(WTERMSIG(status))
+                                               : "crash:exit" + std::to_string(WEXITSTATUS(status));
     r.stopped_early = record(bucket, current, "");
     seed = current + 1;
   }
