@@ -2,7 +2,6 @@
 // records verdicts, restarts the worker after a crash or hang, and stops at the deadline.
 #include "fuzz/campaign.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -15,6 +14,7 @@
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/base/errors.h"
 #include "fuzz/gen/program_gen.h"
+#include "fuzz/isolated.h"
 
 namespace sf::fuzz {
 
@@ -28,10 +28,7 @@ double now_seconds() {
 // "done\tSEED\tBUCKET\tDETAIL" after it, so the parent knows which seed was in flight at a crash.
 [[noreturn]] void worker(int fd, uint64_t first, double deadline,
                          const oracles::PipelineOptions& base, bool quiet) {
-  if (quiet) {
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) dup2(null, 2);
-  }
+  if (quiet) silence_stderr();
   auto cpu = backend::make_cpu_backend();
   FILE* out = fdopen(fd, "w");
   for (uint64_t seed = first; now_seconds() < deadline; ++seed) {

@@ -2,6 +2,7 @@
 // deadline and kills a child that takes too long.
 #include "fuzz/isolated.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,6 +13,11 @@
 #include "engine/base/errors.h"
 
 namespace sf::fuzz {
+
+void silence_stderr() {
+  int null = open("/dev/null", O_WRONLY);
+  if (null >= 0) dup2(null, 2);
+}
 
 std::string run_isolated(const std::function<std::string()>& job, double timeout_seconds) {
   int fds[2];

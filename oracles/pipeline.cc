@@ -157,9 +157,6 @@ Verdict differential(const PipelineResult& r, const std::string& backend) {
   return Verdict::pass();
 }
 
-// The Z3 oracles on the final products (they need the whole trace, the final graph and the
-// run). The first that finds a violation decides; otherwise an undecided query makes the verdict
-// inconclusive instead of a pass.
 // Runs one oracle; a user error while it builds its queries (e.g. an integer overflow folding a
 // constant) makes it undecided, never a pass and never an escaped exception.
 OracleReport guarded(const char* name, const std::function<OracleReport()>& oracle) {
@@ -175,6 +172,9 @@ OracleReport guarded(const char* name, const std::function<OracleReport()>& orac
   }
 }
 
+// The Z3 oracles on the final products (they need the whole trace, the final graph and the
+// run). The first that finds a violation decides; otherwise an undecided query makes the verdict
+// inconclusive instead of a pass.
 void run_solver_oracles(const program::Program& p, const PipelineOptions& opts, PipelineResult& r) {
   if (!r.trace) return;
   const ShapeEnv& env = *r.trace->env;

@@ -317,14 +317,10 @@ class Generator {
       case OpKind::kNonzero:
         return call(name, {v(t->name)});
       // mask_for may append a statement (and so move vars_): read t's name first.
-      case OpKind::kIndex: {
-        std::string tensor = t->name;
-        ExprPtr mask = mask_for(*t, "gt", 0);
-        return call(name, {v(tensor), mask});
-      }
+      case OpKind::kIndex:
       case OpKind::kMaskedSelect: {
         std::string tensor = t->name;
-        ExprPtr mask = mask_for(*t, "ne", 1);
+        ExprPtr mask = op == OpKind::kIndex ? mask_for(*t, "gt", 0) : mask_for(*t, "ne", 1);
         return call(name, {v(tensor), mask});
       }
       case OpKind::kUnique:

@@ -13,6 +13,7 @@
 #include "engine/base/faults.h"
 #include "engine/program/parser.h"
 #include "engine/program/printer.h"
+#include "fuzz/campaign.h"
 #include "fuzz/isolated.h"
 #include "oracles/pipeline.h"
 
@@ -39,10 +40,6 @@ std::string bucket_in_child(const program::Program& p) {
       60);
 }
 
-bool is_finding(const std::string& bucket) {
-  return bucket.rfind("fail:", 0) == 0 || bucket.rfind("crash:", 0) == 0;
-}
-
 class ZooReproducer : public ::testing::TestWithParam<FaultInfo> {};
 
 TEST_P(ZooReproducer, GivesItsBucketWithTheFaultAndNoFindingWithout) {
@@ -61,7 +58,8 @@ TEST_P(ZooReproducer, GivesItsBucketWithTheFaultAndNoFindingWithout) {
   EXPECT_EQ(bucket_in_child(p), expected) << text;
   p.header.faults.clear();
   std::string off = bucket_in_child(p);
-  EXPECT_FALSE(is_finding(off)) << "with " << f.name << " off: " << off << "\n" << text;
+  EXPECT_FALSE(fuzz::is_finding_bucket(off)) << "with " << f.name << " off: " << off << "\n"
+                                             << text;
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooReproducer, ::testing::ValuesIn(all_faults()),

@@ -17,14 +17,6 @@ namespace sf::cli {
 
 namespace {
 
-// A reproducer file: the program's text with the bucket it fell in as a comment right after the
-// version line, so that the file still starts with "# sfz 1" and runs as-is with `run`.
-std::string reproducer_text(const std::string& bucket_note, const program::Program& p) {
-  std::string text = program::print_program(p);
-  size_t body = text.find('\n') + 1;
-  return text.substr(0, body) + "# " + bucket_note + "\n" + text.substr(body);
-}
-
 uint64_t count_with_prefix(const std::map<std::string, uint64_t>& buckets, const char* prefix) {
   uint64_t n = 0;
   for (const auto& [k, c] : buckets) n += k.rfind(prefix, 0) == 0 ? c : 0;
@@ -32,6 +24,11 @@ uint64_t count_with_prefix(const std::map<std::string, uint64_t>& buckets, const
 }
 
 }  // namespace
+
+std::string reproducer_text(const std::string& note, const std::string& program_text) {
+  size_t body = program_text.find('\n') + 1;
+  return program_text.substr(0, body) + "# " + note + "\n" + program_text.substr(body);
+}
 
 void write_atomically(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::create_directories(path.parent_path());
@@ -72,7 +69,8 @@ int campaign_command(const Args& args) {
         is_crash ? out_dir / "crashes" / ("seed" + std::to_string(f.seed) + ".sfz")
                  : out_dir / (is_fail ? "failures" : "triage") /
                        (name + "-seed" + std::to_string(f.seed) + ".sfz");
-    write_atomically(file, reproducer_text(note, fuzz::program_for_seed(f.seed)));
+    write_atomically(file,
+                     reproducer_text(note, program::print_program(fuzz::program_for_seed(f.seed))));
     std::fprintf(stderr, "%s seed=%llu %s\n",
                  is_crash  ? "CRASH"
                  : is_fail ? "FAIL"
@@ -118,8 +116,7 @@ int campaign_command(const Args& args) {
   for (const auto& [k, n] : buckets)
     std::printf("  %-40s %llu\n", k.c_str(), static_cast<unsigned long long>(n));
   bool failed = false;
-  for (const auto& [k, n] : buckets)
-    failed = failed || k.rfind("fail:", 0) == 0 || k.rfind("crash:", 0) == 0;
+  for (const auto& [k, n] : buckets) failed = failed || fuzz::is_finding_bucket(k);
   return failed ? 1 : 0;
 }
 

@@ -33,6 +33,9 @@ int zoo_command(const Args& args);
 int gen_command(const Args& args);
 int bench_oracles_command(const Args& args);
 bool read_file(const std::string& path, std::string* out);
+// A reproducer file: a program's text with a note (its bucket) as a comment right after the
+// version line, so that the file still starts with "# sfz 1" and runs as-is with `run`.
+std::string reproducer_text(const std::string& note, const std::string& program_text);
 // Writes `text` to `path` through a temporary file and a rename, so a report is never half-written.
 void write_atomically(const std::filesystem::path& path, const std::string& text);
 

@@ -2,9 +2,6 @@
 // campaign with that fault on until the first failure or crash, shrinks the program that found it
 // (same bucket, fault on), checks that the shrunk program passes with the fault off, and prints a
 // table: fault, PR, detected, seconds to first detection, bucket (which oracle), reproducer size.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -40,18 +37,14 @@ struct ZooRow {
   int unrelated = 0;  // findings that reproduce with the fault off (skipped)
 };
 
-void silence_stderr() {
-  int null = open("/dev/null", O_WRONLY);
-  if (null >= 0) dup2(null, 2);
-}
-
 // The bucket of a program text run through the whole pipeline in a child process with only the
 // faults its header names; a text that no longer parses is "invalid".
 std::string bucket_of_text(const std::string& text, const oracles::PipelineOptions& base) {
   return fuzz::run_isolated(
       [&]() -> std::string {
         clear_faults();
-        silence_stderr();  // an SF_CHECK's report belongs to the reproducer, not the zoo table
+        fuzz::silence_stderr();  // an SF_CHECK's report belongs to the reproducer, not the zoo
+                                 // table
         try {
           program::Program p = program::parse_program(text);
           auto cpu = backend::make_cpu_backend();
@@ -121,9 +114,8 @@ ZooRow hunt(const FaultInfo& f, double seconds, uint64_t first_seed,
   shrunk.header.faults.clear();
   row.fault_off_bucket = bucket_of_text(program::print_program(shrunk), base);
   std::filesystem::path file = out_dir / (std::string(f.name) + ".sfz");
-  size_t body = s.text.find('\n') + 1;
-  write_atomically(file, s.text.substr(0, body) + "# " + row.bucket + " (PR #" +
-                             std::to_string(f.pr) + ")\n" + s.text.substr(body));
+  write_atomically(file,
+                   reproducer_text(row.bucket + " (PR #" + std::to_string(f.pr) + ")", s.text));
   row.file = file.string();
   return row;
 }
