@@ -1,6 +1,7 @@
 // The campaign loop: seeded programs through the whole pipeline in a crash-isolated worker process
-// (an aborting engine bug or a hang is recorded as a crash of that seed, and a fresh worker goes
-// on with the next seed). Used by `shapefuzz campaign` and, once per fault, by `shapefuzz zoo`.
+// (an aborting engine bug, a hang or running out of memory is recorded as a crash of that seed,
+// and a fresh worker goes on with the next seed; a worker lost between programs is replaced).
+// Used by `shapefuzz campaign` and, once per fault, by `shapefuzz zoo`.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "engine/program/ast.h"
+#include "fuzz/outcome.h"
 #include "oracles/pipeline.h"
 
 namespace sf::fuzz {
@@ -22,15 +24,18 @@ bool is_finding_bucket(const std::string& bucket);
 struct Finding {
   std::string bucket;  // "fail:<oracle>", "crash:signal6", "wrong-rejection:<kind>", ...
   uint64_t seed = 0;
-  std::string detail;  // the verdict's text on one line (empty for crashes)
-  double elapsed = 0;  // seconds since the campaign started
-  bool first_of_bucket = false;
+  std::string detail;     // the verdict's text, or a crash's SF_CHECK line, on one line
+  std::string signature;  // bucket + normalized message (fuzz/outcome.h): what findings dedup on
+  double elapsed = 0;     // seconds since the campaign started
+  bool first_of_bucket = false;     // the first finding in this bucket
+  bool first_of_signature = false;  // the first finding with this signature
 };
 
 struct CampaignOptions {
   double seconds = 60;
   uint64_t first_seed = 1;
-  double timeout = 10;  // a program making no progress for this long is a hang
+  double timeout = 10;      // a program making no progress for this long is a hang
+  size_t memory_mb = 4096;  // the worker's address-space cap; past it a program is crash:oom
   oracles::PipelineOptions pipeline;
   bool quiet_workers = false;  // workers' stderr (SF_CHECK reports) goes to /dev/null
   // Called for every program that is not a pass or a rejection; return true to stop early.
@@ -38,6 +43,8 @@ struct CampaignOptions {
   // Called about once a second with the running counts.
   std::function<void(double elapsed, uint64_t programs, const std::map<std::string, uint64_t>&)>
       on_progress;
+  // Called with each new worker's pid (tests kill workers at random moments).
+  std::function<void(int pid)> on_worker_start;
 };
 
 struct CampaignResult {
@@ -45,6 +52,7 @@ struct CampaignResult {
   uint64_t programs = 0;
   std::map<std::string, uint64_t> buckets;
   std::map<std::string, uint64_t> first_seed_of;  // per non-pass, non-rejection bucket
+  uint64_t workers_lost = 0;  // workers that died between programs (replaced, nothing lost)
   bool stopped_early = false;
 };
 

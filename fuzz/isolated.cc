@@ -1,14 +1,17 @@
-// run_isolated: fork, run the job, send its result back over a pipe; the parent polls with a
-// deadline and kills a child that takes too long.
+// run_isolated: fork, run the job with a memory cap and stderr in a temporary file, send its result
+// back over a pipe; the parent polls with a deadline and kills a child that takes too long.
 #include "fuzz/isolated.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <new>
 
 #include "engine/base/errors.h"
 
@@ -19,14 +22,69 @@ void silence_stderr() {
   if (null >= 0) dup2(null, 2);
 }
 
-std::string run_isolated(const std::function<std::string()>& job, double timeout_seconds) {
+void limit_memory(size_t mb) {
+  if (mb == 0) return;
+  struct rlimit rl;
+  rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(mb) << 20;
+  setrlimit(RLIMIT_AS, &rl);
+}
+
+std::string crash_bucket(int wait_status, bool killed_by_watchdog) {
+  if (killed_by_watchdog) return "crash:timeout";
+  // (A SIGKILL we did not send is the kernel's OOM killer or an operator's kill -9: signal9. The
+  // memory cap makes running out of memory an exit with kOomExitCode instead.)
+  if (WIFSIGNALED(wait_status)) return "crash:signal" + std::to_string(WTERMSIG(wait_status));
+  if (WEXITSTATUS(wait_status) == kOomExitCode) return "crash:oom";
+  return "crash:exit" + std::to_string(WEXITSTATUS(wait_status));
+}
+
+std::string crash_report_line(const std::string& text) {
+  std::string last, last_check;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    std::string line = text.substr(pos, nl - pos);
+    if (line.find_first_not_of(" \t") != std::string::npos) last = line;
+    if (line.find("internal invariant failed") != std::string::npos) last_check = line;
+    pos = nl + 1;
+  }
+  return last_check.empty() ? last : last_check;
+}
+
+int make_stderr_file() {
+  FILE* f = tmpfile();
+  return f ? dup(fileno(f)) : -1;  // the FILE leaks deliberately: its fd is what we keep
+}
+
+std::string read_stderr_file(int fd, size_t max_bytes) {
+  if (fd < 0) return "";
+  off_t size = lseek(fd, 0, SEEK_END);
+  if (size <= 0) return "";
+  off_t from = size > static_cast<off_t>(max_bytes) ? size - static_cast<off_t>(max_bytes) : 0;
+  std::string out(static_cast<size_t>(size - from), '\0');
+  ssize_t n = pread(fd, out.data(), out.size(), from);
+  out.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  return out;
+}
+
+IsolatedResult run_isolated(const std::function<std::string()>& job,
+                            const IsolationLimits& limits) {
   int fds[2];
   if (pipe(fds) != 0) throw_user_error(UserErrorKind::kUnsupported, "pipe() failed");
+  int err_fd = make_stderr_file();
   pid_t pid = fork();
   if (pid < 0) throw_user_error(UserErrorKind::kUnsupported, "fork() failed");
   if (pid == 0) {
     close(fds[0]);
-    std::string out = job();
+    if (err_fd >= 0) dup2(err_fd, 2);
+    limit_memory(limits.memory_mb);
+    std::string out;
+    try {
+      out = job();
+    } catch (const std::bad_alloc&) {
+      _exit(kOomExitCode);
+    }
     size_t done = 0;
     while (done < out.size()) {
       ssize_t w = write(fds[1], out.data() + done, out.size() - done);
@@ -37,9 +95,10 @@ std::string run_isolated(const std::function<std::string()>& job, double timeout
     _exit(0);
   }
   close(fds[1]);
-  std::string result;
+  IsolatedResult r;
   bool timed_out = false;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(limits.timeout_seconds);
   char buf[4096];
   for (;;) {
     double left =
@@ -54,15 +113,26 @@ std::string run_isolated(const std::function<std::string()>& job, double timeout
     }
     ssize_t n = read(fds[0], buf, sizeof(buf));
     if (n <= 0) break;
-    result.append(buf, static_cast<size_t>(n));
+    r.output.append(buf, static_cast<size_t>(n));
   }
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  if (timed_out) return "crash:timeout";
-  if (WIFSIGNALED(status)) return "crash:signal" + std::to_string(WTERMSIG(status));
-  if (WEXITSTATUS(status) != 0) return "crash:exit" + std::to_string(WEXITSTATUS(status));
-  return result;
+  if (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    r.crash = crash_bucket(status, timed_out);
+    r.output.clear();
+    r.report = timed_out ? "no result after " + std::to_string(limits.timeout_seconds) + " s"
+                         : crash_report_line(read_stderr_file(err_fd));
+  }
+  if (err_fd >= 0) close(err_fd);
+  return r;
+}
+
+std::string run_isolated(const std::function<std::string()>& job, double timeout_seconds) {
+  IsolationLimits limits;
+  limits.timeout_seconds = timeout_seconds;
+  IsolatedResult r = run_isolated(job, limits);
+  return r.crash.empty() ? r.output : r.crash;
 }
 
 }  // namespace sf::fuzz

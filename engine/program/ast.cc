@@ -150,7 +150,8 @@ bool operator==(const InputDecl& a, const InputDecl& b) {
 bool operator==(const Header& a, const Header& b) {
   return a.version == b.version && a.expect == b.expect && a.found_by == b.found_by &&
          a.inference_mode == b.inference_mode &&
-         a.valid_by_construction == b.valid_by_construction && a.faults == b.faults;
+         a.valid_by_construction == b.valid_by_construction && a.faults == b.faults &&
+         a.reproduces == b.reproduces;
 }
 
 bool operator==(const Program& a, const Program& b) {

@@ -122,6 +122,9 @@ struct Header {
   // "# faults: a, b": bug-zoo fault switches (engine/base/faults.def) the pipeline turns on while
   // it runs this program, so a zoo reproducer replays as-is.
   std::vector<std::string> faults;
+  // "# reproduces: BUCKET: MESSAGE": what a campaign reproducer reproduces (its bucket and
+  // normalized message, fuzz/outcome.h), so `repro` can say whether it still does.
+  std::string reproduces;
 };
 bool operator==(const Header& a, const Header& b);
 

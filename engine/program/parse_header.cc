@@ -1,6 +1,6 @@
 // The header block of a .sfz file: "# sfz 1" on line 1, then comment lines among which
-// "# expect:", "# found-by:", "# mode:", "# valid:" and "# faults:" are directives. It ends at the
-// first other line.
+// "# expect:", "# found-by:", "# reproduces:", "# mode:", "# valid:" and "# faults:" are
+// directives. It ends at the first other line.
 #include <algorithm>
 #include <string>
 
@@ -121,7 +121,7 @@ std::vector<std::string> parse_faults(std::string_view line, int number, size_t 
 bool is_header_directive(std::string_view line) {
   Directive d = directive_word(line);
   bool keyed = d.word == "expect" || d.word == "found-by" || d.word == "mode" ||
-               d.word == "valid" || d.word == "faults";
+               d.word == "valid" || d.word == "faults" || d.word == "reproduces";
   return (keyed && d.after < line.size() && line[d.after] == ':') ||
          version_pos(line) != std::string::npos;
 }
@@ -139,7 +139,7 @@ bool parse_header(Lexer& lex, Header* header) {
   }
   header->version = 1;
   bool seen_expect = false, seen_found_by = false, seen_mode = false, seen_valid = false,
-       seen_faults = false;
+       seen_faults = false, seen_reproduces = false;
   while (lex.next_line()) {
     if (!lex.blank()) return true;
     std::string_view line = lex.raw();
@@ -156,13 +156,18 @@ bool parse_header(Lexer& lex, Header* header) {
     if (d.word == "expect") {
       once(&seen_expect);
       header->expect = parse_expect(line, number, v);
-    } else if (d.word == "found-by") {
-      once(&seen_found_by);
-      header->found_by = std::string(line.substr(v, end - v));
-      for (size_t k = 0; k < header->found_by.size(); ++k) {
-        auto c = static_cast<unsigned char>(header->found_by[k]);
-        if (c < 0x20 || c == 0x7f) fail_at(number, v + k, "control character in '# found-by:'");
+    } else if (d.word == "found-by" || d.word == "reproduces") {
+      bool found_by = d.word == "found-by";
+      once(found_by ? &seen_found_by : &seen_reproduces);
+      std::string* text = found_by ? &header->found_by : &header->reproduces;
+      *text = std::string(line.substr(v, end - v));
+      for (size_t k = 0; k < text->size(); ++k) {
+        auto c = static_cast<unsigned char>((*text)[k]);
+        if (c < 0x20 || c == 0x7f) {
+          fail_at(number, v + k, "control character in '# " + d.word + ":'");
+        }
       }
+      if (!found_by && text->empty()) fail_at(number, v, "expected a bucket after '# reproduces:'");
     } else if (d.word == "valid") {
       once(&seen_valid);
       if (line.substr(v, end - v) != "by-construction") {

@@ -279,6 +279,9 @@ std::string print_program(const Program& p) {
   std::string out = "# sfz " + std::to_string(p.header.version) + "\n";
   out += "# expect: " + one_line(p.header.expect) + "\n";
   if (!p.header.found_by.empty()) out += "# found-by: " + one_line(p.header.found_by) + "\n";
+  if (!p.header.reproduces.empty()) {
+    out += "# reproduces: " + one_line(p.header.reproduces) + "\n";
+  }
   if (p.header.inference_mode) out += "# mode: inference\n";
   if (p.header.valid_by_construction) out += "# valid: by-construction\n";
   if (!p.header.faults.empty()) {

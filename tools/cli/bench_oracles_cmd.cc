@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,14 +43,7 @@ double throughput(uint64_t seed, uint64_t n, const oracles::OracleSet& set,
   return static_cast<double>(n) / el;
 }
 
-}  // namespace
-
-int bench_oracles_command(const Args& args) {
-  uint64_t seed = args.get_u64("seed", 1), n = args.get_u64("programs", 2000);
-  if (n == 0) {
-    std::fprintf(stderr, "bench-oracles: --programs must be at least 1\n");
-    return 2;
-  }
+int bench_oracles(uint64_t seed, uint64_t n) {
   std::map<std::string, std::vector<oracles::OracleReport>> reports;
   double all = throughput(seed, n, oracles::OracleSet::all(), &reports);
   double structural = throughput(seed, n, oracles::OracleSet::structural_only(), nullptr);
@@ -84,7 +78,23 @@ int bench_oracles_command(const Args& args) {
               static_cast<long long>(all_unknown));
   std::printf("programs/s: every oracle %.0f, structural only %.0f (ratio %.2f)\n", all, structural,
               structural / all);
-  return 0;
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_bench_oracles_command(CLI::App& app, Action* action) {
+  auto seed = std::make_shared<uint64_t>(1), programs = std::make_shared<uint64_t>(2000);
+  CLI::App* cmd = app.add_subcommand(
+      "bench-oracles",
+      "each oracle's cost per program (median, p95, mean; solver per-query median, p95, "
+      "unknowns) over the campaign's programs, and programs/s with every oracle vs the "
+      "structural ones only");
+  cmd->add_option("--seed", *seed, "first seed")->capture_default_str();
+  cmd->add_option("--programs", *programs, "how many programs")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
+  cmd->callback([=] { *action = [=] { return bench_oracles(*seed, *programs); }; });
 }
 
 }  // namespace sf::cli

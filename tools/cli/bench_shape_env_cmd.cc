@@ -5,20 +5,25 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <memory>
+#include <string>
 
 #include "fuzz/gen/shape_env_gen.h"
 #include "tools/cli/commands.h"
 
 namespace sf::cli {
 
-int bench_shape_env_command(const Args& args) {
-  uint64_t seed = args.get_u64("seed", 42);
-  int steps = static_cast<int>(args.get_u64("steps", 200));
-  int runs = static_cast<int>(args.get_u64("runs", 50));
-  if (runs < 1 || steps < 1) {
-    std::fprintf(stderr, "bench-shape-env: --runs and --steps must be at least 1\n");
-    return 2;
-  }
+namespace {
+
+struct BenchShapeEnvFlags {
+  uint64_t seed = 42;
+  int steps = 200, runs = 50;
+  std::string export_file;
+};
+
+int bench_shape_env(const BenchShapeEnvFlags& f) {
+  uint64_t seed = f.seed;
+  int steps = f.steps, runs = f.runs;
   std::vector<std::string> script;
   fuzz::DriveStats stats;
   {
@@ -26,13 +31,13 @@ int bench_shape_env_command(const Args& args) {
     fuzz::SeedSource src(seed);
     stats = fuzz::drive_shape_env(src, env, steps, &script);
   }
-  std::string out = args.get("export", "");
+  const std::string& out = f.export_file;
   if (!out.empty()) {
     std::ofstream f(out);
     for (const std::string& line : script) f << line << "\n";
     if (!f.flush()) {
       std::fprintf(stderr, "bench-shape-env: cannot write %s\n", out.c_str());
-      return 2;
+      return kExitUsage;
     }
   }
   std::vector<double> seconds;
@@ -51,7 +56,26 @@ int bench_shape_env_command(const Args& args) {
       script.size(), median * 1e3, runs, static_cast<size_t>(stats.user_errors),
       script.size() / median);
   if (!out.empty()) std::printf("script written to %s\n", out.c_str());
-  return 0;
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_bench_shape_env_command(CLI::App& app, Action* action) {
+  auto f = std::make_shared<BenchShapeEnvFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "bench-shape-env",
+      "time a seeded trace-shaped ShapeEnv operation sequence (median of R runs, ops/s) and "
+      "export it for tools/bench/pytorch_shape_env.py");
+  cmd->add_option("--seed", f->seed, "sequence seed")->capture_default_str();
+  cmd->add_option("--steps", f->steps, "operations per sequence")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--runs", f->runs, "timed runs")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--export", f->export_file, "write the operation script to FILE");
+  cmd->callback([=] { *action = [=] { return bench_shape_env(*f); }; });
 }
 
 }  // namespace sf::cli

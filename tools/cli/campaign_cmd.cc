@@ -1,21 +1,28 @@
-// `shapefuzz campaign`: a time-boxed fuzz campaign on the CPU backend (fuzz/campaign.h runs it,
-// crash-isolated); this file writes one reproducer per new bucket and the JSON report.
+// `shapefuzz campaign`: a time-boxed fuzz campaign on the CPU backend. fuzz/campaign.h runs it,
+// crash-isolated; fuzz/campaign_report.h keeps OUT current (reproducers, minimized reproducers,
+// GoogleTest files, report.json) as findings happen. This file wires flags and progress lines.
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <map>
-#include <optional>
+#include <memory>
 #include <string>
 
-#include "engine/program/printer.h"
 #include "fuzz/campaign.h"
-#include "oracles/pipeline.h"
+#include "fuzz/campaign_report.h"
 #include "tools/cli/commands.h"
 
 namespace sf::cli {
 
 namespace {
+
+struct CampaignFlags {
+  double seconds = 60;
+  uint64_t seed = 1;
+  std::string out = "report";
+  double timeout = 10;
+  size_t memory_mb = 4096;
+  double minimize_seconds = 30;
+  OracleFlags oracles;
+};
 
 uint64_t count_with_prefix(const std::map<std::string, uint64_t>& buckets, const char* prefix) {
   uint64_t n = 0;
@@ -23,101 +30,92 @@ uint64_t count_with_prefix(const std::map<std::string, uint64_t>& buckets, const
   return n;
 }
 
-}  // namespace
+int campaign(const CampaignFlags& flags) {
+  fuzz::ReportOptions ropts;
+  ropts.out_dir = flags.out;
+  ropts.minimize_seconds = flags.minimize_seconds;
+  ropts.pipeline = flags.oracles.options();
+  ropts.limits.timeout_seconds = flags.timeout;
+  ropts.limits.memory_mb = flags.memory_mb;
+  fuzz::CampaignReport report(ropts);  // refuses an unwritable --out before any work
 
-std::string reproducer_text(const std::string& note, const std::string& program_text) {
-  size_t body = program_text.find('\n') + 1;
-  return program_text.substr(0, body) + "# " + note + "\n" + program_text.substr(body);
-}
-
-void write_atomically(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::create_directories(path.parent_path());
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream o(tmp, std::ios::binary);
-    o << text;
-  }
-  std::filesystem::rename(tmp, path);
-}
-
-int campaign_command(const Args& args) {
-  std::filesystem::path out_dir = args.get("out", "report");
-  std::string oracle_error;
-  std::optional<oracles::OracleSet> oracle_set =
-      oracles::OracleSet::parse(args.get("oracles", "all"), &oracle_error);
-  if (!oracle_set) {
-    std::fprintf(stderr, "%s\n", oracle_error.c_str());
-    return 2;
-  }
   fuzz::CampaignOptions opts;
-  opts.seconds = args.get_double("seconds", 60);
-  opts.first_seed = args.get_u64("seed", 1);
-  opts.timeout = args.get_double("timeout", 10);
-  opts.pipeline.oracles = *oracle_set;
-  opts.pipeline.smt.timeout_ms = static_cast<unsigned>(args.get_u64("oracle-timeout-ms", 1000));
-  opts.pipeline.smt.cross_check_unsat = args.flag("cross-check");
-  // Failures and crashes, and for triage wrong rejections and undecided oracles: one reproducer
-  // per bucket, written when the bucket is first seen.
+  opts.seconds = flags.seconds;
+  opts.first_seed = flags.seed;
+  opts.timeout = flags.timeout;
+  opts.memory_mb = flags.memory_mb;
+  opts.pipeline = flags.oracles.options();
+  // Failures and crashes, and for triage wrong rejections and undecided oracles.
   opts.on_finding = [&](const fuzz::Finding& f) {
-    if (!f.first_of_bucket) return false;
-    bool is_crash = f.bucket.rfind("crash:", 0) == 0;
-    bool is_fail = f.bucket.rfind("fail:", 0) == 0;
-    std::string name = f.bucket.substr(f.bucket.find(':') + 1);
-    std::string note = f.detail.empty() ? f.bucket : f.bucket + ": " + f.detail;
-    std::filesystem::path file =
-        is_crash ? out_dir / "crashes" / ("seed" + std::to_string(f.seed) + ".sfz")
-                 : out_dir / (is_fail ? "failures" : "triage") /
-                       (name + "-seed" + std::to_string(f.seed) + ".sfz");
-    write_atomically(file,
-                     reproducer_text(note, program::print_program(fuzz::program_for_seed(f.seed))));
-    std::fprintf(stderr, "%s seed=%llu %s\n",
-                 is_crash  ? "CRASH"
-                 : is_fail ? "FAIL"
-                           : "TRIAGE",
-                 static_cast<unsigned long long>(f.seed),
-                 is_crash ? f.bucket.c_str() : f.detail.c_str());
+    report.add(f);
     return false;
   };
-  opts.on_progress = [](double el, uint64_t programs,
-                        const std::map<std::string, uint64_t>& buckets) {
+  opts.on_progress = [&](double el, uint64_t programs,
+                         const std::map<std::string, uint64_t>& buckets) {
+    report.progress(el, programs, buckets);
     std::fprintf(stderr,
-                 "[%5.1fs] programs=%llu (%.0f/s) pass=%llu rejected=%llu fail=%llu crash=%llu\n",
+                 "[%5.1fs] programs=%llu (%.0f/s) pass=%llu rejected=%llu fail=%llu crash=%llu "
+                 "triage=%llu\n",
                  el, static_cast<unsigned long long>(programs), programs / el,
                  static_cast<unsigned long long>(count_with_prefix(buckets, "pass")),
                  static_cast<unsigned long long>(count_with_prefix(buckets, "rejected:")),
                  static_cast<unsigned long long>(count_with_prefix(buckets, "fail:")),
-                 static_cast<unsigned long long>(count_with_prefix(buckets, "crash:")));
+                 static_cast<unsigned long long>(count_with_prefix(buckets, "crash:")),
+                 static_cast<unsigned long long>(count_with_prefix(buckets, "wrong-rejection:") +
+                                                 count_with_prefix(buckets, "unknown:")));
   };
   fuzz::CampaignResult r = fuzz::run_campaign(opts);
-  double el = r.seconds;
-  uint64_t programs = r.programs;
-  const std::map<std::string, uint64_t>& buckets = r.buckets;
-  const std::map<std::string, uint64_t>& first_seed_of_failure = r.first_seed_of;
-  std::string json =
-      "{\n  \"seconds\": " + std::to_string(el) + ",\n  \"programs\": " + std::to_string(programs) +
-      ",\n  \"programs_per_second\": " + std::to_string(programs / el) + ",\n  \"buckets\": {";
-  bool first = true;
-  for (const auto& [k, n] : buckets) {
-    json += std::string(first ? "\n" : ",\n") + "    \"" + k + "\": " + std::to_string(n);
-    first = false;
-  }
-  json += "\n  },\n  \"first_seeds\": {";
-  first = true;
-  for (const auto& [k, s] : first_seed_of_failure) {
-    json += std::string(first ? "\n" : ",\n") + "    \"" + k + "\": " + std::to_string(s);
-    first = false;
-  }
-  json += "\n  }\n}\n";
-  write_atomically(out_dir / "report.json", json);
+  report.finish(r);
   std::printf("campaign: %llu programs in %.1fs (%.0f/s), report in %s\n",
-              static_cast<unsigned long long>(programs), el, programs / el,
-              (out_dir / "report.json").c_str());
-  for (const auto& [k, n] : buckets)
+              static_cast<unsigned long long>(r.programs), r.seconds, r.programs / r.seconds,
+              (ropts.out_dir / "report.json").c_str());
+  for (const auto& [k, n] : r.buckets) {
     std::printf("  %-40s %llu\n", k.c_str(), static_cast<unsigned long long>(n));
+  }
+  if (r.workers_lost) {
+    std::printf("  workers lost between programs (replaced): %llu\n",
+                static_cast<unsigned long long>(r.workers_lost));
+  }
   bool failed = false;
-  for (const auto& [k, n] : buckets) failed = failed || fuzz::is_finding_bucket(k);
-  return failed ? 1 : 0;
+  for (const fuzz::CampaignReport::Entry& e : report.entries()) {
+    std::printf("%s x%llu seed=%llu: %s\n    %s%s%s\n", e.bucket.c_str(),
+                static_cast<unsigned long long>(e.count),
+                static_cast<unsigned long long>(e.first_seed), e.signature.c_str(),
+                (ropts.out_dir / e.original).c_str(), e.minimized.empty() ? "" : "  minimized: ",
+                e.minimized.empty() ? "" : (ropts.out_dir / e.minimized).c_str());
+    failed = failed || fuzz::is_finding_bucket(e.bucket);
+  }
+  return failed ? kExitFindings : kExitOk;
+}
+
+}  // namespace
+
+void add_campaign_command(CLI::App& app, Action* action) {
+  auto f = std::make_shared<CampaignFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "campaign",
+      "a time-boxed fuzz campaign on the CPU backend: generated programs through the whole "
+      "pipeline and every oracle, crash-isolated in a worker process; per new finding (bucket + "
+      "normalized message) writes the program, a minimized program and a GoogleTest file under "
+      "OUT/{failures,crashes,triage}, and keeps OUT/report.json current; exit 1 when anything "
+      "failed or crashed");
+  cmd->add_option("--seconds", f->seconds, "time box")
+      ->capture_default_str()
+      ->check(positive_number());
+  cmd->add_option("--seed", f->seed, "first seed")->capture_default_str();
+  cmd->add_option("--out", f->out, "output directory")->capture_default_str();
+  cmd->add_option("--timeout", f->timeout, "seconds without progress that make a hang")
+      ->capture_default_str()
+      ->check(positive_number());
+  cmd->add_option("--memory-mb", f->memory_mb, "address-space cap of a worker (crash:oom past it)")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{256}, size_t{1} << 20));
+  cmd->add_option("--minimize-seconds", f->minimize_seconds,
+                  "time box for minimizing each new finding (0: do not minimize)")
+      ->capture_default_str()
+      ->check(non_negative_number());
+  f->oracles.add_to(cmd);
+  cmd->callback([=] { *action = [=] { return campaign(*f); }; });
 }
 
 }  // namespace sf::cli

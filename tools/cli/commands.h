@@ -1,42 +1,56 @@
-// The CLI's subcommands and their tiny argument parser (--key value / --flag).
+// The CLI's subcommands. Each registers itself on the CLI11 app (typed, validated options and
+// --help for free); exit codes are shared by every command and documented in README.md.
 #pragma once
 
-#include <cstdint>
-#include <filesystem>
-#include <map>
+#include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
-#include <vector>
+
+#include "oracles/pipeline.h"
 
 namespace sf::cli {
 
-class Args {
- public:
-  // Parses argv after the subcommand; positional arguments are kept in order.
-  static Args parse(int argc, char** argv, int first);
-  std::string get(const std::string& key, const std::string& fallback = "") const;
-  double get_double(const std::string& key, double fallback) const;
-  uint64_t get_u64(const std::string& key, uint64_t fallback) const;
-  bool flag(const std::string& key) const { return values_.count(key) > 0; }
-  const std::vector<std::string>& positional() const { return positional_; }
-
- private:
-  std::map<std::string, std::string> values_;
-  std::vector<std::string> positional_;
+// Exit codes, the same for every command.
+enum ExitCode : int {
+  kExitOk = 0,            // passed / reproduced / nothing found
+  kExitFindings = 1,      // a failure, crash or wrong rejection (or a different failure)
+  kExitUsage = 2,         // bad command line, unreadable or invalid input file, unwritable output
+  kExitMismatch = 3,      // the verdict is not the file's expectation; a reproducer no longer fails
+  kExitUnavailable = 4,   // the requested backend (CUDA) is not available here
+  kExitInconclusive = 5,  // an oracle could not decide
+  kExitFlaky = 6,         // repro: the verdicts of repeated runs differ
 };
 
-int fuzz_shape_env_command(const Args& args);
-int run_command(const Args& args);
-int diff_backends_command(const Args& args);
-int campaign_command(const Args& args);
-int bench_shape_env_command(const Args& args);
-int zoo_command(const Args& args);
-int gen_command(const Args& args);
-int bench_oracles_command(const Args& args);
-bool read_file(const std::string& path, std::string* out);
-// A reproducer file: a program's text with a note (its bucket) as a comment right after the
-// version line, so that the file still starts with "# sfz 1" and runs as-is with `run`.
-std::string reproducer_text(const std::string& note, const std::string& program_text);
-// Writes `text` to `path` through a temporary file and a rename, so a report is never half-written.
-void write_atomically(const std::filesystem::path& path, const std::string& text);
+// The body of the selected command; returns its exit code.
+using Action = std::function<int()>;
+
+// Each adds its subcommand to `app`; when the command line selects it, `*action` is set.
+void add_campaign_command(CLI::App& app, Action* action);
+void add_run_command(CLI::App& app, Action* action);
+void add_repro_command(CLI::App& app, Action* action);
+void add_minimize_command(CLI::App& app, Action* action);
+void add_gen_command(CLI::App& app, Action* action);
+void add_diff_backends_command(CLI::App& app, Action* action);
+void add_zoo_command(CLI::App& app, Action* action);
+void add_bench_oracles_command(CLI::App& app, Action* action);
+void add_bench_shape_env_command(CLI::App& app, Action* action);
+void add_fuzz_shape_env_command(CLI::App& app, Action* action);
+
+// The oracle flags shared by the commands that run the pipeline (--oracles, --oracle-timeout-ms,
+// --cross-check); `options()` gives the pipeline options they select (no backend set).
+struct OracleFlags {
+  std::string oracles = "all";
+  unsigned timeout_ms = 1000;
+  bool cross_check = false;
+  void add_to(CLI::App* cmd);
+  oracles::PipelineOptions options() const;
+};
+
+// Validators with plain messages ("expected a positive number, got 'abc'").
+CLI::Validator positive_number();
+CLI::Validator non_negative_number();
+
+// Reads a program file; a missing or unreadable file is a usage error (CLI::ValidationError).
+std::string read_program_file(const std::string& path);
 
 }  // namespace sf::cli

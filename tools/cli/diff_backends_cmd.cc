@@ -7,11 +7,14 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <optional>
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/backend/cuda/cuda_backend.h"
 #include "engine/base/errors.h"
 #include "engine/program/parser.h"
+#include "fuzz/files.h"
 #include "oracles/differential.h"
 #include "oracles/pipeline.h"
 #include "tools/cli/commands.h"
@@ -75,44 +78,42 @@ std::string compare(const Outcome& cpu, const Outcome& cuda, const oracles::Tole
                  : "cpu raised (" + cpu.error_kind + ": " + cpu.error + "), cuda did not";
 }
 
-}  // namespace
+struct DiffFlags {
+  std::string dir;
+  double rtol = 1e-5, atol = 1e-6;
+};
 
-int diff_backends_command(const Args& args) {
-  if (args.positional().size() != 1) {
-    std::fprintf(stderr, "usage: shapefuzz diff-backends DIR [--rtol X] [--atol Y]\n");
-    return 2;
-  }
+int diff_backends(const DiffFlags& flags) {
   std::unique_ptr<backend::Backend> cuda = backend::make_cuda_backend();
   std::string why;
   if (!cuda->available(&why)) {
     std::printf("backend cuda unavailable: %s\n", why.c_str());
-    return 4;
+    return kExitUnavailable;
   }
   std::vector<std::string> files;
   std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(args.positional()[0], ec);
+  for (auto it = std::filesystem::recursive_directory_iterator(flags.dir, ec);
        !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
     if (it->path().extension() == ".sfz") files.push_back(it->path().string());
   }
   if (ec) {
-    std::fprintf(stderr, "cannot read %s: %s\n", args.positional()[0].c_str(),
-                 ec.message().c_str());
-    return 2;
+    std::fprintf(stderr, "cannot read %s: %s\n", flags.dir.c_str(), ec.message().c_str());
+    return kExitUsage;
   }
   std::sort(files.begin(), files.end());
-  oracles::Tolerance tol{args.get_double("rtol", 1e-5), args.get_double("atol", 1e-6)};
+  oracles::Tolerance tol{flags.rtol, flags.atol};
   std::unique_ptr<backend::Backend> cpu = backend::make_cpu_backend();
   int agree = 0, differ = 0, skipped = 0;
   for (const std::string& f : files) {
-    std::string text;
+    std::optional<std::string> text = fuzz::read_text_file(f);
     program::Program p;
-    if (!read_file(f, &text)) {  // an OS error, not a user error in the program
+    if (!text) {  // an OS error, not a user error in the program
       std::printf("skip    %s (cannot read: %s)\n", f.c_str(), std::strerror(errno));
       ++skipped;
       continue;
     }
     try {
-      p = program::parse_program(text);
+      p = program::parse_program(*text);
     } catch (const UserError& e) {
       std::printf("skip    %s (%s)\n", f.c_str(), e.what());
       ++skipped;
@@ -141,7 +142,27 @@ int diff_backends_command(const Args& args) {
   }
   std::printf("%d agree, %d differ, %d skipped (%zu files)\n", agree, differ, skipped,
               files.size());
-  return differ == 0 ? 0 : 1;
+  return differ == 0 ? kExitOk : kExitFindings;
+}
+
+}  // namespace
+
+void add_diff_backends_command(CLI::App& app, Action* action) {
+  auto f = std::make_shared<DiffFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "diff-backends",
+      "the CPU <-> CUDA differential: lowers every .sfz under DIR once and runs the plan on both "
+      "backends; prints agree/DIFFER per file");
+  cmd->add_option("DIR", f->dir, "directory of .sfz programs")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--rtol", f->rtol, "relative tolerance")
+      ->capture_default_str()
+      ->check(non_negative_number());
+  cmd->add_option("--atol", f->atol, "absolute tolerance")
+      ->capture_default_str()
+      ->check(non_negative_number());
+  cmd->callback([=] { *action = [=] { return diff_backends(*f); }; });
 }
 
 }  // namespace sf::cli

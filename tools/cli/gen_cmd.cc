@@ -1,5 +1,6 @@
 // `shapefuzz gen --seed N [--count K]`: prints the program(s) the campaign runs for seeds N..N+K-1.
 #include <cstdio>
+#include <memory>
 
 #include "engine/program/printer.h"
 #include "fuzz/campaign.h"
@@ -7,13 +8,31 @@
 
 namespace sf::cli {
 
-int gen_command(const Args& args) {
-  uint64_t seed = args.get_u64("seed", 1), count = args.get_u64("count", 1);
-  for (uint64_t s = seed; s < seed + count; ++s) {
+namespace {
+
+struct GenFlags {
+  uint64_t seed = 1, count = 1;
+};
+
+int gen(const GenFlags& f) {
+  for (uint64_t s = f.seed; s < f.seed + f.count; ++s) {
     std::fputs(program::print_program(fuzz::program_for_seed(s)).c_str(), stdout);
-    if (s + 1 < seed + count) std::fputs("\n", stdout);
+    if (s + 1 < f.seed + f.count) std::fputs("\n", stdout);
   }
-  return 0;
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_gen_command(CLI::App& app, Action* action) {
+  auto f = std::make_shared<GenFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "gen", "print the generated programs the campaign runs for seeds S..S+K-1");
+  cmd->add_option("--seed", f->seed, "first seed")->capture_default_str();
+  cmd->add_option("--count", f->count, "how many programs")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
+  cmd->callback([=] { *action = [=] { return gen(*f); }; });
 }
 
 }  // namespace sf::cli

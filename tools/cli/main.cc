@@ -1,10 +1,12 @@
-// shapefuzz: the command-line entry point. Dispatches to one subcommand per file in tools/cli/.
+// shapefuzz: the command-line entry point. CLI11 parses the command line (one subcommand per file
+// in tools/cli/); this file maps errors to the shared exit codes (commands.h, README "Exit codes").
+#include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <exception>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "engine/base/errors.h"
@@ -13,119 +15,125 @@
 
 namespace sf::cli {
 
-Args Args::parse(int argc, char** argv, int first) {
-  Args a;
-  for (int i = first; i < argc; ++i) {
-    std::string s = argv[i];
-    if (s.rfind("--", 0) == 0) {
-      std::string key = s.substr(2), value = "1";
-      size_t eq = key.find('=');
-      if (eq != std::string::npos) {
-        value = key.substr(eq + 1);
-        key = key.substr(0, eq);
-      } else if (i + 1 < argc && std::strncmp(argv[i + 1], "--", 2) != 0) {
-        value = argv[++i];
-      }
-      a.values_[key] = value;
-    } else {
-      a.positional_.push_back(s);
+void OracleFlags::add_to(CLI::App* cmd) {
+  cmd->add_option("--oracles", oracles,
+                  "'all', or a comma list of structural, differential, binding, rename, memo, tv")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            std::string error;
+            return oracles::OracleSet::parse(text, &error) ? std::string() : error;
+          },
+          "ORACLES"));
+  cmd->add_option("--oracle-timeout-ms", timeout_ms, "Z3 time limit per query")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 3600000u));
+  cmd->add_flag("--cross-check", cross_check, "confirm every unsat answer with cvc5");
+}
+
+oracles::PipelineOptions OracleFlags::options() const {
+  oracles::PipelineOptions opts;
+  std::string error;
+  opts.oracles = *oracles::OracleSet::parse(oracles, &error);  // validated while parsing
+  opts.smt.timeout_ms = timeout_ms;
+  opts.smt.cross_check_unsat = cross_check;
+  return opts;
+}
+
+namespace {
+
+CLI::Validator number_at_least(double low, bool strict, const char* what) {
+  return CLI::Validator(
+      [=](std::string& text) {
+        char* end = nullptr;
+        double v = std::strtod(text.c_str(), &end);
+        bool ok =
+            !text.empty() && *end == '\0' && std::isfinite(v) && (strict ? v > low : v >= low);
+        return ok ? std::string() : "expected " + std::string(what) + ", got '" + text + "'";
+      },
+      strict ? "POSITIVE" : "NONNEGATIVE");
+}
+
+}  // namespace
+
+CLI::Validator positive_number() { return number_at_least(0, true, "a positive number"); }
+CLI::Validator non_negative_number() { return number_at_least(0, false, "a non-negative number"); }
+
+std::string read_program_file(const std::string& path) {
+  std::optional<std::string> text = std::nullopt;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f) {
+      text = std::string();
+      char buf[1 << 14];
+      size_t n;
+      while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) text->append(buf, n);
+      if (std::ferror(f)) text.reset();
+      std::fclose(f);
     }
   }
-  return a;
-}
-
-std::string Args::get(const std::string& key, const std::string& fallback) const {
-  auto it = values_.find(key);
-  return it == values_.end() ? fallback : it->second;
-}
-
-double Args::get_double(const std::string& key, double fallback) const {
-  auto it = values_.find(key);
-  return it == values_.end() ? fallback : std::strtod(it->second.c_str(), nullptr);
-}
-
-uint64_t Args::get_u64(const std::string& key, uint64_t fallback) const {
-  auto it = values_.find(key);
-  return it == values_.end() ? fallback : std::strtoull(it->second.c_str(), nullptr, 10);
+  if (!text) throw CLI::ValidationError("FILE", "cannot read " + path);
+  return *text;
 }
 
 }  // namespace sf::cli
 
-namespace {
-
-const char* kUsage = R"(usage: shapefuzz <command> [options]
-
-commands:
-  campaign [--seconds N] [--seed S] [--out DIR] [--timeout T]
-      a time-boxed fuzz campaign on the CPU backend: generated programs through the whole
-      pipeline and every oracle, crash-isolated in a worker process; failures and crashes are
-      written as .sfz reproducers under DIR (default report/), with DIR/report.json; a program
-      running longer than T seconds (default 10) is recorded as a hang
-  run FILE.sfz [--backend cpu|cuda|none]
-      parse, trace, re-propagate, insert runtime asserts, lower to a plan, run it on the backend
-      (default cpu) and compare with the eager reference; prints every stage (graphs, bindings,
-      guards, asserts, plan, sigma, outputs) and the verdict; exit 0 when the verdict matches the
-      file's expectation, 1 on FAIL, 3 on a mismatch, 4 when the backend is unavailable
-  diff-backends DIR [--rtol X] [--atol Y]
-      the CPU <-> CUDA differential: lowers every .sfz under DIR once and runs the plan on both
-      backends; prints agree/DIFFER per file; exit 0 when all agree, 1 otherwise, 4 when CUDA
-      is unavailable
-  bench-shape-env [--seed S] [--steps K] [--runs R] [--export FILE]
-      times a seeded trace-shaped ShapeEnv operation sequence, generator included (median of
-      R runs, ops/s), and writes it to FILE for tools/bench/pytorch_shape_env.py (the same
-      sequence on PyTorch)
-  bench-oracles [--programs N] [--seed S]
-      each oracle's cost per program (median, p95, mean; solver per-query median, p95, unknowns)
-      over the campaign's programs for seeds S..S+N-1 (default 1, 2000), and programs/s with
-      every oracle vs the structural ones only
-  gen [--seed S] [--count K]
-      prints the generated programs the campaign runs for seeds S..S+K-1 (default 1, 1)
-  zoo [--seconds N] [--faults a,b] [--seed S] [--out DIR]
-      the bug zoo: for each fault switch (historical PyTorch bugs, engine/base/faults.def) runs
-      the default campaign with it on until the first failure or crash (at most N seconds,
-      default 60), shrinks that program, and prints: fault, PR, detected, seconds to first
-      detection, bucket, reproducer lines before -> after (and its bucket with the fault off);
-      reproducers (with a '# faults:' header, so they replay as-is) and zoo.json go to DIR
-      (default report/zoo); exit 0 when every fault is detected
-  fuzz-shape-env [--seconds N] [--seed S] [--steps K]
-      random ShapeEnv call sequences checked against the ShapeEnv invariants (spec §8) and
-      event-log replay; prints a reproducer seed on the first violation
-)";
-
-}  // namespace
-
 int main(int argc, char** argv) {
-  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "help") == 0) {
-    std::fputs(kUsage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  using namespace sf::cli;
+  CLI::App app{
+      "shapefuzz: property-based fuzzing and verification of symbolic shapes with data-dependent "
+      "sizes.\nExit codes: 0 pass/reproduced, 1 findings, 2 usage or input error, 3 mismatch or "
+      "no longer fails,\n4 backend unavailable, 5 inconclusive, 6 flaky. SHAPEFUZZ_FAULTS=a,b "
+      "turns on bug-zoo faults.",
+      "shapefuzz"};
+  app.require_subcommand(1);
+  Action action;
+  add_campaign_command(app, &action);
+  add_run_command(app, &action);
+  add_repro_command(app, &action);
+  add_minimize_command(app, &action);
+  add_gen_command(app, &action);
+  add_diff_backends_command(app, &action);
+  add_zoo_command(app, &action);
+  add_bench_oracles_command(app, &action);
+  add_bench_shape_env_command(app, &action);
+  add_fuzz_shape_env_command(app, &action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string cmd;
+    for (const CLI::App* sub : app.get_subcommands()) cmd = " " + sub->get_name();
+    std::fprintf(stderr, "shapefuzz%s: %s\nRun 'shapefuzz%s --help' for usage.\n", cmd.c_str(),
+                 e.what(), cmd.c_str());
+    return kExitUsage;
   }
   if (std::optional<std::string> err = sf::enable_faults_from_env()) {
     std::fprintf(stderr, "%s\n", err->c_str());
-    return 2;
+    return kExitUsage;
   }
-  std::string cmd = argv[1];
-  sf::cli::Args args = sf::cli::Args::parse(argc, argv, 2);
   try {
-    if (cmd == "fuzz-shape-env") return sf::cli::fuzz_shape_env_command(args);
-    if (cmd == "run") return sf::cli::run_command(args);
-    if (cmd == "diff-backends") return sf::cli::diff_backends_command(args);
-    if (cmd == "campaign") return sf::cli::campaign_command(args);
-    if (cmd == "bench-shape-env") return sf::cli::bench_shape_env_command(args);
-    if (cmd == "zoo") return sf::cli::zoo_command(args);
-    if (cmd == "gen") return sf::cli::gen_command(args);
-    if (cmd == "bench-oracles") return sf::cli::bench_oracles_command(args);
+    return action();
+  } catch (const CLI::ValidationError& e) {  // an unreadable input file
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitUsage;
   } catch (const sf::UserError& e) {
     std::fprintf(stderr, "error (%s): %s\n", sf::user_error_kind_name(e.kind()), e.what());
-    return 2;
+    return kExitUsage;
   } catch (const sf::Unavailable& e) {
     std::fprintf(stderr, "unavailable: %s\n", e.what());
-    return 4;
+    return kExitUnavailable;
   } catch (const std::filesystem::filesystem_error& e) {
     // An OS error (unwritable --out, full disk): neither the program's fault nor an engine bug.
     std::fprintf(stderr, "I/O error: %s\n", e.what());
-    return 2;
+    return kExitUsage;
+  } catch (const std::runtime_error& e) {  // e.g. an output directory that cannot be written
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitUsage;
   }
   // EngineBug is not caught: an engine bug ends the process visibly, like an SF_CHECK abort.
-  std::fprintf(stderr, "unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
-  return 2;
 }

@@ -2,13 +2,14 @@
 // program, then each stage's product as the pipeline's observers see it (traced graph with
 // bindings, final graph with runtime asserts, plan), the ShapeEnv, run, eager and the verdict.
 #include <cstdio>
-#include <fstream>
+#include <memory>
 #include <optional>
-#include <sstream>
+#include <string>
 
 #include "engine/base/errors.h"
 #include "engine/program/parser.h"
 #include "engine/program/printer.h"
+#include "fuzz/outcome.h"
 #include "oracles/pipeline.h"
 #include "tools/cli/backends.h"
 #include "tools/cli/commands.h"
@@ -39,29 +40,14 @@ void print_shape_env(const ShapeEnv& env) {
   }
 }
 
-}  // namespace
+struct RunFlags {
+  std::string file;
+  std::string backend = "cpu";
+  OracleFlags oracles;
+};
 
-bool read_file(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
-
-int run_command(const Args& args) {
-  if (args.positional().size() != 1) {
-    std::fprintf(stderr,
-                 "usage: shapefuzz run FILE.sfz [--backend cpu|cuda|none] [--oracles all|LIST] "
-                 "[--oracle-timeout-ms N] [--cross-check]\n");
-    return 2;
-  }
-  std::string text;
-  if (!read_file(args.positional()[0], &text)) {
-    std::fprintf(stderr, "cannot read %s\n", args.positional()[0].c_str());
-    return 2;
-  }
+int run(const RunFlags& flags) {
+  std::string text = read_program_file(flags.file);
   program::Program p;
   try {
     p = program::parse_program(text);
@@ -69,34 +55,20 @@ int run_command(const Args& args) {
     oracles::Verdict v = oracles::Verdict::rejected(e.kind(), "parse", e.what());
     section("verdict");
     std::printf("%s\n", v.str().c_str());
-    return 1;
+    return kExitUsage;  // a file that does not parse is an input error
   }
   section("program");
   std::printf("%s", program::print_program(p).c_str());
-  std::string backend_name = args.get("backend", "cpu");
+  const std::string& backend_name = flags.backend;
   std::unique_ptr<backend::Backend> b = make_backend(backend_name);
-  if (!b && backend_name != "none") {
-    std::fprintf(stderr, "unknown backend '%s' (cpu, cuda, none)\n", backend_name.c_str());
-    return 2;
-  }
   std::string why;
   if (b && !b->available(&why)) {
     std::printf("backend %s unavailable: %s\n", backend_name.c_str(), why.c_str());
-    return 4;
-  }
-  std::string oracle_error;
-  std::optional<oracles::OracleSet> oracle_set =
-      oracles::OracleSet::parse(args.get("oracles", "all"), &oracle_error);
-  if (!oracle_set) {
-    std::fprintf(stderr, "%s\n", oracle_error.c_str());
-    return 2;
+    return kExitUnavailable;
   }
   // Stage products are printed as each stage completes, so a crash later still shows them.
-  oracles::PipelineOptions opts;
+  oracles::PipelineOptions opts = flags.oracles.options();
   opts.backend = b.get();
-  opts.oracles = *oracle_set;
-  opts.smt.cross_check_unsat = args.flag("cross-check");
-  opts.smt.timeout_ms = static_cast<unsigned>(args.get_u64("oracle-timeout-ms", 1000));
   opts.observers.emplace_back(compile::Stage::kTrace, [](const compile::StageProducts& s) {
     section("traced graph");
     std::printf("%s", s.trace->graph.print().c_str());
@@ -139,12 +111,35 @@ int run_command(const Args& args) {
   std::printf("bucket: %s\n", r.verdict.bucket().c_str());
   bool matches = oracles::matches_expectation(r.verdict, p.header.expect);
   std::printf("expectation: %s (%s)\n", p.header.expect.c_str(), matches ? "matches" : "MISMATCH");
+  if (!p.header.reproduces.empty()) {
+    std::string sig = fuzz::signature(fuzz::outcome_of(r.verdict));
+    std::printf("reproduces: %s (%s)\n", p.header.reproduces.c_str(),
+                sig == p.header.reproduces ? "reproduced" : ("now " + sig).c_str());
+  }
   if (r.verdict.kind == oracles::Verdict::Kind::kFail ||
       r.verdict.kind == oracles::Verdict::Kind::kWrongRejection) {
-    return 1;
+    return kExitFindings;
   }
-  if (r.verdict.kind == oracles::Verdict::Kind::kInconclusive) return 5;
-  return matches ? 0 : 3;
+  if (r.verdict.kind == oracles::Verdict::Kind::kInconclusive) return kExitInconclusive;
+  return matches ? kExitOk : kExitMismatch;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, Action* action) {
+  auto f = std::make_shared<RunFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "run",
+      "one program: parse, trace, re-propagate, insert runtime asserts, lower, run on the backend "
+      "and compare with eager; prints every stage's product, each oracle's verdict, the verdict "
+      "and its bucket. Exit 0 when the verdict matches the file's '# expect:', 1 on a failure, 3 "
+      "on a mismatch, 4 when the backend is unavailable, 5 when an oracle is undecided");
+  cmd->add_option("FILE", f->file, "the .sfz program")->required();
+  cmd->add_option("--backend", f->backend, "cpu, cuda, or none (stop before lowering)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "cuda", "none"}));
+  f->oracles.add_to(cmd);
+  cmd->callback([=] { *action = [=] { return run(*f); }; });
 }
 
 }  // namespace sf::cli

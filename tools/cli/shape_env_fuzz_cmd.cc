@@ -2,6 +2,7 @@
 // against the ShapeEnv invariants and event-log replay; a violation prints a reproducer seed.
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "engine/base/errors.h"
@@ -11,10 +12,18 @@
 
 namespace sf::cli {
 
-int fuzz_shape_env_command(const Args& args) {
-  double seconds = args.get_double("seconds", 10);
-  uint64_t seed = args.get_u64("seed", 1);
-  int steps = static_cast<int>(args.get_u64("steps", 200));
+namespace {
+
+struct FuzzShapeEnvFlags {
+  double seconds = 10;
+  uint64_t seed = 1;
+  int steps = 200;
+};
+
+int fuzz_shape_env(const FuzzShapeEnvFlags& f) {
+  double seconds = f.seconds;
+  uint64_t seed = f.seed;
+  int steps = f.steps;
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -37,7 +46,7 @@ int fuzz_shape_env_command(const Args& args) {
                   oracles::violations_str(vs).c_str());
       std::printf("reproduce: shapefuzz fuzz-shape-env --seed %llu --seconds 0.001 --steps %d\n",
                   static_cast<unsigned long long>(s), steps);
-      return 1;
+      return kExitFindings;
     }
     if (elapsed() >= next_report) {
       std::fprintf(stderr, "[%5.1fs] sequences=%llu calls=%llu (%.0f calls/s) user_errors=%llu\n",
@@ -50,7 +59,25 @@ int fuzz_shape_env_command(const Args& args) {
   std::printf("ok: %llu sequences, %llu ShapeEnv calls, %llu user errors, no invariant violated\n",
               static_cast<unsigned long long>(runs), static_cast<unsigned long long>(calls),
               static_cast<unsigned long long>(user_errors));
-  return 0;
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_fuzz_shape_env_command(CLI::App& app, Action* action) {
+  auto f = std::make_shared<FuzzShapeEnvFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "fuzz-shape-env",
+      "random ShapeEnv call sequences checked against the ShapeEnv invariants (spec section 8) "
+      "and event-log replay; prints a reproducer seed on the first violation");
+  cmd->add_option("--seconds", f->seconds, "time box")
+      ->capture_default_str()
+      ->check(positive_number());
+  cmd->add_option("--seed", f->seed, "first seed")->capture_default_str();
+  cmd->add_option("--steps", f->steps, "calls per sequence")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  cmd->callback([=] { *action = [=] { return fuzz_shape_env(*f); }; });
 }
 
 }  // namespace sf::cli

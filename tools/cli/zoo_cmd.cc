@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,8 +16,12 @@
 #include "engine/program/parser.h"
 #include "engine/program/printer.h"
 #include "fuzz/campaign.h"
+#include "fuzz/campaign_report.h"
+#include "fuzz/files.h"
 #include "fuzz/isolated.h"
+#include "fuzz/outcome.h"
 #include "fuzz/shrink.h"
+#include "fuzz/shrink_program.h"
 #include "oracles/pipeline.h"
 #include "tools/cli/commands.h"
 
@@ -40,22 +45,7 @@ struct ZooRow {
 // The bucket of a program text run through the whole pipeline in a child process with only the
 // faults its header names; a text that no longer parses is "invalid".
 std::string bucket_of_text(const std::string& text, const oracles::PipelineOptions& base) {
-  return fuzz::run_isolated(
-      [&]() -> std::string {
-        clear_faults();
-        fuzz::silence_stderr();  // an SF_CHECK's report belongs to the reproducer, not the zoo
-                                 // table
-        try {
-          program::Program p = program::parse_program(text);
-          auto cpu = backend::make_cpu_backend();
-          oracles::PipelineOptions opts = base;
-          opts.backend = cpu.get();
-          return oracles::run_pipeline(p, opts).verdict.bucket();
-        } catch (const UserError&) {
-          return "invalid";
-        }
-      },
-      10);
+  return fuzz::run_program_isolated(text, base, fuzz::IsolationLimits()).bucket;
 }
 
 std::vector<const FaultInfo*> selected_faults(const std::string& list, std::string* error) {
@@ -107,46 +97,52 @@ ZooRow hunt(const FaultInfo& f, double seconds, uint64_t first_seed,
   p.header.found_by = "zoo fault=" + std::string(f.name) + " seed=" + std::to_string(row.seed);
   std::string text = program::print_program(p);
   row.lines_before = fuzz::program_text_lines(text);
-  fuzz::ShrinkResult s = fuzz::shrink_program_text(
-      text, [&](const std::string& t) { return bucket_of_text(t, base) == row.bucket; }, 400);
+  fuzz::ShrinkLimits limits;
+  limits.max_attempts = 600;
+  fuzz::ShrinkResult s = fuzz::shrink_program(
+      text, [&](const std::string& t) { return bucket_of_text(t, base) == row.bucket; }, limits);
   row.lines_after = fuzz::program_text_lines(s.text);
   program::Program shrunk = program::parse_program(s.text);
+  // Record what it reproduces (with the fault on), so `repro` can check the file.
+  shrunk.header.reproduces =
+      fuzz::signature(fuzz::run_program_isolated(s.text, base, fuzz::IsolationLimits()));
+  s.text = program::print_program(shrunk);
   shrunk.header.faults.clear();
   row.fault_off_bucket = bucket_of_text(program::print_program(shrunk), base);
   std::filesystem::path file = out_dir / (std::string(f.name) + ".sfz");
-  write_atomically(file,
-                   reproducer_text(row.bucket + " (PR #" + std::to_string(f.pr) + ")", s.text));
+  fuzz::write_atomically(
+      file, fuzz::reproducer_text(row.bucket + " (PR #" + std::to_string(f.pr) + ")", s.text));
   row.file = file.string();
   return row;
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
+struct ZooFlags {
+  double seconds = 60;
+  std::string faults;
+  uint64_t seed = 1;
+  std::string out = "report/zoo";
+};
 
-}  // namespace
-
-int zoo_command(const Args& args) {
+int zoo(const ZooFlags& flags) {
   std::string error;
-  std::vector<const FaultInfo*> faults = selected_faults(args.get("faults", ""), &error);
+  std::vector<const FaultInfo*> faults = selected_faults(flags.faults, &error);
   if (faults.empty()) {
     std::fprintf(stderr, "%s\n", error.c_str());
-    return 2;
+    return kExitUsage;
   }
-  double seconds = args.get_double("seconds", 60);
-  std::filesystem::path out_dir = args.get("out", "report/zoo");
+  double seconds = flags.seconds;
+  std::filesystem::path out_dir = flags.out;
+  if (std::optional<std::string> why = fuzz::check_writable_dir(out_dir)) {
+    std::fprintf(stderr, "zoo: %s\n", why->c_str());
+    return kExitUsage;
+  }
   oracles::PipelineOptions base;  // the default campaign's options: every oracle
   base.oracles = oracles::OracleSet::all();
   std::vector<ZooRow> rows;
   std::printf("%-36s %-7s %-8s %8s %9s  %-26s %s\n", "fault", "PR", "detected", "seconds",
               "programs", "bucket", "reproducer lines (fault off)");
   for (const FaultInfo* f : faults) {
-    ZooRow row = hunt(*f, seconds, args.get_u64("seed", 1), base, out_dir);
+    ZooRow row = hunt(*f, seconds, flags.seed, base, out_dir);
     std::string size = row.detected
                            ? std::to_string(row.lines_before) + " -> " +
                                  std::to_string(row.lines_after) + " (" + row.fault_off_bucket + ")"
@@ -175,21 +171,41 @@ int zoo_command(const Args& args) {
       "{\n  \"seconds_per_fault\": " + std::to_string(seconds) + ",\n  \"faults\": [";
   for (size_t i = 0; i < rows.size(); ++i) {
     const ZooRow& r = rows[i];
-    json += std::string(i ? "," : "") + "\n    {\"fault\": " + json_string(r.fault->name) +
+    json += std::string(i ? "," : "") + "\n    {\"fault\": " + fuzz::json_string(r.fault->name) +
             ", \"pr\": " + std::to_string(r.fault->pr) +
             ", \"detected\": " + (r.detected ? "true" : "false") +
             ", \"seconds\": " + std::to_string(r.seconds) +
             ", \"programs\": " + std::to_string(r.programs) +
-            ", \"seed\": " + std::to_string(r.seed) + ", \"bucket\": " + json_string(r.bucket) +
+            ", \"seed\": " + std::to_string(r.seed) +
+            ", \"bucket\": " + fuzz::json_string(r.bucket) +
             ", \"lines_before\": " + std::to_string(r.lines_before) +
             ", \"lines_after\": " + std::to_string(r.lines_after) +
-            ", \"fault_off_bucket\": " + json_string(r.fault_off_bucket) +
+            ", \"fault_off_bucket\": " + fuzz::json_string(r.fault_off_bucket) +
             ", \"unrelated_findings\": " + std::to_string(r.unrelated) +
-            ", \"reproducer\": " + json_string(r.file) + "}";
+            ", \"reproducer\": " + fuzz::json_string(r.file) + "}";
   }
   json += "\n  ]\n}\n";
-  write_atomically(out_dir / "zoo.json", json);
-  return detected == rows.size() ? 0 : 1;
+  fuzz::write_atomically(out_dir / "zoo.json", json);
+  return detected == rows.size() ? kExitOk : kExitFindings;
+}
+
+}  // namespace
+
+void add_zoo_command(CLI::App& app, Action* action) {
+  auto f = std::make_shared<ZooFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "zoo",
+      "the bug zoo: for each fault switch (historical PyTorch bugs, engine/base/faults.def) run "
+      "the default campaign with it on until the first failure or crash that does not happen with "
+      "it off, shrink that program and write a '# faults:' reproducer and zoo.json; exit 0 when "
+      "every fault is detected");
+  cmd->add_option("--seconds", f->seconds, "time box per fault")
+      ->capture_default_str()
+      ->check(positive_number());
+  cmd->add_option("--faults", f->faults, "comma list of fault names (default: all)");
+  cmd->add_option("--seed", f->seed, "first seed")->capture_default_str();
+  cmd->add_option("--out", f->out, "output directory")->capture_default_str();
+  cmd->callback([=] { *action = [=] { return zoo(*f); }; });
 }
 
 }  // namespace sf::cli

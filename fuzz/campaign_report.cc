@@ -1,0 +1,181 @@
+// Each new signature is written in three steps, each leaving a consistent directory behind: the
+// original reproducer and the report entry first, then (after minimizing) the minimized reproducer
+// and its test, and the report again.
+#include "fuzz/campaign_report.h"
+
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+#include "engine/base/faults.h"
+#include "engine/base/sha256.h"
+#include "engine/program/printer.h"
+#include "fuzz/files.h"
+#include "fuzz/gtest_file.h"
+#include "fuzz/outcome.h"
+#include "fuzz/shrink_program.h"
+
+namespace sf::fuzz {
+
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string slug(const std::string& bucket) {
+  std::string out;
+  for (char c : bucket.substr(bucket.find(':') + 1)) {
+    out += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string finding_class(const std::string& bucket) {
+  if (bucket.rfind("crash:", 0) == 0) return "crashes";
+  if (bucket.rfind("fail:", 0) == 0) return "failures";
+  return "triage";
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+CampaignReport::CampaignReport(ReportOptions opts) : opts_(std::move(opts)) {
+  if (std::optional<std::string> why = check_writable_dir(opts_.out_dir)) {
+    throw std::runtime_error(*why);
+  }
+  write_report(false);
+}
+
+void CampaignReport::add(const Finding& f) {
+  auto it = by_signature_.find(f.signature);
+  if (it != by_signature_.end()) {
+    ++entries_[it->second].count;
+    return;
+  }
+  Entry e;
+  e.signature = f.signature;
+  e.bucket = f.bucket;
+  e.detail = f.detail;
+  e.first_seed = f.seed;
+  e.count = 1;
+  e.found_at = f.elapsed;
+  std::string base =
+      finding_class(f.bucket) + "/" + slug(f.bucket) + "-" + sha256_hex(f.signature).substr(0, 8);
+  program::Program p = program_for_seed(f.seed);
+  p.header.reproduces = f.signature;
+  // Faults switched on for the whole campaign (SHAPEFUZZ_FAULTS) go in the header, so the file
+  // replays as-is.
+  for (const FaultInfo& fi : all_faults()) {
+    if (fault_on(fi.fault)) p.header.faults.push_back(fi.name);
+  }
+  e.found_by = p.header.found_by;
+  std::string text = program::print_program(p);
+  e.original = base + ".sfz";
+  e.lines_before = program_text_lines(text);
+  write_atomically(opts_.out_dir / e.original, reproducer_text(f.detail, text));
+  by_signature_[f.signature] = entries_.size();
+  entries_.push_back(e);
+  write_report(false);
+  if (!opts_.quiet) {
+    std::fprintf(stderr, "%s seed=%llu %s -> %s\n", f.bucket.c_str(),
+                 static_cast<unsigned long long>(f.seed), f.signature.c_str(),
+                 (opts_.out_dir / e.original).c_str());
+  }
+  if (opts_.minimize_seconds > 0) {
+    minimize(entries_.back(), text);
+    write_report(false);
+  }
+}
+
+void CampaignReport::minimize(Entry& e, const std::string& text) {
+  double start = now_seconds();
+  ShrinkLimits limits;
+  limits.seconds = opts_.minimize_seconds;
+  ShrinkResult r = shrink_program(
+      text,
+      [&](const std::string& t) {
+        return signature(run_program_isolated(t, opts_.pipeline, opts_.limits)) == e.signature;
+      },
+      limits);
+  e.minimize_seconds = now_seconds() - start;
+  e.minimize_attempts = r.attempts;
+  e.lines_after = program_text_lines(r.text);
+  std::string base = e.original.substr(0, e.original.size() - 4);
+  e.minimized = base + ".min.sfz";
+  e.test = base + "_test.cc";
+  write_atomically(opts_.out_dir / e.minimized, reproducer_text(e.detail, r.text));
+  write_atomically(opts_.out_dir / e.test,
+                   gtest_file_text(slug(e.bucket) + "_" + sha256_hex(e.signature).substr(0, 8),
+                                   r.text, e.signature, e.found_by));
+  if (!opts_.quiet) {
+    std::fprintf(stderr, "  minimized %d -> %d statements in %.1fs (%d runs): %s\n", e.lines_before,
+                 e.lines_after, e.minimize_seconds, r.attempts,
+                 (opts_.out_dir / e.minimized).c_str());
+  }
+}
+
+void CampaignReport::progress(double elapsed, uint64_t programs,
+                              const std::map<std::string, uint64_t>& buckets) {
+  elapsed_ = elapsed;
+  programs_ = programs;
+  buckets_ = buckets;
+  if (elapsed - last_write_ >= 2.0) write_report(false);
+}
+
+void CampaignReport::finish(const CampaignResult& r) {
+  elapsed_ = r.seconds;
+  programs_ = r.programs;
+  buckets_ = r.buckets;
+  workers_lost_ = r.workers_lost;
+  write_report(true);
+}
+
+void CampaignReport::write_report(bool finished) {
+  last_write_ = elapsed_;
+  std::string j = "{\n  \"status\": " + json_string(finished ? "finished" : "running") +
+                  ",\n  \"seconds\": " + std::to_string(elapsed_) +
+                  ",\n  \"programs\": " + std::to_string(programs_) +
+                  ",\n  \"programs_per_second\": " +
+                  std::to_string(elapsed_ > 0 ? static_cast<double>(programs_) / elapsed_ : 0) +
+                  ",\n  \"workers_lost\": " + std::to_string(workers_lost_) + ",\n  \"buckets\": {";
+  bool first = true;
+  for (const auto& [k, n] : buckets_) {
+    j += std::string(first ? "\n" : ",\n") + "    " + json_string(k) + ": " + std::to_string(n);
+    first = false;
+  }
+  j += std::string(first ? "" : "\n  ") + "},\n  \"findings\": [";
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& e = entries_[i];
+    j += std::string(i ? "," : "") + "\n    {\"signature\": " + json_string(e.signature) +
+         ", \"bucket\": " + json_string(e.bucket) + ", \"count\": " + std::to_string(e.count) +
+         ", \"first_seed\": " + std::to_string(e.first_seed) +
+         ", \"found_at_seconds\": " + std::to_string(e.found_at) +
+         ", \"original\": " + json_string(e.original) +
+         ", \"minimized\": " + json_string(e.minimized) + ", \"test\": " + json_string(e.test) +
+         ", \"statements\": " + std::to_string(e.lines_before) +
+         ", \"minimized_statements\": " + std::to_string(e.lines_after) +
+         ", \"minimize_seconds\": " + std::to_string(e.minimize_seconds) +
+         ", \"detail\": " + json_string(e.detail) + "}";
+  }
+  j += std::string(entries_.empty() ? "" : "\n  ") + "]\n}\n";
+  write_atomically(opts_.out_dir / "report.json", j);
+}
+
+}  // namespace sf::fuzz

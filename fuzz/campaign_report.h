@@ -1,0 +1,71 @@
+// What a campaign leaves on disk, kept current as it runs: per new finding signature the original
+// reproducer, a minimized one and a GoogleTest file, and report.json (counts, findings, files),
+// all written atomically, so kill -9 of the campaign at any moment leaves a valid, current report.
+//
+//   OUT/report.json
+//   OUT/{failures,crashes,triage}/<bucket>-<hash>.sfz        the program that found it
+//   OUT/{failures,crashes,triage}/<bucket>-<hash>.min.sfz    minimized, same signature
+//   OUT/{failures,crashes,triage}/<bucket>-<hash>_test.cc    a drop-in GoogleTest file
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fuzz/campaign.h"
+#include "fuzz/isolated.h"
+
+namespace sf::fuzz {
+
+struct ReportOptions {
+  std::filesystem::path out_dir = "report";
+  double minimize_seconds = 30;       // per new signature; 0 writes no minimized file
+  oracles::PipelineOptions pipeline;  // what reproducers are judged with (no backend needed)
+  IsolationLimits limits;             // for each run while minimizing
+  bool quiet = false;                 // no progress lines on stderr
+};
+
+class CampaignReport {
+ public:
+  // Refuses (std::runtime_error with the OS's reason) an output directory it cannot write.
+  explicit CampaignReport(ReportOptions opts);
+
+  // A campaign finding: the first of a signature is written (then minimized), others counted.
+  void add(const Finding& f);
+  // Running totals; report.json is rewritten at most every two seconds.
+  void progress(double elapsed, uint64_t programs, const std::map<std::string, uint64_t>& buckets);
+  // The final report.
+  void finish(const CampaignResult& r);
+
+  struct Entry {
+    std::string signature, bucket, detail, found_by;
+    uint64_t first_seed = 0, count = 0;
+    double found_at = 0;
+    std::string original, minimized, test;  // paths, relative to out_dir
+    int lines_before = 0, lines_after = 0;
+    double minimize_seconds = 0;
+    int minimize_attempts = 0;
+  };
+  const std::vector<Entry>& entries() const { return entries_; }
+
+ private:
+  void write_report(bool finished);
+  void minimize(Entry& e, const std::string& text);
+
+  ReportOptions opts_;
+  std::vector<Entry> entries_;
+  std::map<std::string, size_t> by_signature_;
+  std::map<std::string, uint64_t> buckets_;
+  uint64_t programs_ = 0, workers_lost_ = 0;
+  double elapsed_ = 0, last_write_ = -1e9;
+};
+
+// "failures", "crashes" or "triage": where a bucket's files go.
+std::string finding_class(const std::string& bucket);
+
+// JSON string literal.
+std::string json_string(const std::string& s);
+
+}  // namespace sf::fuzz

@@ -1,0 +1,448 @@
+// Program-aware shrinking. Each pass lists candidate programs (one small edit each) for the current
+// program; the first candidate that parses and stays interesting becomes the current program and
+// the pass lists again from the same position. Passes repeat until a whole round keeps nothing.
+#include "fuzz/shrink_program.h"
+
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <set>
+#include <unordered_set>
+#include <vector>
+
+#include "engine/base/errors.h"
+#include "engine/program/parser.h"
+#include "engine/program/printer.h"
+
+namespace sf::fuzz {
+
+namespace {
+
+using program::DataSpec;
+using program::DimMode;
+using program::Expr;
+using program::ExprPtr;
+using program::InputDecl;
+using program::Program;
+using program::Stmt;
+
+using Candidates = std::vector<Program>;
+
+// ---- statements --------------------------------------------------------------------------------
+
+// Calls `edit` on every statement list (the body and nested branches) with a copy of the program
+// in which that list can be changed: `edit(copy, list_in_copy)`.
+void for_each_list(const Program& p,
+                   const std::function<void(Program&, std::vector<Stmt>&)>& edit) {
+  // Lists are addressed by a path of (statement index, branch) pairs from the body.
+  std::function<void(const std::vector<Stmt>&, std::vector<std::pair<size_t, int>>)> walk =
+      [&](const std::vector<Stmt>& list, std::vector<std::pair<size_t, int>> path) {
+        Program copy = p;
+        std::vector<Stmt>* target = &copy.body;
+        for (auto [i, branch] : path) {
+          target = branch == 0 ? &(*target)[i].then_body : &(*target)[i].else_body;
+        }
+        edit(copy, *target);
+        for (size_t i = 0; i < list.size(); ++i) {
+          if (list[i].kind != Stmt::Kind::kIf) continue;
+          auto then_path = path, else_path = path;
+          then_path.emplace_back(i, 0);
+          else_path.emplace_back(i, 1);
+          walk(list[i].then_body, then_path);
+          walk(list[i].else_body, else_path);
+        }
+      };
+  walk(p.body, {});
+}
+
+// Remove one statement; replace an `if` by one of its branches.
+Candidates statement_candidates(const Program& p) {
+  Candidates out;
+  for_each_list(p, [&](Program& copy, std::vector<Stmt>& list) {
+    for (size_t i = list.size(); i-- > 0;) {
+      Stmt s = list[i];
+      if (s.kind == Stmt::Kind::kReturn) continue;
+      list.erase(list.begin() + static_cast<long>(i));
+      out.push_back(copy);
+      if (s.kind == Stmt::Kind::kIf) {
+        for (const std::vector<Stmt>* branch : {&s.then_body, &s.else_body}) {
+          list.insert(list.begin() + static_cast<long>(i), branch->begin(), branch->end());
+          out.push_back(copy);
+          list.erase(list.begin() + static_cast<long>(i),
+                     list.begin() + static_cast<long>(i + branch->size()));
+        }
+      }
+      list.insert(list.begin() + static_cast<long>(i), s);
+    }
+  });
+  return out;
+}
+
+// Drop one returned value (a program returns at least one).
+Candidates return_candidates(const Program& p) {
+  Candidates out;
+  for_each_list(p, [&](Program& copy, std::vector<Stmt>& list) {
+    for (Stmt& s : list) {
+      if (s.kind != Stmt::Kind::kReturn || s.returns.size() < 2) continue;
+      std::vector<ExprPtr> all = s.returns;
+      for (size_t j = all.size(); j-- > 0;) {
+        s.returns = all;
+        s.returns.erase(s.returns.begin() + static_cast<long>(j));
+        out.push_back(copy);
+      }
+      s.returns = all;
+    }
+  });
+  return out;
+}
+
+// ---- values ------------------------------------------------------------------------------------
+
+// Simpler forms of one expression: its operands, constants, smaller integers.
+std::vector<ExprPtr> simpler(const ExprPtr& e) {
+  std::vector<ExprPtr> out;
+  switch (e->kind) {
+    case Expr::Kind::kCall:
+      for (const ExprPtr& a : e->args) {
+        if (a->kind == Expr::Kind::kVar || a->kind == Expr::Kind::kCall) out.push_back(a);
+      }
+      out.push_back(Expr::integer(1));
+      out.push_back(Expr::integer(0));
+      break;
+    case Expr::Kind::kVar:
+      out.push_back(Expr::integer(1));
+      break;
+    case Expr::Kind::kInt:
+      if (e->int_value != 0) out.push_back(Expr::integer(0));
+      if (e->int_value != 1 && e->int_value != 0) out.push_back(Expr::integer(1));
+      if (e->int_value > 2 || e->int_value < -2) out.push_back(Expr::integer(e->int_value / 2));
+      break;
+    case Expr::Kind::kFloat:
+      if (e->float_value != 0 && e->float_value != 1) out.push_back(Expr::floating(1.0));
+      break;
+    case Expr::Kind::kList:
+      if (e->elems.size() > 1) {
+        for (size_t i = e->elems.size(); i-- > 0;) {
+          std::vector<ExprPtr> fewer = e->elems;
+          fewer.erase(fewer.begin() + static_cast<long>(i));
+          out.push_back(Expr::list(fewer));
+        }
+      }
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+// `e` with its `index`-th subexpression (preorder, counting down) replaced by `repl`.
+ExprPtr replace_at(const ExprPtr& e, int& index, const ExprPtr& repl) {
+  if (index-- == 0) return repl;
+  if (e->kind != Expr::Kind::kCall && e->kind != Expr::Kind::kList) return e;
+  auto copy = std::make_shared<Expr>(*e);
+  for (ExprPtr& a : copy->args) a = replace_at(a, index, repl);
+  for (auto& [k, v] : copy->kwargs) v = replace_at(v, index, repl);
+  for (ExprPtr& x : copy->elems) x = replace_at(x, index, repl);
+  return copy;
+}
+
+void preorder(const ExprPtr& e, std::vector<ExprPtr>* out) {
+  out->push_back(e);
+  for (const ExprPtr& a : e->args) preorder(a, out);
+  for (const auto& [k, v] : e->kwargs) preorder(v, out);
+  for (const ExprPtr& x : e->elems) preorder(x, out);
+}
+
+// Replace a subexpression of an assigned value or a condition by a simpler form.
+Candidates value_candidates(const Program& p) {
+  Candidates out;
+  for_each_list(p, [&](Program& copy, std::vector<Stmt>& list) {
+    for (Stmt& s : list) {
+      if (!s.value) continue;
+      ExprPtr original = s.value;
+      std::vector<ExprPtr> subs;
+      preorder(original, &subs);
+      for (size_t k = 0; k < subs.size(); ++k) {
+        for (const ExprPtr& repl : simpler(subs[k])) {
+          int index = static_cast<int>(k);
+          s.value = replace_at(original, index, repl);
+          out.push_back(copy);
+        }
+      }
+      s.value = original;
+    }
+  });
+  return out;
+}
+
+// `e` with every reference to variable `name` replaced by `repl`.
+ExprPtr substitute(const ExprPtr& e, const std::string& name, const ExprPtr& repl) {
+  if (e->kind == Expr::Kind::kVar) return e->name == name ? repl : e;
+  if (e->kind != Expr::Kind::kCall && e->kind != Expr::Kind::kList) return e;
+  auto copy = std::make_shared<Expr>(*e);
+  for (ExprPtr& a : copy->args) a = substitute(a, name, repl);
+  for (auto& [k, v] : copy->kwargs) v = substitute(v, name, repl);
+  for (ExprPtr& x : copy->elems) x = substitute(x, name, repl);
+  return copy;
+}
+
+void substitute_in(std::vector<Stmt>& list, const std::string& name, const ExprPtr& repl) {
+  for (Stmt& s : list) {
+    if (s.value) s.value = substitute(s.value, name, repl);
+    if (s.max) s.max = substitute(s.max, name, repl);
+    for (ExprPtr& r : s.returns) r = substitute(r, name, repl);
+    substitute_in(s.then_body, name, repl);
+    substitute_in(s.else_body, name, repl);
+  }
+}
+
+// Inline a copy or a constant (`x = y`, `x = 3`) into the statements after it, dropping it.
+Candidates inline_candidates(const Program& p) {
+  Candidates out;
+  for (size_t i = 0; i < p.body.size(); ++i) {
+    const Stmt& s = p.body[i];
+    if (s.kind != Stmt::Kind::kAssign || s.targets.size() != 1) continue;
+    Expr::Kind k = s.value->kind;
+    if (k != Expr::Kind::kVar && k != Expr::Kind::kInt && k != Expr::Kind::kFloat &&
+        k != Expr::Kind::kBool) {
+      continue;
+    }
+    Program copy = p;
+    std::vector<Stmt> rest(copy.body.begin() + static_cast<long>(i) + 1, copy.body.end());
+    substitute_in(rest, s.targets[0], s.value);
+    copy.body.resize(i);
+    copy.body.insert(copy.body.end(), rest.begin(), rest.end());
+    out.push_back(copy);
+  }
+  return out;
+}
+
+// ---- inputs ------------------------------------------------------------------------------------
+
+int64_t numel(const std::vector<int64_t>& sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+// Literal data of a tensor whose dim `d` shrinks to `keep` (the leading elements along it).
+std::vector<double> slice_literal(const std::vector<double>& data,
+                                  const std::vector<int64_t>& sizes, size_t d, int64_t keep) {
+  int64_t inner = 1;
+  for (size_t i = d + 1; i < sizes.size(); ++i) inner *= sizes[i];
+  int64_t outer = numel(sizes) / std::max<int64_t>(1, sizes[d] * inner);
+  std::vector<double> out;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t j = 0; j < keep * inner; ++j) {
+      out.push_back(data[static_cast<size_t>(o * sizes[d] * inner + j)]);
+    }
+  }
+  return out;
+}
+
+// Every tensor input dim of size `from` shrunk to `to` at once (sizes that must agree, such as a
+// mask's and its tensor's, only shrink together).
+Program with_dims_shrunk(const Program& p, int64_t from, int64_t to) {
+  Program copy = p;
+  for (InputDecl& x : copy.inputs) {
+    for (size_t d = 0; d < x.sizes.size(); ++d) {
+      if (x.sizes[d] != from) continue;
+      if (x.data.kind == DataSpec::Kind::kLiteral) {
+        x.data.literal = slice_literal(x.data.literal, x.sizes, d, to);
+      }
+      x.sizes[d] = to;
+    }
+  }
+  return copy;
+}
+
+Candidates input_candidates(const Program& p) {
+  Candidates out;
+  std::set<int64_t> sizes;
+  for (const InputDecl& in : p.inputs) sizes.insert(in.sizes.begin(), in.sizes.end());
+  for (auto it = sizes.rbegin(); it != sizes.rend(); ++it) {
+    if (*it > 1) out.push_back(with_dims_shrunk(p, *it, 1));
+    if (*it > 3) out.push_back(with_dims_shrunk(p, *it, *it / 2));
+  }
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    const InputDecl& in = p.inputs[i];
+    auto with = [&](const std::function<void(InputDecl&)>& edit) {
+      Program copy = p;
+      edit(copy.inputs[i]);
+      out.push_back(copy);
+    };
+    // Remove the input (only parses when nothing uses it).
+    {
+      Program copy = p;
+      copy.inputs.erase(copy.inputs.begin() + static_cast<long>(i));
+      out.push_back(copy);
+    }
+    if (!in.is_tensor) {
+      if (in.scalar_mode != DimMode::kStatic)
+        with([](InputDecl& d) { d.scalar_mode = DimMode::kStatic; });
+      double v = in.data.literal.empty() ? 0 : in.data.literal[0];
+      for (double smaller : {0.0, 1.0, static_cast<double>(static_cast<int64_t>(v / 2))}) {
+        if (smaller != v && std::abs(smaller) < std::abs(v)) {
+          with([&](InputDecl& d) { d.data.literal = {smaller}; });
+        }
+      }
+      continue;
+    }
+    for (size_t d = 0; d < in.sizes.size(); ++d) {
+      if (in.dims[d] != DimMode::kStatic) {
+        with([&](InputDecl& x) {
+          x.dims[d] = in.dims[d] == DimMode::kUnbacked ? DimMode::kDynamic : DimMode::kStatic;
+        });
+        if (in.dims[d] == DimMode::kUnbacked)
+          with([&](InputDecl& x) { x.dims[d] = DimMode::kStatic; });
+      }
+      for (int64_t keep : {int64_t{1}, in.sizes[d] / 2, in.sizes[d] - 1}) {
+        if (keep < 1 || keep >= in.sizes[d]) continue;
+        with([&](InputDecl& x) {
+          if (x.data.kind == DataSpec::Kind::kLiteral) {
+            x.data.literal = slice_literal(x.data.literal, x.sizes, d, keep);
+          }
+          x.sizes[d] = keep;
+        });
+      }
+      if (in.sizes[d] == 1) {  // a smaller rank
+        with([&](InputDecl& x) {
+          x.sizes.erase(x.sizes.begin() + static_cast<long>(d));
+          x.dims.erase(x.dims.begin() + static_cast<long>(d));
+        });
+      }
+    }
+    // Plainer data: all zeros, all ones.
+    for (double v : {0.0, 1.0}) {
+      if (in.data.kind == DataSpec::Kind::kFull && in.data.value == v) continue;
+      with([&](InputDecl& x) {
+        x.data = DataSpec();
+        x.data.kind = DataSpec::Kind::kFull;
+        x.data.value = v;
+      });
+    }
+  }
+  return out;
+}
+
+// ---- driver ------------------------------------------------------------------------------------
+
+class Shrinker {
+ public:
+  Shrinker(const std::function<bool(const std::string&)>& interesting, const ShrinkLimits& limits,
+           ShrinkResult* result)
+      : interesting_(interesting),
+        limits_(limits),
+        result_(result),
+        deadline_(std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                      std::chrono::duration<double>(limits.seconds))) {}
+
+  bool out_of_budget() const {
+    return result_->attempts >= limits_.max_attempts ||
+           std::chrono::steady_clock::now() > deadline_;
+  }
+
+  // The predicate, counted and bounded.
+  bool call(const std::string& text) {
+    if (out_of_budget()) return false;
+    ++result_->attempts;
+    return interesting_(text);
+  }
+
+  // Tries a candidate program: it must print to a text not tried before that parses back.
+  bool try_program(const Program& candidate) {
+    std::string text = program::print_program(candidate);
+    if (!tried_.insert(text).second) return false;
+    try {
+      program::parse_program(text);
+    } catch (const UserError&) {
+      return false;
+    }
+    if (!call(text)) return false;
+    ++result_->accepted;
+    current_ = candidate;
+    text_ = text;
+    return true;
+  }
+
+  // One pass: walk its candidates; after each kept one, list again and go on from the same
+  // position (the next edit of the same kind). True when something was kept.
+  bool run_pass(Candidates (*list)(const Program&)) {
+    bool progress = false;
+    size_t i = 0;
+    while (!out_of_budget()) {
+      Candidates cs = list(current_);
+      bool kept = false;
+      for (; i < cs.size() && !out_of_budget(); ++i) {
+        if (try_program(cs[i])) {
+          kept = true;
+          break;
+        }
+      }
+      if (!kept) break;
+      progress = true;
+    }
+    return progress;
+  }
+
+  // Line-level ddmin over the current text (bulk removal), bounded by the remaining budget.
+  bool run_ddmin() {
+    int left = limits_.max_attempts - result_->attempts;
+    if (left <= 0) return false;
+    ShrinkResult r = shrink_program_text(
+        text_, [&](const std::string& t) { return tried_.insert(t).second && call(t); }, left);
+    result_->accepted += r.accepted;
+    if (r.accepted == 0) return false;
+    try {
+      current_ = program::parse_program(r.text);
+    } catch (const UserError&) {
+      return false;  // cannot happen: an interesting text parses
+    }
+    text_ = program::print_program(current_);
+    return true;
+  }
+
+  Program current_;
+  std::string text_;
+
+ private:
+  const std::function<bool(const std::string&)>& interesting_;
+  ShrinkLimits limits_;
+  ShrinkResult* result_;
+  std::chrono::steady_clock::time_point deadline_;
+  std::unordered_set<std::string> tried_;
+};
+
+}  // namespace
+
+ShrinkResult shrink_program(const std::string& text,
+                            const std::function<bool(const std::string&)>& interesting,
+                            const ShrinkLimits& limits) {
+  ShrinkResult result;
+  Shrinker s(interesting, limits, &result);
+  try {
+    s.current_ = program::parse_program(text);
+  } catch (const UserError&) {
+    ShrinkResult r = shrink_program_text(text, interesting, limits.max_attempts);
+    return r;
+  }
+  // The canonical print drops comments; keep working on the original text if that mattered.
+  s.text_ = program::print_program(s.current_);
+  if (s.text_ != text && !s.call(s.text_)) {
+    return shrink_program_text(text, interesting, limits.max_attempts);
+  }
+  bool progress = true;
+  while (progress && !s.out_of_budget()) {
+    progress = s.run_ddmin();
+    progress = s.run_pass(statement_candidates) || progress;
+    progress = s.run_pass(return_candidates) || progress;
+    progress = s.run_pass(value_candidates) || progress;
+    progress = s.run_pass(inline_candidates) || progress;
+    progress = s.run_pass(input_candidates) || progress;
+  }
+  result.text = s.text_;
+  return result;
+}
+
+}  // namespace sf::fuzz

@@ -1,0 +1,182 @@
+// The campaign never loses a result: what it writes replays as-is with the signature its header
+// records; workers killed at random moments are recorded against their program (or counted as
+// lost between programs) and replaced; a campaign killed with SIGKILL at random moments leaves a
+// complete report.json whose files all exist and parse.
+#include "fuzz/campaign.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <random>
+#include <regex>
+#include <thread>
+
+#include "engine/base/errors.h"
+#include "engine/base/faults.h"
+#include "engine/program/parser.h"
+#include "fuzz/campaign_report.h"
+#include "fuzz/files.h"
+#include "fuzz/outcome.h"
+
+namespace sf::fuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path dir = fs::path(testing::TempDir()) / name;
+  fs::remove_all(dir);
+  return dir;
+}
+
+// A fault the default campaign finds within a fraction of a second (INV-6), so findings happen.
+constexpr Fault kPlanted = Fault::kDceDropsBindingSite;
+
+std::vector<fs::path> files_under(const fs::path& dir, const std::string& ending) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    std::string name = e.path().filename().string();
+    if (name.size() >= ending.size() && name.substr(name.size() - ending.size()) == ending) {
+      out.push_back(e.path());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The report is complete JSON text and every file it names exists and is complete.
+void expect_consistent(const fs::path& dir) {
+  std::optional<std::string> json = read_text_file(dir / "report.json");
+  ASSERT_TRUE(json.has_value()) << dir;
+  ASSERT_GE(json->size(), 3u);
+  EXPECT_EQ(json->front(), '{');
+  EXPECT_EQ(json->substr(json->size() - 2), "}\n");
+  std::regex path_field("\"(original|minimized|test)\": \"([^\"]+)\"");
+  for (auto it = std::sregex_iterator(json->begin(), json->end(), path_field);
+       it != std::sregex_iterator(); ++it) {
+    std::optional<std::string> text = read_text_file(dir / (*it)[2].str());
+    ASSERT_TRUE(text.has_value()) << "report names a missing file " << (*it)[2];
+    if ((*it)[1] == "test") {
+      EXPECT_NE(text->find("}  // namespace\n"), std::string::npos);
+    }
+  }
+  for (const fs::path& f : files_under(dir, ".sfz")) {
+    std::optional<std::string> text = read_text_file(f);
+    ASSERT_TRUE(text.has_value());
+    program::Program p;
+    EXPECT_NO_THROW(p = program::parse_program(*text)) << f;
+    EXPECT_FALSE(p.header.reproduces.empty()) << f;
+  }
+}
+
+TEST(Campaign, EverythingItWritesReplaysWithItsSignature) {
+  fs::path dir = fresh_dir("replay");
+  ReportOptions ropts;
+  ropts.out_dir = dir;
+  ropts.minimize_seconds = 2;
+  ropts.quiet = true;
+  ropts.pipeline.oracles = oracles::OracleSet::all();
+  size_t findings = 0;
+  {
+    ScopedFault planted(kPlanted);  // process-wide, as SHAPEFUZZ_FAULTS would be
+    CampaignReport report(ropts);
+    CampaignOptions opts;
+    opts.seconds = 2;
+    opts.pipeline = ropts.pipeline;
+    opts.on_finding = [&](const Finding& f) {
+      report.add(f);
+      return false;
+    };
+    CampaignResult r = run_campaign(opts);
+    report.finish(r);
+    findings = report.entries().size();
+  }
+  ASSERT_GE(findings, 1u);
+  expect_consistent(dir);
+  // With the process's faults off again, each file replays from its header alone.
+  std::vector<fs::path> sfz = files_under(dir, ".sfz");
+  EXPECT_EQ(sfz.size(), 2 * findings);  // the original and the minimized program
+  EXPECT_EQ(files_under(dir, "_test.cc").size(), findings);
+  for (const fs::path& f : sfz) {
+    std::string text = *read_text_file(f);
+    program::Program p = program::parse_program(text);
+    EXPECT_EQ(signature(run_program_isolated(text, ropts.pipeline, IsolationLimits())),
+              p.header.reproduces)
+        << f;
+  }
+}
+
+TEST(Campaign, WorkersKilledAtRandomMomentsLoseNothing) {
+  std::atomic<int> worker{0};
+  std::atomic<bool> stop{false};
+  int kills = 0;
+  CampaignOptions opts;
+  opts.seconds = 6;
+  opts.quiet_workers = true;
+  opts.on_worker_start = [&](int pid) { worker = pid; };
+  std::thread killer([&] {
+    std::mt19937 rng(7);
+    auto start = std::chrono::steady_clock::now();
+    while (kills < 20 && !stop) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(60 + rng() % 160));
+      if (std::chrono::steady_clock::now() - start > std::chrono::seconds(5)) break;
+      int pid = worker.exchange(0);  // each worker once: a dead one is not killed twice
+      if (pid > 0 && kill(pid, SIGKILL) == 0) ++kills;
+    }
+  });
+  CampaignResult r = run_campaign(opts);
+  stop = true;
+  killer.join();
+  EXPECT_EQ(kills, 20);
+  uint64_t killed_in_program = r.buckets.count("crash:signal9") ? r.buckets.at("crash:signal9") : 0;
+  EXPECT_EQ(killed_in_program + r.workers_lost, static_cast<uint64_t>(kills));
+  EXPECT_GE(r.seconds, opts.seconds);  // the campaign ran its whole time
+  uint64_t total = 0;
+  for (const auto& [bucket, n] : r.buckets) total += n;
+  EXPECT_EQ(total, r.programs);
+  EXPECT_GT(r.buckets["pass"], 100u);
+}
+
+TEST(Campaign, CampaignKilledAtRandomMomentsLeavesAValidReport) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 20; ++round) {
+    fs::path dir = fresh_dir("killed" + std::to_string(round));
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      set_fault(kPlanted, true);
+      ReportOptions ropts;
+      ropts.out_dir = dir;
+      ropts.minimize_seconds = 1;
+      ropts.quiet = true;
+      CampaignReport report(ropts);
+      CampaignOptions opts;
+      opts.seconds = 3;
+      opts.first_seed = 1 + 1000 * round;
+      opts.quiet_workers = true;
+      opts.on_finding = [&](const Finding& f) {
+        report.add(f);
+        return false;
+      };
+      opts.on_progress = [&](double el, uint64_t n, const std::map<std::string, uint64_t>& b) {
+        report.progress(el, n, b);
+      };
+      report.finish(run_campaign(opts));
+      _exit(0);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 + rng() % 1400));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    SCOPED_TRACE("round " + std::to_string(round));
+    expect_consistent(dir);
+  }
+}
+
+}  // namespace
+}  // namespace sf::fuzz

@@ -1,0 +1,106 @@
+// `shapefuzz minimize FILE [-o OUT]`: shrinks a reproducer to a small program with the same
+// signature (its "# reproduces:" header, or what it gives now), each candidate run in a child.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "engine/base/errors.h"
+#include "engine/program/parser.h"
+#include "engine/program/printer.h"
+#include "fuzz/campaign.h"
+#include "fuzz/files.h"
+#include "fuzz/outcome.h"
+#include "fuzz/shrink_program.h"
+#include "tools/cli/commands.h"
+
+namespace sf::cli {
+
+namespace {
+
+struct MinimizeFlags {
+  std::string file, out;
+  double seconds = 120;
+  int attempts = 5000;
+  double timeout = 10;
+  size_t memory_mb = 4096;
+  OracleFlags oracles;
+};
+
+int minimize(const MinimizeFlags& flags) {
+  std::string text = read_program_file(flags.file);
+  program::Program p;
+  try {
+    p = program::parse_program(text);
+  } catch (const UserError& e) {
+    std::fprintf(stderr, "%s does not parse: %s\n", flags.file.c_str(), e.what());
+    return kExitUsage;
+  }
+  fuzz::IsolationLimits limits;
+  limits.timeout_seconds = flags.timeout;
+  limits.memory_mb = flags.memory_mb;
+  oracles::PipelineOptions opts = flags.oracles.options();
+  std::string now = fuzz::signature(fuzz::run_program_isolated(text, opts, limits));
+  std::string target = p.header.reproduces.empty() ? now : p.header.reproduces;
+  if (now != target) {
+    std::fprintf(stderr, "%s does not reproduce its header (%s); it gives %s\n", flags.file.c_str(),
+                 target.c_str(), now.c_str());
+    return kExitMismatch;
+  }
+  std::string bucket = fuzz::signature_bucket(target);
+  if (bucket == "pass" || bucket.rfind("rejected:", 0) == 0) {
+    std::fprintf(stderr, "nothing to minimize: %s gives %s\n", flags.file.c_str(), target.c_str());
+    return kExitMismatch;
+  }
+  p.header.reproduces = target;
+  auto start = std::chrono::steady_clock::now();
+  fuzz::ShrinkLimits shrink_limits;
+  shrink_limits.seconds = flags.seconds;
+  shrink_limits.max_attempts = flags.attempts;
+  fuzz::ShrinkResult r = fuzz::shrink_program(
+      program::print_program(p),
+      [&](const std::string& t) {
+        return fuzz::signature(fuzz::run_program_isolated(t, opts, limits)) == target;
+      },
+      shrink_limits);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::string out = flags.out;
+  if (out.empty()) {
+    out = flags.file;
+    if (out.size() > 4 && out.substr(out.size() - 4) == ".sfz") out.resize(out.size() - 4);
+    out += ".min.sfz";
+  }
+  fuzz::write_atomically(out, r.text);
+  std::printf("%s: %d -> %d statements in %.1fs (%d runs, %d kept) -> %s\n", target.c_str(),
+              fuzz::program_text_lines(text), fuzz::program_text_lines(r.text), seconds, r.attempts,
+              r.accepted, out.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_minimize_command(CLI::App& app, Action* action) {
+  auto f = std::make_shared<MinimizeFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "minimize",
+      "shrink a reproducer to a small program that still gives the same signature (bucket and "
+      "normalized message); writes OUT (default FILE.min.sfz)");
+  cmd->add_option("FILE", f->file, "the .sfz reproducer")->required();
+  cmd->add_option("-o,--out", f->out, "where to write the minimized program");
+  cmd->add_option("--seconds", f->seconds, "time box")
+      ->capture_default_str()
+      ->check(positive_number());
+  cmd->add_option("--attempts", f->attempts, "most candidate runs")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--timeout", f->timeout, "seconds per run before it counts as a hang")
+      ->capture_default_str()
+      ->check(positive_number());
+  cmd->add_option("--memory-mb", f->memory_mb, "address-space cap per run")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{256}, size_t{1} << 20));
+  f->oracles.add_to(cmd);
+  cmd->callback([=] { *action = [=] { return minimize(*f); }; });
+}
+
+}  // namespace sf::cli
