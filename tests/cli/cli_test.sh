@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The CLI end to end: flag validation and exit codes, and a reproducer's life: a campaign with a
+# planted fault writes it, `repro` says reproduced / different failure / no longer fails,
+# `minimize` shrinks it, `run` replays it.
+set -uo pipefail
+cli="$1"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+failures=0
+
+# expect_rc RC DESCRIPTION CMD...: runs CMD, checks its exit code, keeps its output in $out.
+expect_rc() {
+  local want="$1" what="$2"
+  shift 2
+  out="$("$@" 2>&1)"
+  local rc=$?
+  if [[ $rc -ne $want ]]; then
+    echo "FAIL: $what: exit $rc, want $want"
+    echo "$out" | head -20
+    failures=$((failures + 1))
+  fi
+}
+expect_output() {
+  if ! grep -q -- "$1" <<<"$out"; then
+    echo "FAIL: output lacks '$1':"
+    echo "$out" | head -20
+    failures=$((failures + 1))
+  fi
+}
+
+expect_rc 0 "--help" "$cli" --help
+expect_output "repro"
+expect_rc 0 "campaign --help" "$cli" campaign --help
+expect_output "--minimize-seconds"
+expect_rc 2 "no command" "$cli"
+expect_rc 2 "unknown command" "$cli" frobnicate
+expect_rc 2 "non-number" "$cli" campaign --seconds abc
+expect_output "expected a positive number"
+expect_rc 2 "out of range" "$cli" campaign --seconds -3
+expect_rc 2 "unknown flag" "$cli" campaign --bogus 1
+expect_output "bogus"
+expect_rc 2 "bad oracle list" "$cli" run x.sfz --oracles nonsense
+expect_rc 2 "missing file" "$cli" run "$tmp/does-not-exist.sfz"
+expect_rc 2 "unwritable --out" "$cli" campaign --seconds 1 --out /proc/no/such/dir
+printf '# sfz 1\nthis is not a program\n' >"$tmp/bad.sfz"
+expect_rc 2 "unparsable program" "$cli" run "$tmp/bad.sfz"
+
+"$cli" gen --seed 3 >"$tmp/gen3.sfz"
+expect_rc 0 "gen is deterministic" cmp "$tmp/gen3.sfz" <("$cli" gen --seed 3)
+
+# A campaign with a planted fault finds, writes and minimizes.
+SHAPEFUZZ_FAULTS=dce_drops_binding_site expect_rc 1 "campaign with a planted fault" \
+  "$cli" campaign --seconds 2 --out "$tmp/camp" --minimize-seconds 5 --oracles structural
+expect_output "fail:INV-6"
+repro_file="$(ls "$tmp"/camp/failures/INV-6-*.sfz | grep -v '\.min\.sfz$' | head -1)"
+min_file="${repro_file%.sfz}.min.sfz"
+[[ -f "$repro_file" && -f "$min_file" && -f "${repro_file%.sfz}_test.cc" ]] ||
+  { echo "FAIL: campaign files missing"; failures=$((failures + 1)); }
+grep -q '^# faults: dce_drops_binding_site$' "$repro_file" ||
+  { echo "FAIL: no faults header"; failures=$((failures + 1)); }
+
+# Replays as-is (no SHAPEFUZZ_FAULTS: the header carries the fault).
+expect_rc 0 "repro" "$cli" repro "$repro_file" --times 3 --oracles structural
+expect_output "reproduced (3 identical runs)"
+expect_rc 0 "repro minimized" "$cli" repro "$min_file" --oracles structural
+expect_rc 1 "run a failure" "$cli" run "$min_file" --oracles structural
+expect_output "reproduces: fail:INV-6"
+sed 's/^# reproduces: .*/# reproduces: fail:tv: some other bug/' "$min_file" >"$tmp/other.sfz"
+expect_rc 1 "different failure" "$cli" repro "$tmp/other.sfz" --oracles structural
+expect_output "different failure"
+grep -v '^# faults:' "$min_file" >"$tmp/fixed.sfz"
+expect_rc 3 "no longer fails" "$cli" repro "$tmp/fixed.sfz" --oracles structural
+expect_output "no longer fails"
+
+# minimize: the original shrinks to no more statements than the campaign's own minimization.
+expect_rc 0 "minimize" "$cli" minimize "$repro_file" -o "$tmp/m.sfz" --oracles structural --seconds 20
+expect_output " -> "
+expect_rc 0 "repro of minimize's output" "$cli" repro "$tmp/m.sfz" --oracles structural
+count() { grep -cv '^#' "$1"; }
+if (($(count "$tmp/m.sfz") >= $(count "$repro_file"))); then
+  echo "FAIL: minimize did not shrink ($(count "$repro_file") -> $(count "$tmp/m.sfz"))"
+  failures=$((failures + 1))
+fi
+
+# report.json is complete and names the files.
+grep -q '"status": "finished"' "$tmp/camp/report.json" ||
+  { echo "FAIL: report not finished"; failures=$((failures + 1)); }
+grep -q "\"original\": \"failures/$(basename "$repro_file")\"" "$tmp/camp/report.json" ||
+  { echo "FAIL: report does not name $repro_file"; failures=$((failures + 1)); }
+
+if ((failures)); then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "all CLI checks passed"
