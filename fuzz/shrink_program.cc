@@ -153,7 +153,7 @@ void preorder(const ExprPtr& e, std::vector<ExprPtr>* out) {
   for (const ExprPtr& x : e->elems) preorder(x, out);
 }
 
-// Replace a subexpression of an assigned value or a condition by a simpler form.
+// Replace a subexpression of an assigned value or a condition by a simpler form or an input.
 Candidates value_candidates(const Program& p) {
   Candidates out;
   for_each_list(p, [&](Program& copy, std::vector<Stmt>& list) {
@@ -163,7 +163,15 @@ Candidates value_candidates(const Program& p) {
       std::vector<ExprPtr> subs;
       preorder(original, &subs);
       for (size_t k = 0; k < subs.size(); ++k) {
-        for (const ExprPtr& repl : simpler(subs[k])) {
+        std::vector<ExprPtr> repls = simpler(subs[k]);
+        if (subs[k]->kind == Expr::Kind::kVar || subs[k]->kind == Expr::Kind::kCall) {
+          for (const InputDecl& in : p.inputs) {  // a value computed from inputs -> an input
+            if (subs[k]->kind != Expr::Kind::kVar || subs[k]->name != in.name) {
+              repls.push_back(Expr::var(in.name));
+            }
+          }
+        }
+        for (const ExprPtr& repl : repls) {
           int index = static_cast<int>(k);
           s.value = replace_at(original, index, repl);
           out.push_back(copy);
