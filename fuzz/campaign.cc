@@ -44,7 +44,9 @@ double now_seconds() {
     auto cpu = backend::make_cpu_backend();
     FILE* out = fdopen(fd, "w");
     for (uint64_t seed = first; now_seconds() < deadline; ++seed) {
-      if (err_fd >= 0) ftruncate(err_fd, 0);  // the file keeps only this program's reports
+      if (err_fd >= 0) {  // the file keeps only this program's reports (offset shared with fd 2)
+        if (ftruncate(err_fd, 0) != 0 || lseek(err_fd, 0, SEEK_SET) != 0) err_fd = -1;
+      }
       std::fprintf(out, "start\t%llu\n", static_cast<unsigned long long>(seed));
       std::fflush(out);
       program::Program p = program_for_seed(seed);
@@ -165,6 +167,9 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
     // exit (an exception that escaped the pipeline).
     std::string report = timed_out ? "no progress for " + std::to_string(opts.timeout) + " s"
                                    : crash_report_line(read_stderr_file(err_fd));
+    for (char& c : report) {
+      if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+    }
     r.stopped_early = record(crash_bucket(status, timed_out), current, report);
     seed = current + 1;
   }

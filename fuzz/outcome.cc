@@ -12,9 +12,11 @@ namespace sf::fuzz {
 
 namespace {
 
+// Control characters (a crash report can hold anything) become spaces: details end up in
+// header comments, which must stay one printable line.
 std::string one_line(std::string s) {
   for (char& c : s) {
-    if (c == '\n' || c == '\t' || c == '\r') c = ' ';
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
   }
   return s;
 }
@@ -55,7 +57,7 @@ std::string normalize_message(const std::string& m) {
       i = j;
       continue;
     }
-    if (c == ' ' || c == '\t' || c == '\n') {
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) {
       if (!out.empty() && out.back() != ' ') out += ' ';
       ++i;
       continue;
@@ -103,7 +105,7 @@ Outcome run_program_isolated(const std::string& text, const oracles::PipelineOpt
         return o.bucket + "\t" + o.detail;
       },
       limits);
-  if (!r.crash.empty()) return {r.crash, one_line(r.report)};
+  if (!r.crash.empty()) return {r.crash, one_line(r.report)};  // (NULs included)
   size_t tab = r.output.find('\t');
   if (tab == std::string::npos) return {r.output, ""};
   return {r.output.substr(0, tab), r.output.substr(tab + 1)};

@@ -34,8 +34,10 @@ fs::path fresh_dir(const std::string& name) {
   return dir;
 }
 
-// A fault the default campaign finds within a fraction of a second (INV-6), so findings happen.
+// A fault the default campaign finds within a fraction of a second (INV-6), so findings happen,
+// and one that makes an internal invariant abort (crash:signal6 with its SF_CHECK line).
 constexpr Fault kPlanted = Fault::kDceDropsBindingSite;
+constexpr Fault kPlantedCrash = Fault::kExternBindsUnresolvedName;
 
 std::vector<fs::path> files_under(const fs::path& dir, const std::string& ending) {
   std::vector<fs::path> out;
@@ -84,6 +86,7 @@ TEST(Campaign, EverythingItWritesReplaysWithItsSignature) {
   size_t findings = 0;
   {
     ScopedFault planted(kPlanted);  // process-wide, as SHAPEFUZZ_FAULTS would be
+    ScopedFault planted_crash(kPlantedCrash);
     CampaignReport report(ropts);
     CampaignOptions opts;
     opts.seconds = 2;
@@ -95,8 +98,15 @@ TEST(Campaign, EverythingItWritesReplaysWithItsSignature) {
     CampaignResult r = run_campaign(opts);
     report.finish(r);
     findings = report.entries().size();
+    bool crashed = false;
+    for (const CampaignReport::Entry& e : report.entries()) {
+      if (e.bucket != "crash:signal6") continue;
+      crashed = true;
+      EXPECT_NE(e.signature.find("internal invariant failed"), std::string::npos) << e.signature;
+    }
+    EXPECT_TRUE(crashed);
   }
-  ASSERT_GE(findings, 1u);
+  ASSERT_GE(findings, 2u);
   expect_consistent(dir);
   // With the process's faults off again, each file replays from its header alone.
   std::vector<fs::path> sfz = files_under(dir, ".sfz");

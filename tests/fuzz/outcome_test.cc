@@ -23,7 +23,8 @@ TEST(Outcome, SignatureKeepsTheBucketAndTheFirstViolation) {
   Outcome a{"fail:INV-6", "FAIL at oracles: invariants violated INV-6: %assert uses u1 INV-9: x"};
   Outcome b{"fail:INV-6", "FAIL at oracles: invariants violated INV-6: %assert_2 uses u7"};
   EXPECT_EQ(signature(a), signature(b));
-  EXPECT_EQ(signature(a), "fail:INV-6: FAIL at oracles: invariants violated INV-#: %assert uses u#");
+  EXPECT_EQ(signature(a),
+            "fail:INV-6: FAIL at oracles: invariants violated INV-#: %assert uses u#");
   EXPECT_NE(signature(a), signature(Outcome{"fail:INV-9", b.detail}));
   EXPECT_EQ(signature(Outcome{"rejected:shape", "anything"}), "rejected:shape");
   EXPECT_EQ(signature(Outcome{"pass", ""}), "pass");
