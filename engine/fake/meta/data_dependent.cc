@@ -73,7 +73,9 @@ Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg
         fail(ctx, UserErrorKind::kInvalidProgram,
              "index: the mask must be bool, got " + mask.type_str());
       }
-      if (mask.dim() > a.dim() || mask.dim() == 0) {
+      // A 0-d mask selects the whole tensor or nothing: [n, *a.sizes] with n in {0, 1}, as
+      // eager (and PyTorch's x[mask]) gives.
+      if (mask.dim() > a.dim()) {
         fail(ctx, UserErrorKind::kShape,
              "index: mask " + mask.type_str() + " does not match the leading dims of " +
                  a.type_str());

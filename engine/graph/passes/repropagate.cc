@@ -64,9 +64,16 @@ Graph repropagate(Trace& t, const RepropagateOptions& opts) {
         continue;
       }
       case NodeKind::kOutput: {
+        // A returned literal (`return 0`) keeps its value: the binding oracle compares each
+        // output's value with the run's.
         std::vector<Value> values;
-        for (const NodeArg& a : n->args)
-          values.push_back(a.kind == NodeArg::Kind::kNode ? a.node->value : Value());
+        for (const NodeArg& a : n->args) {
+          values.push_back(a.kind == NodeArg::Kind::kNode    ? a.node->value
+                           : a.kind == NodeArg::Kind::kInt   ? Value(SymInt(a.i))
+                           : a.kind == NodeArg::Kind::kFloat ? Value(SymFloat(a.f))
+                           : a.kind == NodeArg::Kind::kBool  ? Value(SymBool(a.b))
+                                                             : Value());
+        }
         n->value = Value::tuple(values);
         continue;
       }
