@@ -5,14 +5,17 @@
 
 #include <chrono>
 #include <functional>
+#include <set>
 
 #include "engine/base/faults.h"
 #include "engine/fake/meta/meta.h"
+#include "engine/sym/walk.h"
 #include "oracles/binding_oracle.h"
 #include "oracles/differential.h"
 #include "oracles/invariants/graph_invariants.h"
 #include "oracles/memo_oracle.h"
 #include "oracles/rename_oracle.h"
+#include "oracles/smt/facts.h"
 #include "oracles/tv_oracle.h"
 
 namespace sf::oracles {
@@ -60,6 +63,7 @@ class StructuralOracles {
     append(vs_, check_bindings(*s.graph, s.env(), fresh));
     append(vs_, check_retrace_rebinding(s.trace->graph, *s.graph, s.env()));
     append(vs_, check_state(s.env()));
+    constantified_ = constantified_symbols(s.trace->graph, *s.graph, s.env());
     return Next::kContinue;
   }
 
@@ -67,10 +71,22 @@ class StructuralOracles {
     append(vs_, check_def_before_use(*s.graph, s.env()));
     append(vs_, check_replay(s.env()));
     for (const RuntimeAssert& ra : s.asserts.unplaced) {
+      // A trace assumption about a value re-propagation made a constant (its binding site now
+      // computes a number, so nothing binds the symbol) is stale, not lost: the re-propagated
+      // nodes re-derived what they assume about that constant, as upstream, which leaves such
+      // asserts in their bucket.
+      if (mentions_constantified(s.env(), ra.expr)) continue;
       vs_.push_back({"INV-6", "deferred assert " + ra.expr->str() + " (" + ra.msg +
                                   ") mentions a symbol no node binds; it would never be checked"});
     }
     return stop_if_violated("invariants violated");
+  }
+
+  bool mentions_constantified(const ShapeEnv& env, const ExprRef& e) const {
+    for (const ExprRef& x : sym::free_unbacked_symbols(e)) {
+      if (constantified_.count(env.resolve_renaming(x))) return true;
+    }
+    return false;
   }
 
   Next stop_if_violated(const std::string& what) {
@@ -95,12 +111,14 @@ class StructuralOracles {
   Verdict& verdict_;
   OracleReport& report_;
   SymbolWindow traced_;
+  std::set<ExprRef, sym::ExprLess> constantified_;  // traced symbols re-propagation made constants
   std::vector<Violation> vs_;
 };
 
 // The verdict for a stage that raised, or none when the differential decides (a user error of the
 // run). Only tracing and running may reject a program: a user error while re-propagating,
-// inserting asserts or lowering a graph the trace accepted is a bug.
+// inserting asserts or lowering a graph the trace accepted is a bug (re-propagation's exceptions
+// are decided before, by repropagation_rejection).
 std::optional<Verdict> verdict_for_error(const StageError& e) {
   std::string stage = compile::stage_name(e.stage);
   switch (e.channel) {
@@ -223,10 +241,56 @@ void run_solver_oracles(const program::Program& p, const PipelineOptions& opts, 
   }
 }
 
+// Re-propagation evaluates every node with the facts of the whole trace, checks after the node
+// included, so it can decide what the trace could not: a later check can empty a nonzero's input
+// (its value becomes the constant 0) or settle a broadcast the other way, and an assumption the
+// trace made about that node is then statically false. PyTorch's AOT retrace raises there too.
+// That is a rejection when these inputs fail the program anyway (eager raises) or when no input
+// can satisfy everything the trace assumed (the ShapeEnv's facts are unsatisfiable: the compiled
+// program would fail a runtime assert on every input). Otherwise re-propagation contradicts a
+// trace that some run satisfies: no verdict here, the caller calls it a FAIL.
+std::optional<Verdict> repropagation_rejection(const StageError& e, const PipelineResult& r,
+                                               const smt::Options& smt_opts) {
+  std::string stage = compile::stage_name(e.stage);
+  if (!r.eager) return Verdict::rejected(*e.user_kind, stage, e.message);
+  if (!r.trace) return std::nullopt;
+  smt::Result facts;
+  try {
+    smt::Session& session = smt::Session::shared(smt_opts);
+    smt::Session::Scope scope(session);
+    smt::assume_all(session, smt::env_facts(*r.trace->env));
+    facts = session.check();
+  } catch (const UserError& ue) {
+    facts.status = smt::Status::kError;
+    facts.reason = ue.what();
+  }
+  switch (facts.status) {
+    case smt::Status::kUnsat: {
+      std::string core;
+      for (const std::string& c : facts.core) core += (core.empty() ? "" : "; ") + c;
+      return Verdict::rejected(
+          *e.user_kind, stage,
+          e.message + " (the trace's assumptions contradict each other: " + core + ")");
+    }
+    case smt::Status::kSat:
+      return std::nullopt;
+    case smt::Status::kUnknown:
+    case smt::Status::kError:
+      return Verdict::inconclusive(stage, "re-propagation raised (" + e.user_error().str() +
+                                              ") and whether the trace's facts are satisfiable "
+                                              "is undecided: " +
+                                              facts.reason);
+  }
+  return std::nullopt;
+}
+
 // The verdict from the pipeline's outcome, before the solver oracles.
 Verdict decide(const program::Program& p, const PipelineOptions& opts,
                const compile::PipelineOutcome& o, PipelineResult& r, OracleReport& diff_report) {
   if (o.error) {
+    if (o.error->stage == Stage::kRepropagate && o.error->channel == StageError::Channel::kUser) {
+      if (std::optional<Verdict> v = repropagation_rejection(*o.error, r, opts.smt)) return *v;
+    }
     if (std::optional<Verdict> v = verdict_for_error(*o.error)) {
       if (v->kind == Verdict::Kind::kRejected && o.error->stage == Stage::kTrace &&
           p.header.valid_by_construction && r.eager) {

@@ -2,6 +2,8 @@
 // process_kernel re-propagation — the meta function re-run on fake inputs derived from the IR
 // layouts, rebind_unbacked against the node's bindings, then compute_unbacked_bindings with the
 // node's example value as the old value (spec §2.7 step 6, §5.2).
+#include <set>
+
 #include "engine/base/check.h"
 #include "engine/base/faults.h"
 #include "engine/fake/fake_tensor.h"
@@ -75,6 +77,20 @@ IrValue lower_extern(Lowering& L, const Node* n) {
     env.rebind_unbacked(n->unbacked_bindings, example, false);
     std::optional<Bindings> b = env.compute_unbacked_bindings(example, &n->value);
     if (b) bindings = *b;
+    // Facts recorded after the node (a later node's implicit assert, added while re-propagating)
+    // can let the re-run compute a binding's value as a constant: nonzero of an input that is now
+    // statically empty allocates nothing. The extern still produces the value at run time and the
+    // plan's shapes still name the symbol, so it binds it from its output as the node recorded
+    // (INV-18: lowering may define more symbols than the node binds, never fewer; Inductor's
+    // "inductor >= fx" assertion would fail here).
+    std::set<ExprRef, sym::ExprLess> covered;
+    for (const auto& [s, path] : env.resolve_unbacked_bindings(bindings)) covered.insert(s);
+    for (const auto& [s, path] : env.resolve_unbacked_bindings(n->unbacked_bindings)) {
+      if (covered.count(s)) continue;
+      if (key_get(example, keypath_without_conversion(path)).is_constant_scalar()) {
+        bindings.emplace(s, path);
+      }
+    }
   }
   e.unbacked_bindings = bindings;
   for (const auto& [s, path] : env.resolve_unbacked_bindings(bindings)) e.defs.push_back(s);

@@ -40,7 +40,22 @@ void ShapeEnv::reindex_axioms_mentioning(const ExprRef& s) {
 
 std::optional<ExprRef> ShapeEnv::maybe_evaluate_static(const ExprRef& e, StaticOptions opts) const {
   Ranges ranges(*this, opts.size_oblivious);
-  ExprRef x = simplify(e, opts.size_oblivious);
+  // The axioms first, on the replaced expression, then the ranges (as upstream: simplify, which
+  // does not fold relations by ranges, then the axioms, then bounds). Our simplifier folds
+  // relations by ranges, and facts can contradict each other: after a broadcast's Eq(u0, u1),
+  // check(u0 >= 5) and check(u1 <= 3) leave disjoint ranges. Folding first would call the
+  // recorded Eq(u0, u1) false, and re-running the broadcast would reject the graph the trace
+  // accepted; the runtime asserts are what reject such a program.
+  ExprRef x;
+  if (!e->is_ground()) {
+    ExprRef replaced = replace(e);
+    ExprRef stated = asserts_.apply_axioms(replaced);
+    if (stated != replaced) {
+      if (stated->is_ground() && stated->num_args() == 0) return stated;
+      x = simplify(stated, opts.size_oblivious);
+    }
+  }
+  if (!x) x = simplify(e, opts.size_oblivious);
   if (opts.compute_hint && !x->is_ground()) {
     x = sym::substitute_symbols(x, [this](const ExprRef& s) { return known_value_of(s); });
     x = sym::simplify(x, ranges);

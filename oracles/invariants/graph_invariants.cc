@@ -206,4 +206,26 @@ std::vector<Violation> check_retrace_rebinding(const graph::Graph& old_graph,
   return out;
 }
 
+std::set<ExprRef, sym::ExprLess> constantified_symbols(const graph::Graph& old_graph,
+                                                       const graph::Graph& new_graph,
+                                                       const ShapeEnv& env) {
+  std::set<ExprRef, sym::ExprLess> out;
+  std::map<std::string, Node*> by_name;
+  for (Node* n : new_graph.nodes()) by_name[n->name] = n;
+  for (Node* old : old_graph.nodes()) {
+    if (old->unbacked_bindings.empty() || old->kind == NodeKind::kPlaceholder ||
+        old->derived_binding) {
+      continue;
+    }
+    auto it = by_name.find(old->name);
+    if (it == by_name.end()) continue;
+    for (const auto& [s, path] : env.resolve_unbacked_bindings(old->unbacked_bindings)) {
+      if (key_get(it->second->value, keypath_without_conversion(path)).is_constant_scalar()) {
+        out.insert(s);
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace sf::oracles

@@ -36,5 +36,12 @@ std::vector<Violation> check_def_before_use(const graph::Graph& g, const ShapeEn
 // constant) that now resolves to the old one. `old_graph` and `new_graph` correspond node by node.
 std::vector<Violation> check_retrace_rebinding(const graph::Graph& old_graph,
                                                const graph::Graph& new_graph, const ShapeEnv& env);
+// The traced symbols (resolved names) whose binding site re-propagation turned into a constant:
+// the node's fresh value at the binding path is a number (nonzero of an input that later facts
+// made statically empty), so no node of `new_graph` binds them. Upstream's rebind_unbacked drops
+// such a symbol silently and its asserts are never emitted (spec §2.12).
+std::set<ExprRef, sym::ExprLess> constantified_symbols(const graph::Graph& old_graph,
+                                                       const graph::Graph& new_graph,
+                                                       const ShapeEnv& env);
 
 }  // namespace sf::oracles

@@ -230,6 +230,29 @@ TEST(Evaluate, AxiomsDecideLaterQuestions) {
   EXPECT_FALSE(env.guard_bool(sym_ne(u2, u3))) << "decided by axioms, so no DDE";
 }
 
+// As upstream, the axioms are applied before any range reasoning: after a broadcast's
+// Eq(u0, u1), checks that leave disjoint ranges contradict it, and re-running the broadcast must
+// still find Eq(u0, u1) true (the runtime asserts reject such a program), not false by ranges.
+TEST(Evaluate, AxiomsWinOverContradictingRanges) {
+  ShapeEnv env;
+  SymInt u0 = env.create_unbacked_symint(), u1 = env.create_unbacked_symint();
+  env.constrain_range_for_size(u0.expr(), 0, 8);
+  env.constrain_range_for_size(u1.expr(), 0, 8);
+  env.check(sym_eq(u0, u1), "broadcast");
+  env.check(sym_ge(u0, 5), "a big");
+  env.check(sym_le(u1, 3), "b small");
+  EXPECT_EQ(env.var_range(U(0)).str(), "[5, 8]");
+  EXPECT_EQ(env.var_range(U(1)).str(), "[0, 3]");
+  EXPECT_TRUE(env.statically_known_true(sym_eq(u0, u1)));
+  EXPECT_NO_THROW(env.check(sym_eq(u0, u1), "broadcast again"));
+  // A fresh retrace symbol renamed to u1 asks the same question.
+  SymInt u2 = env.create_unbacked_symint();
+  env.rename_unbacked_to(u2.expr(), U(1));
+  EXPECT_TRUE(env.statically_known_true(sym_eq(u0, u2)));
+  // Without an axiom the ranges still decide.
+  EXPECT_TRUE(env.statically_known_false(sym_eq(u0, 2)));
+}
+
 TEST(Evaluate, FrozenRuntimeAssertsAreIgnored) {
   ShapeEnv env;
   SymInt u0 = env.create_unbacked_symint();
