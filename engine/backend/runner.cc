@@ -62,6 +62,39 @@ std::string SymbolEnv::describe(const ExprRef& e) const {
   return out;
 }
 
+namespace {
+
+// "u0=1000000000000" for the symbols the sizes mention ("" when they are all static).
+std::string sizes_context(const std::vector<ExprRef>& sizes, const SymbolEnv& sigma) {
+  std::string out;
+  for (const ExprRef& e : sizes) {
+    std::string d = sigma.describe(e);
+    if (!d.empty() && out.find(d) == std::string::npos) out += (out.empty() ? "" : ", ") + d;
+  }
+  return out;
+}
+
+}  // namespace
+
+int64_t checked_numel(const std::vector<int64_t>& sizes, const std::string& what,
+                      const std::string& context) {
+  for (int64_t s : sizes) {
+    if (s == 0) return 0;
+  }
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    SF_CHECK(s > 0) << what << " has a negative size";
+    if (__builtin_mul_overflow(n, s, &n) || n > kMaxElements) {
+      std::string shape;
+      for (int64_t x : sizes) shape += (shape.empty() ? "" : ", ") + std::to_string(x);
+      throw_user_error(UserErrorKind::kTooComplex,
+                       what + " of shape [" + shape + "] exceeds the limit of 2^26 elements" +
+                           (context.empty() ? "" : " (" + context + ")"));
+    }
+  }
+  return n;
+}
+
 int64_t ResolvedLayout::numel() const {
   int64_t n = 1;
   for (int64_t s : sizes) n *= s;
@@ -85,6 +118,10 @@ ResolvedLayout PlanRunner::resolve(const lower::Layout& l, const SymbolEnv& sigm
   for (const ExprRef& s : l.sizes) r.sizes.push_back(sigma.eval_int(s));
   for (const ExprRef& s : l.strides) r.strides.push_back(sigma.eval_int(s));
   r.offset = sigma.eval_int(l.offset);
+  // Backends gather a layout into a contiguous tensor: a huge view (an expand) is refused, as
+  // eager refuses to materialize it.
+  checked_numel(r.sizes, "a view of buffer " + std::to_string(l.buffer),
+                sizes_context(l.sizes, sigma));
   return r;
 }
 
@@ -245,22 +282,35 @@ RunResult PlanRunner::run(const lower::Plan& plan, const ShapeEnv& env,
         break;
       case Step::Kind::kAlloc: {
         const lower::Buffer& b = plan.buffers.at(s.buffer);
-        int64_t n = 1;
+        std::vector<int64_t> sizes;
         for (const ExprRef& e : b.sizes) {
-          int64_t size = sigma.eval_int(e);
-          if (size < 0 || __builtin_mul_overflow(n, size, &n) || n > kMaxElements) {
+          sizes.push_back(sigma.eval_int(e));
+          if (sizes.back() < 0) {
             throw_user_error(UserErrorKind::kTooComplex,
-                             "allocating " + b.name + " of " + std::to_string(size) +
-                                 "-sized dims exceeds the limit of 2^26 elements (" +
-                                 sigma.describe(e) + ")");
+                             "allocating " + b.name + " with a dim of size " +
+                                 std::to_string(sizes.back()) + " (" + sigma.describe(e) + ")");
           }
         }
-        allocate(b.id, b.dtype, n);
+        // All sizes first: a 0 anywhere makes an empty buffer, however big the other dims.
+        allocate(b.id, b.dtype,
+                 checked_numel(sizes, "allocating " + b.name, sizes_context(b.sizes, sigma)));
         break;
       }
-      case Step::Kind::kLaunch:
-        launch(plan, plan.kernels.at(s.kernel), sigma);
+      case Step::Kind::kLaunch: {
+        // The kernel's iteration space is the shape of a tensor eager materializes (a
+        // reduction's input, a pointwise output): the same limit applies.
+        const lower::Kernel& k = plan.kernels.at(s.kernel);
+        std::vector<int64_t> extent;
+        for (const ExprRef& e : k.sizes) extent.push_back(sigma.eval_int(e));
+        int64_t n = checked_numel(extent, "kernel " + k.name + " iterating over a tensor",
+                                  sizes_context(k.sizes, sigma));
+        // An empty pointwise kernel writes nothing, and its offsets may not even fit in int64
+        // (the third slot of a stack of [2**62, 0] tensors starts at 2 * 2**62). A reduction
+        // still runs: its outputs get the op's identity.
+        if (n == 0 && k.kind == lower::Kernel::Kind::kPointwise) break;
+        launch(plan, k, sigma);
         break;
+      }
       case Step::Kind::kExtern: {
         const lower::Extern& e = plan.externs.at(s.kernel);
         std::vector<ResolvedLayout> ins;

@@ -67,8 +67,16 @@ class PlanRunner : public Backend {
   ResolvedLayout resolve(const lower::Layout& l, const SymbolEnv& sigma) const;
 };
 
-// Like eager, a plan never allocates a buffer of more than 2^26 elements (too_complex instead).
+// Like eager, a plan never allocates a buffer of more than 2^26 elements (too_complex instead),
+// and never reads or iterates over more: eager materializes every view, so a kernel's iteration
+// space or a layout (an expand of a small buffer) past the limit is refused too.
 inline constexpr int64_t kMaxElements = int64_t{1} << 26;
+
+// Elements of a concrete shape, as eager's checked_numel: 0 when a size is 0 (however big the
+// others), else too_complex when the product passes kMaxElements or int64. `what` names the
+// tensor and `context` the symbols' values, for the message. Sizes must be >= 0.
+int64_t checked_numel(const std::vector<int64_t>& sizes, const std::string& what,
+                      const std::string& context);
 
 // Contiguous strides of a concrete shape (a size-0 dim counts as 1 for the dims before it).
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);

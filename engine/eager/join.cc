@@ -22,6 +22,8 @@ std::vector<TensorPtr> nonempty_list(const Call& c) {
 // Appends, for every outer index, `chunk` consecutive elements of `t` (cast to out's dtype).
 void interleave(const std::vector<HostTensor>& parts, const std::vector<int64_t>& chunks,
                 int64_t outer, HostTensor* out) {
+  // An empty result may still have a huge outer extent ([2**62, 0] along dim 1): copy nothing.
+  if (out->numel() == 0) return;
   int64_t pos = 0;
   for (int64_t o = 0; o < outer; ++o) {
     for (size_t k = 0; k < parts.size(); ++k) {
@@ -79,7 +81,11 @@ Value cat(const Call& c) {
                    " (shapes " + shape_str(ref->sizes) + " and " + shape_str(t.sizes) + ")");
       }
     }
-    sizes[d] += t.sizes[d];
+    if (__builtin_add_overflow(sizes[d], t.sizes[d], &sizes[d])) {
+      c.fail(UserErrorKind::kTooComplex,
+             "the sizes of dim " + std::to_string(d) + " add up to more than int64 holds (tensor " +
+                 std::to_string(k) + " of shape " + shape_str(t.sizes) + ")");
+    }
     parts.push_back(cast(t, dtype));
     chunks.push_back(t.sizes[d] * inner);
   }

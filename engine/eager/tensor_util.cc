@@ -222,7 +222,8 @@ HostTensor take_rows(const Call& c, const HostTensor& t, int64_t d,
                      const std::vector<int64_t>& rows) {
   Shape sizes = t.sizes;
   sizes[d] = static_cast<int64_t>(rows.size());
-  checked_numel(c, sizes);
+  // An empty result may still have a huge outer extent ([2**62, 0] with no rows): copy nothing.
+  if (checked_numel(c, sizes) == 0) return gather(c, t, sizes, {});
   int64_t outer = 1, inner = 1;
   for (int64_t e = 0; e < d; ++e) outer *= t.sizes[e];
   for (size_t e = d + 1; e < t.sizes.size(); ++e) inner *= t.sizes[e];

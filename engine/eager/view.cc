@@ -222,7 +222,16 @@ Value flatten(const Call& c) {
   }
   Shape sizes(t.sizes.begin(), t.sizes.begin() + s);
   int64_t prod = 1;
-  for (int64_t d = s; d <= e; ++d) prod *= t.sizes[d];
+  bool empty = false;
+  for (int64_t d = s; d <= e; ++d) empty = empty || t.sizes[d] == 0;
+  for (int64_t d = s; d <= e && !empty; ++d) {
+    if (__builtin_mul_overflow(prod, t.sizes[d], &prod)) {
+      c.fail(UserErrorKind::kTooComplex, "flattening dims " + std::to_string(s) + " to " +
+                                             std::to_string(e) + " of shape " + shape_str(t.sizes) +
+                                             " gives a size beyond int64");
+    }
+  }
+  if (empty) prod = 0;
   sizes.push_back(prod);
   sizes.insert(sizes.end(), t.sizes.begin() + e + 1, t.sizes.end());
   return Value::of_tensor(with_sizes(t, sizes));

@@ -3,6 +3,8 @@
 // into select + item, functionalizing add_, and binding divisibility factors after checks.
 #include "engine/graph/tracer.h"
 
+#include <string_view>
+
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
 #include "engine/base/faults.h"
@@ -19,6 +21,12 @@ using program::ParamKind;
 using program::Stmt;
 
 namespace {
+
+// tolist's static length limit. Its length comes from a tensor's size, which a view makes as
+// large as any int64 (expand(x, [10**12])) at no cost, and each element costs two graph nodes
+// and an unbacked symbol; the passes and oracles are superlinear in the number of unbacked
+// symbols (300 elements already take seconds with every oracle).
+constexpr int64_t kMaxTolistLength = 256;
 
 // A traced value: its fake value and how nodes refer to it (a node or a literal). Tuples built
 // by the tracer itself (tolist) keep their elements.
@@ -264,9 +272,18 @@ class Tracer {
           UserErrorKind::kUnsupported,
           where(e->loc.line, "tolist needs a 1-D tensor of static length, got " + ft.type_str()));
     }
+    int64_t length = ft.sizes()[0].as_int();
+    if (length > kMaxTolistLength) {
+      throw_user_error(
+          UserErrorKind::kTooComplex,
+          where(e->loc.line, "tolist of " + ft.type_str() + ": " + std::to_string(length) +
+                                 " elements would each become a select, an item "
+                                 "and an unbacked symbol; the limit is " +
+                                 std::to_string(kMaxTolistLength) + " (slice the tensor first)"));
+    }
     TV out;
     std::vector<Value> values;
-    for (int64_t i = 0; i < ft.sizes()[0].as_int(); ++i) {
+    for (int64_t i = 0; i < length; ++i) {
       std::vector<NodeArg> sel_args{t.arg, NodeArg::integer(0), NodeArg::integer(i)};
       Node* sel = add_node(OpKind::kSelect, sel_args,
                            evaluate(OpKind::kSelect, sel_args, e->loc.line), e->loc.line);
@@ -439,7 +456,17 @@ class Tracer {
   }
 
   void run_block(const std::vector<Stmt>& body) {
-    for (const Stmt& s : body) run_stmt(s);
+    for (const Stmt& s : body) {
+      try {
+        run_stmt(s);
+      } catch (const UserError& e) {
+        // The expression limits (sym/expr.h) are checked deep in the factories, which do not
+        // know the statement: name its line.
+        std::string_view what = e.what();
+        if (e.kind() != UserErrorKind::kTooComplex || what.starts_with("line ")) throw;
+        throw_user_error(UserErrorKind::kTooComplex, where(s.loc.line, e.what()));
+      }
+    }
   }
 
   const program::Program& p_;

@@ -1,4 +1,4 @@
-// Interval evaluation over expressions, memoized per call (shared subtrees bounded once).
+// Interval evaluation over expressions, memoized (shared subtrees bounded once).
 #include "engine/sym/bound.h"
 
 #include <cmath>
@@ -32,13 +32,13 @@ namespace {
 
 class Bounder {
  public:
-  explicit Bounder(const RangeEnv& env) : env_(env) {}
+  Bounder(const RangeEnv& env, BoundMemo& memo) : env_(env), memo_(memo) {}
 
   ValueRange run(const ExprRef& e) {
     auto it = memo_.find(e.get());
-    if (it != memo_.end()) return it->second;
+    if (it != memo_.end()) return it->second.second;
     ValueRange r = compute(e);
-    memo_.emplace(e.get(), r);
+    memo_.emplace(e.get(), std::make_pair(e, r));
     return r;
   }
 
@@ -104,11 +104,18 @@ class Bounder {
   }
 
   const RangeEnv& env_;
-  std::unordered_map<const Expr*, ValueRange> memo_;
+  BoundMemo& memo_;
 };
 
 }  // namespace
 
-ValueRange bound_expr(const ExprRef& e, const RangeEnv& env) { return Bounder(env).run(e); }
+ValueRange bound_expr(const ExprRef& e, const RangeEnv& env) {
+  BoundMemo memo;
+  return bound_expr(e, env, memo);
+}
+
+ValueRange bound_expr(const ExprRef& e, const RangeEnv& env, BoundMemo& memo) {
+  return Bounder(env, memo).run(e);
+}
 
 }  // namespace sf::sym

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <unordered_map>
+#include <utility>
 
 #include "engine/sym/expr.h"
 #include "engine/sym/interval.h"
@@ -30,5 +31,11 @@ class MapRangeEnv : public RangeEnv {
 };
 
 ValueRange bound_expr(const ExprRef& e, const RangeEnv& env);
+
+// bound_expr's results for one RangeEnv, kept across calls: a caller that bounds every subtree
+// of an expression (the simplifier does) would otherwise pay depth x size. The memo holds its
+// expressions, so no key's address is reused while the memo lives.
+using BoundMemo = std::unordered_map<const Expr*, std::pair<ExprRef, ValueRange>>;
+ValueRange bound_expr(const ExprRef& e, const RangeEnv& env, BoundMemo& memo);
 
 }  // namespace sf::sym

@@ -2,10 +2,13 @@
 // Single-threaded by design (campaigns scale out with processes, not threads).
 #include "engine/sym/context.h"
 
+#include <algorithm>
 #include <cstring>
+#include <string>
 #include <unordered_set>
 
 #include "engine/base/check.h"
+#include "engine/base/errors.h"
 
 namespace sf::sym {
 
@@ -25,6 +28,65 @@ struct NodeHash {
 struct NodeEq {
   bool operator()(const Expr* a, const Expr* b) const { return Context::same_shape(a, b); }
 };
+
+const char* kind_name(ExprKind kind) {
+  switch (kind) {
+#define SYM_NODE(Name)    \
+  case ExprKind::k##Name: \
+    return #Name;
+#include "engine/sym/nodes.def"
+  }
+  return "?";
+}
+
+// "2 operands (sizes 6141, 6141)": the operands by a measure, not printed (they may be large).
+std::string operands(const std::vector<ExprRef>& args, const char* what,
+                     uint32_t (Expr::*measure)() const) {
+  std::string s = std::to_string(args.size()) + (args.size() == 1 ? " operand (" : " operands (");
+  s += what;
+  for (size_t i = 0; i < args.size() && i < 4; ++i) {
+    s += (i == 0 ? " " : ", ") + std::to_string(((*args[i]).*measure)());
+  }
+  return s + (args.size() > 4 ? ", ...)" : ")");
+}
+
+// The limits of expr.h, checked before a node exists: nothing downstream ever sees a node
+// beyond them.
+void check_limits(ExprKind kind, int64_t ival, uint64_t size, uint64_t depth,
+                  const std::vector<ExprRef>& args) {
+  const std::string op = kind_name(kind);
+  if (size > kMaxExprSize) {
+    throw_user_error(UserErrorKind::kTooComplex,
+                     op + " of " + operands(args, "sizes", &Expr::size) +
+                         ": the program's symbolic expressions grew too large (this one would "
+                         "have " +
+                         std::to_string(size) + " nodes as a tree, the limit is " +
+                         std::to_string(kMaxExprSize) +
+                         "); each statement that uses earlier values more than once multiplies "
+                         "their size (a chain of them doubles it every statement): shorten the "
+                         "chain");
+  }
+  if (depth > kMaxExprDepth) {
+    throw_user_error(UserErrorKind::kTooComplex,
+                     op + " of " + operands(args, "depths", &Expr::depth) +
+                         ": the program's symbolic expressions nest too deeply (this one would "
+                         "be " +
+                         std::to_string(depth) + " levels deep, the limit is " +
+                         std::to_string(kMaxExprDepth) +
+                         "); each statement of a chain of symbolic values adds a level: shorten "
+                         "the chain");
+  }
+  if (kind == ExprKind::kPow && ival > kMaxPowExponent) {
+    throw_user_error(UserErrorKind::kTooComplex,
+                     op +
+                         ": the program's symbolic expressions grew too large (a power with "
+                         "exponent " +
+                         std::to_string(ival) + ", the limit is " +
+                         std::to_string(kMaxPowExponent) +
+                         "); each statement that multiplies a value by itself raises the "
+                         "exponent: shorten the chain");
+  }
+}
 
 }  // namespace
 
@@ -51,6 +113,14 @@ bool Context::same_shape(const Expr* a, const Expr* b) {
 
 ExprRef Context::intern(ExprKind kind, ExprType type, int64_t ival, double fval,
                         std::vector<ExprRef> args) {
+  uint64_t size = 1, depth = 0;
+  for (const ExprRef& a : args) {
+    SF_CHECK(a) << "null argument to " << kind_name(kind);
+    size += a->size();
+    depth = std::max<uint64_t>(depth, a->depth());
+  }
+  ++depth;
+  check_limits(kind, ival, size, depth, args);
   Expr* probe = new Expr();
   probe->kind_ = kind;
   probe->type_ = type;
@@ -61,16 +131,14 @@ ExprRef Context::intern(ExprKind kind, ExprType type, int64_t ival, double fval,
   uint64_t fbits;
   std::memcpy(&fbits, &fval, sizeof(fbits));
   h = mix(h, fbits);
-  uint64_t size = 1;
   bool has_symbols = kind == ExprKind::kSymbol;
   for (const ExprRef& a : args) {
-    SF_CHECK(a) << "null argument to " << static_cast<int>(kind);
     h = mix(h, a->hash());
-    size += a->size();
     has_symbols = has_symbols || a->has_symbols_;
   }
   probe->hash_ = h;
-  probe->size_ = static_cast<uint32_t>(size > 0xffffffffULL ? 0xffffffffULL : size);
+  probe->size_ = static_cast<uint32_t>(size);
+  probe->depth_ = static_cast<uint32_t>(depth);
   probe->has_symbols_ = has_symbols;
   probe->args_ = std::move(args);
   auto it = table_->nodes.find(probe);

@@ -23,6 +23,24 @@ const char* sym_kind_prefix(SymKind kind);
 
 class ExprRef;
 
+// Resource limits on a single expression, enforced when a node is created (Context::intern):
+// a node beyond one of them is never built, and its factory raises UserError(kTooComplex).
+//
+// Size: every walker that is not memoized (the printer, compare, has_symbol, the evaluator,
+// value-range bounds, the simplifier's rules) costs the tree size, not the DAG size, and a
+// chain of statements that each use the previous value twice doubles it per statement
+// (m = max(m, n); n = min(m, n)). 10,000 nodes keep str() under ~100 KB and one walk well
+// under a millisecond; generated and corpus programs stay far below (the largest expression of
+// 600 generated programs and the corpus has 33 nodes and depth 11).
+constexpr uint32_t kMaxExprSize = 10000;
+// Depth: the walkers above recurse once per level, and the deepest frames (the evaluator's)
+// take ~2 KB, so the default 8 MB stack overflows near 4,500 levels (a chain of ~2,200
+// `a = -(a // 3)` statements). At 1,000 every oracle still runs within a 2 MB stack.
+constexpr uint32_t kMaxExprDepth = 1000;
+// Pow exponent: the evaluator, value ranges and the Z3 encoding multiply `exponent` times,
+// and any integer power beyond 63 of a value other than -1, 0 or 1 overflows int64 anyway.
+constexpr int64_t kMaxPowExponent = 64;
+
 class Expr {
  public:
   ExprKind kind() const { return kind_; }
@@ -60,8 +78,10 @@ class Expr {
 
   // Deterministic structural hash (independent of addresses and creation order).
   uint64_t hash() const { return hash_; }
-  // Number of nodes in the tree (shared subtrees counted each time, saturating).
+  // Number of nodes in the tree (shared subtrees counted each time). At most kMaxExprSize.
   uint32_t size() const { return size_; }
+  // Nodes on the longest root-to-leaf path (a leaf has depth 1). At most kMaxExprDepth.
+  uint32_t depth() const { return depth_; }
   // True when the tree contains no Symbol.
   bool is_ground() const { return !has_symbols_; }
 
@@ -77,6 +97,7 @@ class Expr {
   ExprType type_ = ExprType::kInt;
   bool has_symbols_ = false;
   uint32_t size_ = 1;
+  uint32_t depth_ = 1;
   uint64_t hash_ = 0;
   int64_t ival_ = 0;
   double fval_ = 0.0;

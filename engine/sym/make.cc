@@ -264,9 +264,13 @@ ExprRef pow(const ExprRef& base, int64_t exp) {
   require_numeric(base, "Pow");
   SF_CHECK(exp >= 0) << "negative exponent " << exp;
   if (exp == 0) return base->is_float() ? real(1.0) : integer(1);
-  Poly b = poly_of(base);
-  Poly acc = b;
-  for (int64_t i = 1; i < exp; ++i) acc = poly_mul(acc, b);
+  // By squaring: O(log exp) products (a base of 0, 1 or -1 never overflows, whatever exp).
+  Poly acc = poly_of(base), square = acc;
+  for (int64_t rest = exp - 1; rest > 0;) {
+    if (rest & 1) acc = poly_mul(acc, square);
+    rest >>= 1;
+    if (rest > 0) square = poly_mul(square, square);
+  }
   return expr_of(acc);
 }
 

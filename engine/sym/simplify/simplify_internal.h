@@ -29,7 +29,9 @@ class Simplifier {
   ExprRef trunc_to_int(const ExprRef& e);
   ExprRef connective(const ExprRef& e);
 
-  ValueRange bound(const ExprRef& e) const { return bound_expr(e, env_); }
+  // Memoized for the whole call: every rule bounds its operands, so without the memo a
+  // simplification would cost depth x size.
+  ValueRange bound(const ExprRef& e) const { return bound_expr(e, env_, bounds_); }
   const RangeEnv& env() const { return env_; }
   ExprRef fired(const ExprRef& result) {
     ++mutable_stats().rules_fired;
@@ -38,6 +40,7 @@ class Simplifier {
 
  private:
   const RangeEnv& env_;
+  mutable BoundMemo bounds_;
 };
 
 // a / b as polynomials when b is a single term dividing every term of a exactly.
