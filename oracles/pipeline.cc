@@ -292,8 +292,10 @@ Verdict decide(const program::Program& p, const PipelineOptions& opts,
       if (std::optional<Verdict> v = repropagation_rejection(*o.error, r, opts.smt)) return *v;
     }
     if (std::optional<Verdict> v = verdict_for_error(*o.error)) {
+      // (A resource limit, too_complex, is the tracer's to set lower than eager's: not wrong.)
       if (v->kind == Verdict::Kind::kRejected && o.error->stage == Stage::kTrace &&
-          p.header.valid_by_construction && r.eager) {
+          p.header.valid_by_construction && r.eager &&
+          v->error_kind != UserErrorKind::kTooComplex) {
         return Verdict::wrong_rejection(v->error_kind, v->stage, v->message);
       }
       return *v;
