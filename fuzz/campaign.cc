@@ -4,11 +4,12 @@
 // SF_CHECK line (the file is emptied before each program).
 #include "fuzz/campaign.h"
 
-#include <poll.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <new>
@@ -19,6 +20,8 @@
 #include "engine/base/errors.h"
 #include "fuzz/gen/program_gen.h"
 #include "fuzz/isolated.h"
+#include "fuzz/line_reader.h"
+#include "fuzz/outcome.h"
 
 namespace sf::fuzz {
 
@@ -27,6 +30,58 @@ namespace {
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
+
+// The worker's stderr: one temporary file for the whole campaign.
+struct StderrFile {
+  int fd = make_stderr_file();
+  ~StderrFile() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+// A forked worker and the read end of its pipe. Killed and reaped when it goes out of scope, so
+// an exception in the parent (a report that cannot be written) leaves no orphan behind.
+struct Worker {
+  pid_t pid = -1;
+  LineReader lines;
+  bool reaped = false;
+
+  template <typename Body>
+  void start(Body body) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) throw_user_error(UserErrorKind::kUnsupported, "pipe() failed");
+    pid = fork();
+    if (pid < 0) {
+      close(fds[0]);
+      close(fds[1]);
+      throw_user_error(UserErrorKind::kUnsupported, "fork() failed");
+    }
+    if (pid == 0) {
+      close(fds[0]);
+      body(fds[1]);
+      _exit(0);
+    }
+    close(fds[1]);
+    lines.fd = fds[0];
+  }
+  void kill() {
+    if (pid > 0 && !reaped) ::kill(pid, SIGKILL);
+  }
+  int reap() {
+    int status = 0;
+    if (pid > 0 && !reaped) {
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      reaped = true;
+    }
+    return status;
+  }
+  ~Worker() {
+    kill();
+    reap();
+    if (lines.fd >= 0) close(lines.fd);
+  }
+};
 
 // Worker: runs seeds from `first` until `deadline`, writing "start\tSEED" before each program and
 // "done\tSEED\tBUCKET\tDETAIL" after it, so the parent knows which seed was in flight at a crash.
@@ -54,7 +109,7 @@ double now_seconds() {
       opts.backend = cpu.get();
       Outcome outcome = outcome_of(oracles::run_pipeline(p, opts).verdict);
       bool plain = outcome.bucket == "pass" || outcome.bucket.rfind("rejected:", 0) == 0;
-      if (outcome.detail.size() > 4000) outcome.detail.resize(4000);  // one line of the pipe
+      outcome.detail = printable(utf8_prefix(outcome.detail, 4000));  // one pipe line
       std::fprintf(out, "done\t%llu\t%s\t%s\n", static_cast<unsigned long long>(seed),
                    outcome.bucket.c_str(), plain ? "" : outcome.detail.c_str());
       std::fflush(out);
@@ -89,6 +144,7 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
   auto record = [&](const std::string& bucket, uint64_t s, const std::string& detail) {
     ++r.programs;
     ++r.buckets[bucket];
+    if (opts.on_verdict) opts.on_verdict(s, bucket);
     if (bucket == "pass" || bucket.rfind("rejected:", 0) == 0) return false;
     Finding f;
     f.bucket = bucket;
@@ -101,38 +157,22 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
     if (f.first_of_bucket) r.first_seed_of[bucket] = s;
     return opts.on_finding && opts.on_finding(f);
   };
-  int err_fd = make_stderr_file();
+  StderrFile err;
   while (now_seconds() < deadline && !r.stopped_early) {
-    int fds[2];
-    if (pipe(fds) != 0) throw_user_error(UserErrorKind::kUnsupported, "pipe() failed");
-    pid_t pid = fork();
-    if (pid < 0) throw_user_error(UserErrorKind::kUnsupported, "fork() failed");
-    if (pid == 0) {
-      close(fds[0]);
-      worker(fds[1], err_fd, seed, deadline, opts);
-    }
-    close(fds[1]);
-    if (opts.on_worker_start) opts.on_worker_start(pid);
-    FILE* in = fdopen(fds[0], "r");
-    char line[1 << 16];
+    Worker w;
+    w.start([&](int out_fd) { worker(out_fd, err.fd, seed, deadline, opts); });
+    if (opts.on_worker_start) opts.on_worker_start(w.pid);
     uint64_t current = seed;
     bool in_flight = false, timed_out = false;
+    std::string s;
     // A watchdog: a program that makes no progress for `timeout` seconds is a hang.
-    auto wait_for_line = [&]() {
-      struct pollfd pfd {
-        fds[0], POLLIN, 0
-      };
-      if (poll(&pfd, 1, static_cast<int>(opts.timeout * 1000)) == 0) {
+    for (;;) {
+      LineStatus st = w.lines.next(&s, opts.timeout);
+      if (st == LineStatus::kTimeout) {
         timed_out = true;
-        kill(pid, SIGKILL);
-        return false;
+        w.kill();
       }
-      return std::fgets(line, sizeof(line), in) != nullptr;
-    };
-    while (wait_for_line()) {
-      std::string s(line);
-      if (s.empty() || s.back() != '\n') break;  // a line cut short: the worker died writing it
-      s.pop_back();
+      if (st != LineStatus::kLine) break;
       size_t t1 = s.find('\t');
       if (s.substr(0, t1) == "start") {
         current = std::stoull(s.substr(t1 + 1));
@@ -144,7 +184,7 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
       seed = current + 1;
       if (record(s.substr(t2 + 1, t3 - t2 - 1), current, s.substr(t3 + 1))) {
         r.stopped_early = true;
-        kill(pid, SIGKILL);
+        w.kill();
         break;
       }
       if (opts.on_progress && now_seconds() >= next_report) {
@@ -152,9 +192,7 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
         next_report = now_seconds() + 1.0;
       }
     }
-    std::fclose(in);
-    int status = 0;
-    waitpid(pid, &status, 0);
+    int status = w.reap();
     if (r.stopped_early) break;
     bool clean_exit = !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (!in_flight) {
@@ -165,15 +203,10 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
     }
     // The worker died inside a program: an aborting engine bug, a hang, out of memory, or an
     // exit (an exception that escaped the pipeline).
-    std::string report = timed_out ? "no progress for " + std::to_string(opts.timeout) + " s"
-                                   : crash_report_line(read_stderr_file(err_fd));
-    for (char& c : report) {
-      if (static_cast<unsigned char>(c) < 0x20) c = ' ';
-    }
-    r.stopped_early = record(crash_bucket(status, timed_out), current, report);
+    std::string report = timed_out ? "" : crash_report_line(read_stderr_file(err.fd));
+    r.stopped_early = record(crash_bucket(status, timed_out), current, printable(report));
     seed = current + 1;
   }
-  if (err_fd >= 0) close(err_fd);
   r.seconds = now_seconds() - start;
   return r;
 }

@@ -10,7 +10,6 @@
 #include <string>
 
 #include "engine/program/ast.h"
-#include "fuzz/outcome.h"
 #include "oracles/pipeline.h"
 
 namespace sf::fuzz {
@@ -43,6 +42,8 @@ struct CampaignOptions {
   // Called about once a second with the running counts.
   std::function<void(double elapsed, uint64_t programs, const std::map<std::string, uint64_t>&)>
       on_progress;
+  // Called for every program's verdict, findings included (tests check that no seed is lost).
+  std::function<void(uint64_t seed, const std::string& bucket)> on_verdict;
   // Called with each new worker's pid (tests kill workers at random moments).
   std::function<void(int pid)> on_worker_start;
 };

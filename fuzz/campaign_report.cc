@@ -3,6 +3,7 @@
 // and its test, and the report again.
 #include "fuzz/campaign_report.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
@@ -89,7 +90,7 @@ void CampaignReport::add(const Finding& f) {
   std::string text = program::print_program(p);
   e.original = base + ".sfz";
   e.lines_before = program_text_lines(text);
-  write_atomically(opts_.out_dir / e.original, reproducer_text(f.detail, text));
+  write_atomically(opts_.out_dir / e.original, reproducer_text("detail: " + f.detail, text));
   by_signature_[f.signature] = entries_.size();
   entries_.push_back(e);
   write_report(false);
@@ -99,15 +100,19 @@ void CampaignReport::add(const Finding& f) {
                  (opts_.out_dir / e.original).c_str());
   }
   if (opts_.minimize_seconds > 0) {
-    minimize(entries_.back(), text);
+    double budget = opts_.minimize_seconds;
+    if (opts_.campaign_seconds > 0) {
+      budget = std::min(budget, std::max(2.0, opts_.campaign_seconds - f.elapsed));
+    }
+    minimize(entries_.back(), text, budget);
     write_report(false);
   }
 }
 
-void CampaignReport::minimize(Entry& e, const std::string& text) {
+void CampaignReport::minimize(Entry& e, const std::string& text, double budget) {
   double start = now_seconds();
   ShrinkLimits limits;
-  limits.seconds = opts_.minimize_seconds;
+  limits.seconds = budget;
   ShrinkResult r = shrink_program(
       text,
       [&](const std::string& t) {
@@ -116,11 +121,20 @@ void CampaignReport::minimize(Entry& e, const std::string& text) {
       limits);
   e.minimize_seconds = now_seconds() - start;
   e.minimize_attempts = r.attempts;
+  e.minimize_stopped_by = r.stopped_by;
+  e.replays = r.reproduced;
+  if (!e.replays) {
+    if (!opts_.quiet) {
+      std::fprintf(stderr,
+                   "  does not replay alone (it depends on the worker's earlier programs)\n");
+    }
+    return;
+  }
   e.lines_after = program_text_lines(r.text);
   std::string base = e.original.substr(0, e.original.size() - 4);
   e.minimized = base + ".min.sfz";
   e.test = base + "_test.cc";
-  write_atomically(opts_.out_dir / e.minimized, reproducer_text(e.detail, r.text));
+  write_atomically(opts_.out_dir / e.minimized, reproducer_text("detail: " + e.detail, r.text));
   write_atomically(opts_.out_dir / e.test,
                    gtest_file_text(slug(e.bucket) + "_" + sha256_hex(e.signature).substr(0, 8),
                                    r.text, e.signature, e.found_by));
@@ -172,6 +186,8 @@ void CampaignReport::write_report(bool finished) {
          ", \"statements\": " + std::to_string(e.lines_before) +
          ", \"minimized_statements\": " + std::to_string(e.lines_after) +
          ", \"minimize_seconds\": " + std::to_string(e.minimize_seconds) +
+         ", \"minimize_stopped_by\": " + json_string(e.minimize_stopped_by) +
+         ", \"replays\": " + (e.replays ? "true" : "false") +
          ", \"detail\": " + json_string(e.detail) + "}";
   }
   j += std::string(entries_.empty() ? "" : "\n  ") + "]\n}\n";

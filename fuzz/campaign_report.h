@@ -21,7 +21,10 @@ namespace sf::fuzz {
 
 struct ReportOptions {
   std::filesystem::path out_dir = "report";
-  double minimize_seconds = 30;       // per new signature; 0 writes no minimized file
+  double minimize_seconds = 30;  // per new signature; 0 writes no minimized file
+  // The campaign's time box: minimizing a finding takes at most the time left (but 2 s at least),
+  // so a campaign overruns it by little. 0: unknown (always minimize_seconds).
+  double campaign_seconds = 0;
   oracles::PipelineOptions pipeline;  // what reproducers are judged with (no backend needed)
   IsolationLimits limits;             // for each run while minimizing
   bool quiet = false;                 // no progress lines on stderr
@@ -47,12 +50,16 @@ class CampaignReport {
     int lines_before = 0, lines_after = 0;
     double minimize_seconds = 0;
     int minimize_attempts = 0;
+    std::string minimize_stopped_by;  // "fixpoint", "attempts", "time"
+    // Whether the program gave the same signature when run alone (a finding can depend on the
+    // worker's earlier programs); only a replaying finding is minimized and gets a test file.
+    bool replays = true;
   };
   const std::vector<Entry>& entries() const { return entries_; }
 
  private:
   void write_report(bool finished);
-  void minimize(Entry& e, const std::string& text);
+  void minimize(Entry& e, const std::string& text, double budget);
 
   ReportOptions opts_;
   std::vector<Entry> entries_;
@@ -65,7 +72,7 @@ class CampaignReport {
 // "failures", "crashes" or "triage": where a bucket's files go.
 std::string finding_class(const std::string& bucket);
 
-// JSON string literal.
+// JSON string literal (control characters escaped; the text is kept UTF-8).
 std::string json_string(const std::string& s);
 
 }  // namespace sf::fuzz

@@ -1,5 +1,6 @@
 // Files the harness writes and reads: atomic writes (a report or reproducer is never half-written,
-// even under kill -9) and reproducer text (a program with its bucket noted in the header).
+// even under kill -9) and reproducer text (a program with a note, such as its finding's detail,
+// in the header).
 #pragma once
 
 #include <filesystem>

@@ -10,7 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <new>
 
 #include "engine/base/errors.h"
@@ -23,6 +26,16 @@ void silence_stderr() {
 }
 
 void limit_memory(size_t mb) {
+  // A sanitizer reserves terabytes of shadow address space: an address-space cap would make
+  // every allocation fail, so sanitized builds run uncapped.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  mb = 0;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+  mb = 0;
+#endif
+#endif
   if (mb == 0) return;
   struct rlimit rl;
   rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(mb) << 20;
@@ -45,7 +58,9 @@ std::string crash_report_line(const std::string& text) {
     size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) nl = text.size();
     std::string line = text.substr(pos, nl - pos);
-    if (line.find_first_not_of(" \t") != std::string::npos) last = line;
+    bool visible = std::any_of(line.begin(), line.end(),
+                               [](char c) { return static_cast<unsigned char>(c) > 0x20; });
+    if (visible) last = line;
     if (line.find("internal invariant failed") != std::string::npos) last_check = line;
     pos = nl + 1;
   }
@@ -53,8 +68,11 @@ std::string crash_report_line(const std::string& text) {
 }
 
 int make_stderr_file() {
-  FILE* f = tmpfile();
-  return f ? dup(fileno(f)) : -1;  // the FILE leaks deliberately: its fd is what we keep
+  FILE* f = tmpfile();  // already unlinked: gone with its last descriptor
+  if (!f) return -1;
+  int fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 3);
+  std::fclose(f);
+  return fd;
 }
 
 std::string read_stderr_file(int fd, size_t max_bytes) {
@@ -71,10 +89,15 @@ std::string read_stderr_file(int fd, size_t max_bytes) {
 IsolatedResult run_isolated(const std::function<std::string()>& job,
                             const IsolationLimits& limits) {
   int fds[2];
-  if (pipe(fds) != 0) throw_user_error(UserErrorKind::kUnsupported, "pipe() failed");
+  if (pipe2(fds, O_CLOEXEC) != 0) throw_user_error(UserErrorKind::kUnsupported, "pipe() failed");
   int err_fd = make_stderr_file();
   pid_t pid = fork();
-  if (pid < 0) throw_user_error(UserErrorKind::kUnsupported, "fork() failed");
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    if (err_fd >= 0) close(err_fd);
+    throw_user_error(UserErrorKind::kUnsupported, "fork() failed");
+  }
   if (pid == 0) {
     close(fds[0]);
     if (err_fd >= 0) dup2(err_fd, 2);
@@ -106,23 +129,27 @@ IsolatedResult run_isolated(const std::function<std::string()>& job,
     struct pollfd pfd {
       fds[0], POLLIN, 0
     };
-    if (left <= 0 || poll(&pfd, 1, static_cast<int>(left * 1000) + 1) == 0) {
+    int ready = left <= 0 ? 0 : poll(&pfd, 1, static_cast<int>(std::min(left * 1000, 3.6e6)) + 1);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {
+      if (left > 0) continue;  // woke early: the deadline decides
       timed_out = true;
       kill(pid, SIGKILL);
       break;
     }
     ssize_t n = read(fds[0], buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     r.output.append(buf, static_cast<size_t>(n));
   }
   close(fds[0]);
   int status = 0;
-  waitpid(pid, &status, 0);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   if (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     r.crash = crash_bucket(status, timed_out);
     r.output.clear();
-    r.report = timed_out ? "no result after " + std::to_string(limits.timeout_seconds) + " s"
-                         : crash_report_line(read_stderr_file(err_fd));
+    r.report = timed_out ? "" : crash_report_line(read_stderr_file(err_fd));
   }
   if (err_fd >= 0) close(err_fd);
   return r;

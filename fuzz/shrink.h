@@ -10,8 +10,10 @@ namespace sf::fuzz {
 
 struct ShrinkResult {
   std::string text;
-  int attempts = 0;  // predicate calls
-  int accepted = 0;  // candidates kept
+  int attempts = 0;        // predicate calls
+  int accepted = 0;        // candidates kept
+  bool reproduced = true;  // the input itself was interesting (else `text` is the input)
+  std::string stopped_by;  // "fixpoint", "attempts" or "time" (shrink_program)
 };
 
 // `interesting(text)` must hold for `text`; the result is the smallest text found that still

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <set>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -289,7 +290,8 @@ Candidates input_candidates(const Program& p) {
       if (in.scalar_mode != DimMode::kStatic)
         with([](InputDecl& d) { d.scalar_mode = DimMode::kStatic; });
       double v = in.data.literal.empty() ? 0 : in.data.literal[0];
-      for (double smaller : {0.0, 1.0, static_cast<double>(static_cast<int64_t>(v / 2))}) {
+      double half = std::isfinite(v) ? std::trunc(v / 2) : 0.0;
+      for (double smaller : {0.0, 1.0, half}) {
         if (smaller != v && std::abs(smaller) < std::abs(v)) {
           with([&](InputDecl& d) { d.data.literal = {smaller}; });
         }
@@ -345,6 +347,10 @@ class Shrinker {
         deadline_(std::chrono::steady_clock::now() +
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                       std::chrono::duration<double>(limits.seconds))) {}
+
+  std::string budget_reason() const {
+    return result_->attempts >= limits_.max_attempts ? "attempts" : "time";
+  }
 
   bool out_of_budget() const {
     return result_->attempts >= limits_.max_attempts ||
@@ -407,7 +413,7 @@ class Shrinker {
     } catch (const UserError&) {
       return false;  // cannot happen: an interesting text parses
     }
-    text_ = program::print_program(current_);
+    text_ = r.text;  // the text the predicate accepted (body lines of a canonical text)
     return true;
   }
 
@@ -429,16 +435,36 @@ ShrinkResult shrink_program(const std::string& text,
                             const ShrinkLimits& limits) {
   ShrinkResult result;
   Shrinker s(interesting, limits, &result);
+  // Line-level ddmin on the text as given, within the same budget (a text that does not parse,
+  // or whose comments matter).
+  auto lines_only = [&]() {
+    ShrinkResult r = shrink_program_text(
+        text, [&](const std::string& t) { return s.call(t); }, limits.max_attempts);
+    r.attempts = result.attempts;
+    r.stopped_by = s.out_of_budget() ? s.budget_reason() : "fixpoint";
+    return r;
+  };
   try {
     s.current_ = program::parse_program(text);
   } catch (const UserError&) {
-    ShrinkResult r = shrink_program_text(text, interesting, limits.max_attempts);
-    return r;
+    if (!s.call(text)) {
+      result.text = text;
+      result.reproduced = false;
+      result.stopped_by = "fixpoint";
+      return result;
+    }
+    return lines_only();
   }
-  // The canonical print drops comments; keep working on the original text if that mattered.
+  // Work on the canonical print; it drops comments, so fall back to lines if that mattered.
   s.text_ = program::print_program(s.current_);
-  if (s.text_ != text && !s.call(s.text_)) {
-    return shrink_program_text(text, interesting, limits.max_attempts);
+  if (!s.call(s.text_)) {
+    if (s.text_ == text || !s.call(text)) {
+      result.text = text;
+      result.reproduced = false;
+      result.stopped_by = "fixpoint";
+      return result;
+    }
+    return lines_only();
   }
   bool progress = true;
   while (progress && !s.out_of_budget()) {
@@ -450,6 +476,7 @@ ShrinkResult shrink_program(const std::string& text,
     progress = s.run_pass(input_candidates) || progress;
   }
   result.text = s.text_;
+  result.stopped_by = s.out_of_budget() ? s.budget_reason() : "fixpoint";
   return result;
 }
 

@@ -3,8 +3,9 @@
 // checks), then AST passes: inline an `if` branch, replace a value by one of its operands or a
 // constant, inline copies and constants, simplify integer literals, shrink input ranks, sizes and
 // data, make dynamic and unbacked dims static, drop returned values and unused inputs.
-// Deterministic for a given attempt budget; the time budget is a safety net. Falls back to line
-// ddmin for text that does not parse.
+// Deterministic when it stops at a fixpoint or at the attempt budget (ShrinkResult::stopped_by
+// says which); a stop by time depends on the machine. The input must be interesting itself
+// (ShrinkResult::reproduced). Falls back to line ddmin for text that does not parse.
 #pragma once
 
 #include <functional>

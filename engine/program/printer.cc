@@ -208,7 +208,7 @@ const char* mode_name(DimMode m) {
 std::string one_line(const std::string& s) {
   std::string out = s;
   for (char& c : out) {
-    if (c == '\n' || c == '\r') c = ' ';
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';  // as the parser requires
   }
   return out;
 }

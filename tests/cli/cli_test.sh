@@ -35,16 +35,20 @@ expect_rc 2 "no command" "$cli"
 expect_rc 2 "unknown command" "$cli" frobnicate
 expect_rc 2 "non-number" "$cli" campaign --seconds abc
 expect_output "expected a positive number"
-expect_rc 2 "out of range" "$cli" campaign --seconds -3
+expect_rc 2 "not positive" "$cli" campaign --seconds 0
+expect_output "positive"
+expect_rc 2 "out of range" "$cli" campaign --timeout 1e9
+expect_output "timeout"
 expect_rc 2 "unknown flag" "$cli" campaign --bogus 1
 expect_output "bogus"
-expect_rc 2 "bad oracle list" "$cli" run x.sfz --oracles nonsense
 expect_rc 2 "missing file" "$cli" run "$tmp/does-not-exist.sfz"
 expect_rc 2 "unwritable --out" "$cli" campaign --seconds 1 --out /proc/no/such/dir
 printf '# sfz 1\nthis is not a program\n' >"$tmp/bad.sfz"
 expect_rc 2 "unparsable program" "$cli" run "$tmp/bad.sfz"
 
 "$cli" gen --seed 3 >"$tmp/gen3.sfz"
+expect_rc 2 "bad oracle list" "$cli" run "$tmp/gen3.sfz" --oracles nonsense
+expect_output "unknown oracle 'nonsense'"
 expect_rc 0 "gen is deterministic" cmp "$tmp/gen3.sfz" <("$cli" gen --seed 3)
 
 # A campaign with a planted fault finds, writes and minimizes.
@@ -71,7 +75,7 @@ grep -v '^# faults:' "$min_file" >"$tmp/fixed.sfz"
 expect_rc 3 "no longer fails" "$cli" repro "$tmp/fixed.sfz" --oracles structural
 expect_output "no longer fails"
 
-# minimize: the original shrinks to no more statements than the campaign's own minimization.
+# minimize: the original shrinks.
 expect_rc 0 "minimize" "$cli" minimize "$repro_file" -o "$tmp/m.sfz" --oracles structural --seconds 20
 expect_output " -> "
 expect_rc 0 "repro of minimize's output" "$cli" repro "$tmp/m.sfz" --oracles structural
@@ -80,6 +84,15 @@ if (($(count "$tmp/m.sfz") >= $(count "$repro_file"))); then
   echo "FAIL: minimize did not shrink ($(count "$repro_file") -> $(count "$tmp/m.sfz"))"
   failures=$((failures + 1))
 fi
+
+# A crash (an SF_CHECK abort) reproduces with its check line.
+SHAPEFUZZ_FAULTS=extern_binds_unresolved_name expect_rc 1 "campaign with a crashing fault" \
+  "$cli" campaign --seconds 2 --out "$tmp/crash" --minimize-seconds 5 --oracles structural
+crash_file="$(ls "$tmp"/crash/crashes/*.min.sfz | head -1)"
+grep -q '^# reproduces: crash:signal6: .*internal invariant failed' "$crash_file" ||
+  { echo "FAIL: crash reproducer header"; failures=$((failures + 1)); }
+expect_rc 0 "repro of a crash" "$cli" repro "$crash_file" --oracles structural
+expect_output "reproduced"
 
 # report.json is complete and names the files.
 grep -q '"status": "finished"' "$tmp/camp/report.json" ||

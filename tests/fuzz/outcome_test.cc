@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "fuzz/files.h"
 #include "oracles/pipeline.h"
 
@@ -42,6 +44,25 @@ TEST(Outcome, IsolatedCrashCarriesItsCheckLine) {
   EXPECT_EQ(o.bucket, "crash:signal6");
   EXPECT_NE(o.detail.find("internal invariant failed"), std::string::npos) << o.detail;
   EXPECT_NE(o.detail.find(".cc:"), std::string::npos) << o.detail;
+}
+
+TEST(Outcome, HangsAndOomHaveBareSignatures) {
+  EXPECT_EQ(signature(Outcome{"crash:timeout", "no progress for 10 s"}), "crash:timeout");
+  EXPECT_EQ(signature(Outcome{"crash:oom", "whatever"}), "crash:oom");
+  EXPECT_EQ(signature(Outcome{"fail:tv", "   "}), "fail:tv");  // no trailing ": "
+  EXPECT_EQ(printable(std::string("a\0b\x7f\n", 5)), "a b  ");
+  EXPECT_EQ(utf8_prefix("ab\xcf\x83", 3), "ab");  // never half of sigma
+}
+
+TEST(Isolated, NoDescriptorLeaksAcrossRuns) {
+  auto open_fds = [] {
+    size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+    return n;
+  };
+  size_t before = open_fds();
+  for (int i = 0; i < 200; ++i) run_isolated([] { return std::string("x"); }, 10);
+  EXPECT_EQ(open_fds(), before);
 }
 
 TEST(Outcome, TextThatDoesNotParseIsInvalid) {

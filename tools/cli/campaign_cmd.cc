@@ -34,6 +34,7 @@ int campaign(const CampaignFlags& flags) {
   fuzz::ReportOptions ropts;
   ropts.out_dir = flags.out;
   ropts.minimize_seconds = flags.minimize_seconds;
+  ropts.campaign_seconds = flags.seconds;
   ropts.pipeline = flags.oracles.options();
   ropts.limits.timeout_seconds = flags.timeout;
   ropts.limits.memory_mb = flags.memory_mb;
@@ -106,7 +107,7 @@ void add_campaign_command(CLI::App& app, Action* action) {
   cmd->add_option("--out", f->out, "output directory")->capture_default_str();
   cmd->add_option("--timeout", f->timeout, "seconds without progress that make a hang")
       ->capture_default_str()
-      ->check(positive_number());
+      ->check(CLI::Range(0.01, 86400.0));
   cmd->add_option("--memory-mb", f->memory_mb, "address-space cap of a worker (crash:oom past it)")
       ->capture_default_str()
       ->check(CLI::Range(size_t{256}, size_t{1} << 20));

@@ -70,10 +70,17 @@ int minimize(const MinimizeFlags& flags) {
     if (out.size() > 4 && out.substr(out.size() - 4) == ".sfz") out.resize(out.size() - 4);
     out += ".min.sfz";
   }
+  if (!r.reproduced) {
+    std::fprintf(stderr, "%s does not reproduce %s in canonical form\n", flags.file.c_str(),
+                 target.c_str());
+    return kExitMismatch;
+  }
   fuzz::write_atomically(out, r.text);
-  std::printf("%s: %d -> %d statements in %.1fs (%d runs, %d kept) -> %s\n", target.c_str(),
-              fuzz::program_text_lines(text), fuzz::program_text_lines(r.text), seconds, r.attempts,
-              r.accepted, out.c_str());
+  std::printf("%s: %d -> %d lines in %.1fs (%d runs, %d kept, stopped at the %s) -> %s\n",
+              target.c_str(), fuzz::program_text_lines(text), fuzz::program_text_lines(r.text),
+              seconds, r.attempts, r.accepted,
+              r.stopped_by == "fixpoint" ? "fixpoint" : (r.stopped_by + " budget").c_str(),
+              out.c_str());
   return kExitOk;
 }
 
@@ -95,7 +102,7 @@ void add_minimize_command(CLI::App& app, Action* action) {
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--timeout", f->timeout, "seconds per run before it counts as a hang")
       ->capture_default_str()
-      ->check(positive_number());
+      ->check(CLI::Range(0.01, 86400.0));
   cmd->add_option("--memory-mb", f->memory_mb, "address-space cap per run")
       ->capture_default_str()
       ->check(CLI::Range(size_t{256}, size_t{1} << 20));

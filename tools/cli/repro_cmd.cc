@@ -84,7 +84,7 @@ void add_repro_command(CLI::App& app, Action* action) {
       ->check(CLI::Range(1, 10000));
   cmd->add_option("--timeout", f->timeout, "seconds per run before it counts as a hang")
       ->capture_default_str()
-      ->check(positive_number());
+      ->check(CLI::Range(0.01, 86400.0));
   cmd->add_option("--memory-mb", f->memory_mb, "address-space cap per run")
       ->capture_default_str()
       ->check(CLI::Range(size_t{256}, size_t{1} << 20));
