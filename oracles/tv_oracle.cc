@@ -52,9 +52,14 @@ std::optional<bool> at_hints(const ExprRef& e, const ShapeEnv& env,
     // ties in (the replacement u0 -> s0 from check(s0 == u0)): the ShapeEnv decides Eq(u0, 1)
     // by replacing u0 and reading s0's hint. Values reached through inequalities do not
     // count: the ShapeEnv cannot use them (guard_or_false then falls back, deciding nothing).
+    // Nor do equalities it did not turn into replacements (a deferred Eq(u0, Max(0, 2 - s0))
+    // whose replacement was declined because u0 is size-like): evaluate_expr reads hints only
+    // when the replacements leave no unbacked symbol in the expression.
+    bool hints_through_replacements =
+        !backed_hints_only || sym::free_unbacked_symbols(env.replace(e)).empty();
     for (const smt::Fact& f : known) {
       session.assume(f.expr, f.label);
-      if (!f.expr->is(sym::ExprKind::kEq)) continue;
+      if (!f.expr->is(sym::ExprKind::kEq) || !hints_through_replacements) continue;
       for (const ExprRef& s : sym::free_symbols(f.expr)) {
         if (s->is_float() || a.count(s)) continue;
         if (std::optional<int64_t> h = value_at_trace(s)) a.emplace(s, sym::Concrete::of_int(*h));
@@ -87,8 +92,14 @@ struct SourceCollector {
     out.push_back({sym::le(lo, e.sym), where + "constrain_range_for_size " + e.sym->str()});
     // PyTorch passes sys.maxsize - 1 for "no upper bound"; ranges treat it as infinity.
     if (e.max && *e.max < std::numeric_limits<int64_t>::max() - 1) {
-      out.push_back({sym::le(e.sym, sym::integer(*e.max)),
-                     where + "constrain_range_for_size " + e.sym->str()});
+      int64_t hi = *e.max;
+      // A re-propagation's fresh symbol renamed to a size-like one is that symbol, whose range
+      // keeps no upper bound below 2 (INV-9b; upstream's _update_var_to_range): unique or
+      // nonzero over one element allocates [0, 1], the old symbol stays [0, 2].
+      ExprRef name = env.resolve_renaming(e.sym);
+      if (hi < 2 && name != e.sym && env.is_size_like(name)) hi = 2;
+      out.push_back(
+          {sym::le(e.sym, sym::integer(hi)), where + "constrain_range_for_size " + e.sym->str()});
     }
   }
   void operator()(const event::ConstrainSymbolRange& e) {
