@@ -108,10 +108,10 @@ struct Worker {
       oracles::PipelineOptions opts = o.pipeline;
       opts.backend = cpu.get();
       Outcome outcome = outcome_of(oracles::run_pipeline(p, opts).verdict);
-      bool plain = outcome.bucket == "pass" || outcome.bucket.rfind("rejected:", 0) == 0;
       outcome.detail = printable(utf8_prefix(outcome.detail, 4000));  // one pipe line
       std::fprintf(out, "done\t%llu\t%s\t%s\n", static_cast<unsigned long long>(seed),
-                   outcome.bucket.c_str(), plain ? "" : outcome.detail.c_str());
+                   outcome.bucket.c_str(),
+                   is_plain_bucket(outcome.bucket) ? "" : outcome.detail.c_str());
       std::fflush(out);
     }
     std::fclose(out);
@@ -145,7 +145,7 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
     ++r.programs;
     ++r.buckets[bucket];
     if (opts.on_verdict) opts.on_verdict(s, bucket);
-    if (bucket == "pass" || bucket.rfind("rejected:", 0) == 0) return false;
+    if (is_plain_bucket(bucket)) return false;
     Finding f;
     f.bucket = bucket;
     f.seed = s;

@@ -20,10 +20,6 @@ namespace sf::fuzz {
 
 namespace {
 
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 std::string slug(const std::string& bucket) {
   std::string out;
   for (char c : bucket.substr(bucket.find(':') + 1)) {
@@ -110,7 +106,7 @@ void CampaignReport::add(const Finding& f) {
 }
 
 void CampaignReport::minimize(Entry& e, const std::string& text, double budget) {
-  double start = now_seconds();
+  auto start = std::chrono::steady_clock::now();
   ShrinkLimits limits;
   limits.seconds = budget;
   ShrinkResult r = shrink_program(
@@ -119,7 +115,8 @@ void CampaignReport::minimize(Entry& e, const std::string& text, double budget) 
         return signature(run_program_isolated(t, opts_.pipeline, opts_.limits)) == e.signature;
       },
       limits);
-  e.minimize_seconds = now_seconds() - start;
+  e.minimize_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   e.minimize_attempts = r.attempts;
   e.minimize_stopped_by = r.stopped_by;
   e.replays = r.reproduced;

@@ -137,14 +137,20 @@ std::vector<ExprPtr> simpler(const ExprPtr& e) {
 }
 
 // `e` with its `index`-th subexpression (preorder, counting down) replaced by `repl`.
-ExprPtr replace_at(const ExprPtr& e, int& index, const ExprPtr& repl) {
-  if (index-- == 0) return repl;
+// A copy of `e` with `f` applied to each child in preorder's order (call arguments, keyword
+// values, list elements); `e` itself when it has no children.
+ExprPtr map_children(const ExprPtr& e, const std::function<ExprPtr(const ExprPtr&)>& f) {
   if (e->kind != Expr::Kind::kCall && e->kind != Expr::Kind::kList) return e;
   auto copy = std::make_shared<Expr>(*e);
-  for (ExprPtr& a : copy->args) a = replace_at(a, index, repl);
-  for (auto& [k, v] : copy->kwargs) v = replace_at(v, index, repl);
-  for (ExprPtr& x : copy->elems) x = replace_at(x, index, repl);
+  for (ExprPtr& a : copy->args) a = f(a);
+  for (auto& [k, v] : copy->kwargs) v = f(v);
+  for (ExprPtr& x : copy->elems) x = f(x);
   return copy;
+}
+
+ExprPtr replace_at(const ExprPtr& e, int& index, const ExprPtr& repl) {
+  if (index-- == 0) return repl;
+  return map_children(e, [&](const ExprPtr& c) { return replace_at(c, index, repl); });
 }
 
 void preorder(const ExprPtr& e, std::vector<ExprPtr>* out) {
@@ -187,12 +193,7 @@ Candidates value_candidates(const Program& p) {
 // `e` with every reference to variable `name` replaced by `repl`.
 ExprPtr substitute(const ExprPtr& e, const std::string& name, const ExprPtr& repl) {
   if (e->kind == Expr::Kind::kVar) return e->name == name ? repl : e;
-  if (e->kind != Expr::Kind::kCall && e->kind != Expr::Kind::kList) return e;
-  auto copy = std::make_shared<Expr>(*e);
-  for (ExprPtr& a : copy->args) a = substitute(a, name, repl);
-  for (auto& [k, v] : copy->kwargs) v = substitute(v, name, repl);
-  for (ExprPtr& x : copy->elems) x = substitute(x, name, repl);
-  return copy;
+  return map_children(e, [&](const ExprPtr& c) { return substitute(c, name, repl); });
 }
 
 void substitute_in(std::vector<Stmt>& list, const std::string& name, const ExprPtr& repl) {

@@ -66,11 +66,14 @@ std::string normalize_message(const std::string& m) {
   return out;
 }
 
+bool is_plain_bucket(const std::string& bucket) {
+  return bucket == "pass" || bucket == "invalid" || bucket.rfind("rejected:", 0) == 0;
+}
+
 std::string signature(const Outcome& o) {
   // A hang or running out of memory has no message of its own (only how long or how much).
-  bool plain = o.bucket == "pass" || o.bucket == "invalid" || o.bucket.rfind("rejected:", 0) == 0 ||
-               o.bucket == "crash:timeout" || o.bucket == "crash:oom";
-  if (plain || o.detail.empty()) return o.bucket;
+  bool bare = is_plain_bucket(o.bucket) || o.bucket == "crash:timeout" || o.bucket == "crash:oom";
+  if (bare || o.detail.empty()) return o.bucket;
   // One violated invariant names the bug; which others come with it depends on the program.
   std::string first = o.detail;
   size_t inv = first.find("INV-");

@@ -25,6 +25,10 @@ std::string normalize_message(const std::string& message);
 // of a structural failure), the bare bucket otherwise.
 std::string signature(const Outcome& o);
 
+// A pass, a rejection, or a text that does not parse: nothing to report (every other bucket is a
+// finding or a triage bucket).
+bool is_plain_bucket(const std::string& bucket);
+
 // The bucket part of a signature ("fail:tv: guard ..." -> "fail:tv").
 std::string signature_bucket(const std::string& signature);
 
