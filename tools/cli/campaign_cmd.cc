@@ -18,8 +18,7 @@ struct CampaignFlags {
   double seconds = 60;
   uint64_t seed = 1;
   std::string out = "report";
-  double timeout = 10;
-  size_t memory_mb = 4096;
+  IsolationFlags isolation;  // the worker's, and each minimizing run's
   double minimize_seconds = 30;
   OracleFlags oracles;
 };
@@ -36,16 +35,15 @@ int campaign(const CampaignFlags& flags) {
   ropts.minimize_seconds = flags.minimize_seconds;
   ropts.campaign_seconds = flags.seconds;
   ropts.pipeline = flags.oracles.options();
-  ropts.limits.timeout_seconds = flags.timeout;
-  ropts.limits.memory_mb = flags.memory_mb;
+  ropts.limits = flags.isolation.limits;
   fuzz::CampaignReport report(ropts);  // refuses an unwritable --out before any work
 
   fuzz::CampaignOptions opts;
   opts.seconds = flags.seconds;
   opts.first_seed = flags.seed;
-  opts.timeout = flags.timeout;
-  opts.memory_mb = flags.memory_mb;
-  opts.pipeline = flags.oracles.options();
+  opts.timeout = flags.isolation.limits.timeout_seconds;
+  opts.memory_mb = flags.isolation.limits.memory_mb;
+  opts.pipeline = ropts.pipeline;
   // Failures and crashes, and for triage wrong rejections and undecided oracles.
   opts.on_finding = [&](const fuzz::Finding& f) {
     report.add(f);
@@ -105,12 +103,7 @@ void add_campaign_command(CLI::App& app, Action* action) {
       ->check(positive_number());
   cmd->add_option("--seed", f->seed, "first seed")->capture_default_str();
   cmd->add_option("--out", f->out, "output directory")->capture_default_str();
-  cmd->add_option("--timeout", f->timeout, "seconds without progress that make a hang")
-      ->capture_default_str()
-      ->check(CLI::Range(0.01, 86400.0));
-  cmd->add_option("--memory-mb", f->memory_mb, "address-space cap of a worker (crash:oom past it)")
-      ->capture_default_str()
-      ->check(CLI::Range(size_t{256}, size_t{1} << 20));
+  f->isolation.add_to(cmd);
   cmd->add_option("--minimize-seconds", f->minimize_seconds,
                   "time box for minimizing each new finding (0: do not minimize)")
       ->capture_default_str()

@@ -6,6 +6,8 @@
 #include <functional>
 #include <string>
 
+#include "engine/program/ast.h"
+#include "fuzz/isolated.h"
 #include "oracles/pipeline.h"
 
 namespace sf::cli {
@@ -46,11 +48,20 @@ struct OracleFlags {
   oracles::PipelineOptions options() const;
 };
 
+// The limits of the child process a program runs in (--timeout, --memory-mb), for the commands
+// that run programs crash-isolated.
+struct IsolationFlags {
+  fuzz::IsolationLimits limits;
+  void add_to(CLI::App* cmd);
+};
+
 // Validators with plain messages ("expected a positive number, got 'abc'").
 CLI::Validator positive_number();
 CLI::Validator non_negative_number();
 
 // Reads a program file; a missing or unreadable file is a usage error (CLI::ValidationError).
 std::string read_program_file(const std::string& path);
+// Reads and parses a program file; one that does not parse is a usage error too.
+program::Program parse_program_file(const std::string& path, std::string* text);
 
 }  // namespace sf::cli

@@ -7,6 +7,9 @@
 #include <optional>
 #include <string>
 
+#include "engine/base/errors.h"
+#include "engine/program/parser.h"
+#include "fuzz/files.h"
 #include "tools/cli/commands.h"
 
 namespace sf::cli {
@@ -55,22 +58,32 @@ CLI::Validator number_at_least(double low, bool strict, const char* what) {
 CLI::Validator positive_number() { return number_at_least(0, true, "a positive number"); }
 CLI::Validator non_negative_number() { return number_at_least(0, false, "a non-negative number"); }
 
+void IsolationFlags::add_to(CLI::App* cmd) {
+  cmd->add_option("--timeout", limits.timeout_seconds,
+                  "seconds a program may run without progress before it is a hang (crash:timeout)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 86400.0));
+  cmd->add_option("--memory-mb", limits.memory_mb,
+                  "address-space cap of the process running programs (crash:oom past it)")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{256}, size_t{1} << 20));
+}
+
 std::string read_program_file(const std::string& path) {
-  std::optional<std::string> text = std::nullopt;
   std::error_code ec;
-  if (std::filesystem::is_regular_file(path, ec)) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f) {
-      text = std::string();
-      char buf[1 << 14];
-      size_t n;
-      while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) text->append(buf, n);
-      if (std::ferror(f)) text.reset();
-      std::fclose(f);
-    }
-  }
+  std::optional<std::string> text;
+  if (std::filesystem::is_regular_file(path, ec)) text = fuzz::read_text_file(path);
   if (!text) throw CLI::ValidationError("FILE", "cannot read " + path);
   return *text;
+}
+
+program::Program parse_program_file(const std::string& path, std::string* text) {
+  *text = read_program_file(path);
+  try {
+    return program::parse_program(*text);
+  } catch (const UserError& e) {
+    throw CLI::ValidationError("FILE", path + " does not parse: " + e.what());
+  }
 }
 
 }  // namespace sf::cli

@@ -5,10 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/base/errors.h"
-#include "engine/program/parser.h"
 #include "engine/program/printer.h"
-#include "fuzz/campaign.h"
 #include "fuzz/files.h"
 #include "fuzz/outcome.h"
 #include "fuzz/shrink_program.h"
@@ -22,23 +19,14 @@ struct MinimizeFlags {
   std::string file, out;
   double seconds = 120;
   int attempts = 5000;
-  double timeout = 10;
-  size_t memory_mb = 4096;
+  IsolationFlags isolation;
   OracleFlags oracles;
 };
 
 int minimize(const MinimizeFlags& flags) {
-  std::string text = read_program_file(flags.file);
-  program::Program p;
-  try {
-    p = program::parse_program(text);
-  } catch (const UserError& e) {
-    std::fprintf(stderr, "%s does not parse: %s\n", flags.file.c_str(), e.what());
-    return kExitUsage;
-  }
-  fuzz::IsolationLimits limits;
-  limits.timeout_seconds = flags.timeout;
-  limits.memory_mb = flags.memory_mb;
+  std::string text;
+  program::Program p = parse_program_file(flags.file, &text);
+  const fuzz::IsolationLimits& limits = flags.isolation.limits;
   oracles::PipelineOptions opts = flags.oracles.options();
   std::string now = fuzz::signature(fuzz::run_program_isolated(text, opts, limits));
   std::string target = p.header.reproduces.empty() ? now : p.header.reproduces;
@@ -48,7 +36,7 @@ int minimize(const MinimizeFlags& flags) {
     return kExitMismatch;
   }
   std::string bucket = fuzz::signature_bucket(target);
-  if (bucket == "pass" || bucket.rfind("rejected:", 0) == 0) {
+  if (fuzz::is_plain_bucket(bucket)) {
     std::fprintf(stderr, "nothing to minimize: %s gives %s\n", flags.file.c_str(), target.c_str());
     return kExitMismatch;
   }
@@ -100,12 +88,7 @@ void add_minimize_command(CLI::App& app, Action* action) {
   cmd->add_option("--attempts", f->attempts, "most candidate runs")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
-  cmd->add_option("--timeout", f->timeout, "seconds per run before it counts as a hang")
-      ->capture_default_str()
-      ->check(CLI::Range(0.01, 86400.0));
-  cmd->add_option("--memory-mb", f->memory_mb, "address-space cap per run")
-      ->capture_default_str()
-      ->check(CLI::Range(size_t{256}, size_t{1} << 20));
+  f->isolation.add_to(cmd);
   f->oracles.add_to(cmd);
   cmd->callback([=] { *action = [=] { return minimize(*f); }; });
 }

@@ -6,9 +6,6 @@
 #include <memory>
 #include <string>
 
-#include "engine/base/errors.h"
-#include "engine/program/parser.h"
-#include "fuzz/campaign.h"
 #include "fuzz/outcome.h"
 #include "tools/cli/commands.h"
 
@@ -19,27 +16,18 @@ namespace {
 struct ReproFlags {
   std::string file;
   int times = 1;
-  double timeout = 10;
-  size_t memory_mb = 4096;
+  IsolationFlags isolation;
   OracleFlags oracles;
 };
 
 int repro(const ReproFlags& flags) {
-  std::string text = read_program_file(flags.file);
-  program::Program p;
-  try {
-    p = program::parse_program(text);
-  } catch (const UserError& e) {
-    std::fprintf(stderr, "%s does not parse: %s\n", flags.file.c_str(), e.what());
-    return kExitUsage;
-  }
-  fuzz::IsolationLimits limits;
-  limits.timeout_seconds = flags.timeout;
-  limits.memory_mb = flags.memory_mb;
+  std::string text;
+  program::Program p = parse_program_file(flags.file, &text);
+  oracles::PipelineOptions opts = flags.oracles.options();
   std::map<std::string, int> seen;  // signature -> runs
   std::string last;
   for (int i = 0; i < flags.times; ++i) {
-    last = fuzz::signature(fuzz::run_program_isolated(text, flags.oracles.options(), limits));
+    last = fuzz::signature(fuzz::run_program_isolated(text, opts, flags.isolation.limits));
     ++seen[last];
   }
   const std::string& recorded = p.header.reproduces;
@@ -51,8 +39,7 @@ int repro(const ReproFlags& flags) {
     return kExitFlaky;
   }
   std::string bucket = fuzz::signature_bucket(last);
-  bool finding = fuzz::is_finding_bucket(bucket) || bucket.rfind("wrong-rejection:", 0) == 0 ||
-                 bucket.rfind("unknown:", 0) == 0;
+  bool finding = !fuzz::is_plain_bucket(bucket);  // a failure, crash or triage bucket
   if (recorded.empty()) {
     std::printf("%s (%d identical runs)\n", last.c_str(), flags.times);
     return finding ? kExitFindings : kExitOk;
@@ -82,12 +69,7 @@ void add_repro_command(CLI::App& app, Action* action) {
   cmd->add_option("--times", f->times, "runs (all must agree)")
       ->capture_default_str()
       ->check(CLI::Range(1, 10000));
-  cmd->add_option("--timeout", f->timeout, "seconds per run before it counts as a hang")
-      ->capture_default_str()
-      ->check(CLI::Range(0.01, 86400.0));
-  cmd->add_option("--memory-mb", f->memory_mb, "address-space cap per run")
-      ->capture_default_str()
-      ->check(CLI::Range(size_t{256}, size_t{1} << 20));
+  f->isolation.add_to(cmd);
   f->oracles.add_to(cmd);
   cmd->callback([=] { *action = [=] { return repro(*f); }; });
 }
