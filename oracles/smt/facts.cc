@@ -11,9 +11,9 @@ namespace sf::smt {
 
 using sym::ExprRef;
 
-std::vector<Fact> range_facts(const ExprRef& s, const sym::ValueRange& r) {
+std::vector<Fact> range_facts(const ExprRef& s, const sym::ValueRange& r, bool detailed_label) {
   std::vector<Fact> out;
-  std::string label = "range " + s->str() + " " + r.str();
+  std::string label = detailed_label ? "range " + s->str() + " " + r.str() : "range";
   if (r.is_float()) {
     if (std::isfinite(r.flo())) out.push_back({sym::le(sym::real(r.flo()), s), label});
     if (std::isfinite(r.fhi())) out.push_back({sym::le(s, sym::real(r.fhi())), label});
@@ -38,7 +38,7 @@ std::vector<Fact> env_facts(const ShapeEnv& env, bool detailed_labels) {
     return detailed_labels ? details() : std::string(kind);
   };
   for (const auto& [s, r] : env.range_table().ranges()) {
-    for (Fact& f : range_facts(s, r)) out.push_back(std::move(f));
+    for (Fact& f : range_facts(s, r, detailed_labels)) out.push_back(std::move(f));
   }
   for (const auto& [s, tgt] : env.replacement_table().entries()) {
     ExprRef lhs = s, rhs = tgt;

@@ -17,7 +17,8 @@ struct Fact {
 };
 
 // lo <= s <= hi for the finite bounds of `r` (none when both are infinite).
-std::vector<Fact> range_facts(const sym::ExprRef& s, const sym::ValueRange& r);
+std::vector<Fact> range_facts(const sym::ExprRef& s, const sym::ValueRange& r,
+                              bool detailed_label = true);
 // `detailed_labels` false: labels name only the fact's kind ("replacement", "guard", ...), for
 // callers that take the state before every event (printing every expression costs more than
 // the solver).

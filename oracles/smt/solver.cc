@@ -19,6 +19,7 @@
 
 #include "engine/base/errors.h"
 #include "engine/sym/make.h"
+#include "engine/sym/walk.h"
 #include "oracles/smt/encoding.h"
 
 namespace sf::smt {
@@ -107,11 +108,13 @@ class Watchdog {
     cv_.notify_all();
     thread_.join();
   }
+  // A deadline only moves later, so a thread already waiting for an earlier one needs no wake-up:
+  // it finds the new deadline when it wakes. Waking it on every query cost two context switches.
   void arm(std::chrono::milliseconds budget) {
     std::lock_guard<std::mutex> l(mu_);
     deadline_ = std::chrono::steady_clock::now() + budget;
     armed_ = true;
-    cv_.notify_all();
+    if (idle_) cv_.notify_all();
   }
   void disarm() {
     std::lock_guard<std::mutex> l(mu_);
@@ -123,10 +126,14 @@ class Watchdog {
     std::unique_lock<std::mutex> l(mu_);
     while (!quit_) {
       if (!armed_) {
+        idle_ = true;
         cv_.wait(l);
+        idle_ = false;
         continue;
       }
-      if (cv_.wait_until(l, deadline_) == std::cv_status::timeout && armed_ && !quit_) {
+      auto deadline = deadline_;
+      cv_.wait_until(l, deadline);
+      if (armed_ && !quit_ && std::chrono::steady_clock::now() >= deadline_) {
         ctx_.interrupt();
         armed_ = false;
       }
@@ -135,7 +142,7 @@ class Watchdog {
   z3::context& ctx_;
   std::mutex mu_;
   std::condition_variable cv_;
-  bool armed_ = false, quit_ = false;
+  bool armed_ = false, quit_ = false, idle_ = false;
   std::chrono::steady_clock::time_point deadline_;
   std::thread thread_;
 };
@@ -143,12 +150,15 @@ class Watchdog {
 struct Fact {
   ExprRef expr;
   std::string label;
-  z3::expr indicator;
+  z3::expr asserted;             // definedness and value, as asserted
+  std::vector<ExprRef> symbols;  // its free symbols, to read a model back
 };
 
 struct CacheKey {
   std::vector<ExprRef> facts, query;
+  bool with_core = false;  // an answer cached without its core cannot serve one that needs it
   bool operator<(const CacheKey& o) const {
+    if (with_core != o.with_core) return with_core < o.with_core;
     auto less = [](const std::vector<ExprRef>& a, const std::vector<ExprRef>& b) {
       return std::lexicographical_compare(
           a.begin(), a.end(), b.begin(), b.end(),
@@ -201,7 +211,6 @@ std::string run_cvc5(const std::string& script, unsigned timeout_ms) {
 struct Session::Impl {
   explicit Impl(const Options& o) : opts(o), solver(ctx), enc(ctx), watchdog(ctx) {
     z3::params p(ctx);
-    p.set("timeout", opts.timeout_ms);
     p.set("rlimit", opts.rlimit);
     p.set("random_seed", opts.seed);
     solver.set(p);
@@ -216,19 +225,34 @@ struct Session::Impl {
     return out;
   }
 
-  // The model's value for every symbol met, confirmed against every fact and query conjunct.
+  // The model's value for every symbol of the facts in scope and the query (not every symbol the
+  // session ever met: it is shared across programs), confirmed against every fact and conjunct.
   Result confirm(const z3::model& m, const std::vector<ExprRef>& query) {
     Result r;
     r.status = Status::kSat;
-    for (const auto& [s, c] : enc.symbols()) {
-      std::optional<sym::Concrete> v = concrete_of(m.eval(c, true), s->is_float());
+    auto read = [&](const ExprRef& s) {
+      if (r.model.count(s)) return true;
+      z3::expr value = m.eval(enc.encode(s).value, true);
+      std::optional<sym::Concrete> v = concrete_of(value, s->is_float());
       if (!v) {
         r.status = Status::kError;
-        r.reason = "model value of " + s->str() +
-                   " is not a machine number: " + m.eval(c, true).to_string();
-        return r;
+        r.reason = "model value of " + s->str() + " is not a machine number: " + value.to_string();
+        return false;
       }
       r.model.emplace(s, *v);
+      return true;
+    };
+    for (const auto& scope : scopes) {
+      for (const Fact& f : scope) {
+        for (const ExprRef& s : f.symbols) {
+          if (!read(s)) return r;
+        }
+      }
+    }
+    for (const ExprRef& q : query) {
+      for (const ExprRef& s : sym::free_symbols(q)) {
+        if (!read(s)) return r;
+      }
     }
     auto holds = [&](const ExprRef& e) {
       sym::EvalResult ev = sym::evaluate(e, r.model);
@@ -249,6 +273,39 @@ struct Session::Impl {
     return r;
   }
 
+  // The labels of a conflicting subset of the facts in scope and `query` (unsat): a separate
+  // solver with one indicator per fact, asked only when a caller explains an unsat. Tracking
+  // indicators on every query made Z3 slower, and most unsats are passing entailments.
+  std::vector<std::string> unsat_core_labels(const std::vector<z3::expr>& query) {
+    z3::solver explain(ctx);
+    z3::params p(ctx);
+    p.set("rlimit", opts.rlimit);
+    p.set("random_seed", opts.seed);
+    explain.set(p);
+    for (const z3::expr& q : query) explain.add(q);
+    z3::expr_vector indicators(ctx);
+    std::vector<const Fact*> facts;
+    for (const auto& scope : scopes) {
+      for (const Fact& f : scope) {
+        std::string name = "fact!" + std::to_string(facts.size());
+        z3::expr indicator = ctx.bool_const(name.c_str());
+        explain.add(z3::implies(indicator, f.asserted));
+        indicators.push_back(indicator);
+        facts.push_back(&f);
+      }
+    }
+    std::vector<std::string> out;
+    if (explain.check(indicators) != z3::unsat) return out;
+    z3::expr_vector core = explain.unsat_core();
+    for (unsigned i = 0; i < core.size(); ++i) {
+      for (unsigned j = 0; j < indicators.size(); ++j) {
+        if (z3::eq(core[i], indicators[j])) out.push_back(facts[j]->label);
+      }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
   Options opts;
   z3::context ctx;
   z3::solver solver;
@@ -256,7 +313,6 @@ struct Session::Impl {
   Watchdog watchdog;
   std::vector<std::vector<Fact>> scopes;
   std::map<CacheKey, Result> cache;
-  int64_t next_indicator = 0;
 };
 
 Session::Session(Options opts) : impl_(std::make_unique<Impl>(opts)), opts_(opts) {}
@@ -291,10 +347,9 @@ void Session::pop() {
 void Session::assume(const ExprRef& fact, const std::string& label) {
   Impl& m = *impl_;
   Term t = m.enc.encode(fact);
-  std::string name = "fact!" + std::to_string(m.next_indicator++);
-  z3::expr p = m.ctx.bool_const(name.c_str());
-  m.solver.add(z3::implies(p, t.defined && t.value));
-  m.scopes.back().push_back(Fact{fact, label, p});
+  z3::expr asserted = t.defined && t.value;
+  m.solver.add(asserted);
+  m.scopes.back().push_back(Fact{fact, label, asserted, sym::free_symbols(fact)});
 }
 
 Result Session::entails(const ExprRef& goal) {
@@ -309,13 +364,13 @@ Result Session::entails(const ExprRef& goal) {
     r.reason = std::string("cannot state the negation of ") + goal->str() + ": " + e.what();
     return r;
   }
-  return check({negated});
+  return check({negated}, /*with_core=*/false);
 }
 
-Result Session::check(const std::vector<ExprRef>& query) {
+Result Session::check(const std::vector<ExprRef>& query, bool with_core) {
   Impl& m = *impl_;
   ++stats_.queries;
-  CacheKey key{m.fact_exprs(), query};
+  CacheKey key{m.fact_exprs(), query, with_core};
   if (auto it = m.cache.find(key); it != m.cache.end()) {
     ++stats_.cache_hits;
     Result r = it->second;
@@ -324,31 +379,27 @@ Result Session::check(const std::vector<ExprRef>& query) {
   }
   Result r;
   m.solver.push();
-  z3::expr_vector assumptions(m.ctx);
-  std::map<std::string, std::string> label_of;
+  std::vector<z3::expr> conjuncts;
   try {
     for (const ExprRef& q : query) {
       Term t = m.enc.encode(q);
-      m.solver.add(t.defined && t.value);
-    }
-    for (const auto& scope : m.scopes) {
-      for (const Fact& f : scope) {
-        assumptions.push_back(f.indicator);
-        label_of[f.indicator.to_string()] = f.label;
-      }
+      conjuncts.push_back(t.defined && t.value);
+      m.solver.add(conjuncts.back());
     }
     auto start = std::chrono::steady_clock::now();
-    m.watchdog.arm(std::chrono::milliseconds(2 * m.opts.timeout_ms + 10));
-    z3::check_result cr = m.solver.check(assumptions);
+    m.watchdog.arm(std::chrono::milliseconds(m.opts.timeout_ms));
+    z3::check_result cr = m.solver.check();
     m.watchdog.disarm();
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     stats_.seconds.push_back(r.seconds);
     switch (cr) {
       case z3::unsat: {
         r.status = Status::kUnsat;
-        z3::expr_vector core = m.solver.unsat_core();
-        for (unsigned i = 0; i < core.size(); ++i) r.core.push_back(label_of[core[i].to_string()]);
-        std::sort(r.core.begin(), r.core.end());
+        if (with_core) {
+          m.watchdog.arm(std::chrono::milliseconds(m.opts.timeout_ms));
+          r.core = m.unsat_core_labels(conjuncts);
+          m.watchdog.disarm();
+        }
         break;
       }
       case z3::sat: {

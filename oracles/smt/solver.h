@@ -30,7 +30,9 @@ struct Result {
 };
 
 struct Options {
-  unsigned timeout_ms = 1000;  // wall-clock limit inside Z3, and (doubled) a watchdog outside
+  // Wall-clock limit per query, kept by a watchdog thread outside Z3 that interrupts it. Z3's own
+  // `timeout` is not set: it starts a timer thread per query (a third of the query's time).
+  unsigned timeout_ms = 1000;
   unsigned rlimit = 20000000;  // deterministic resource budget per query
   unsigned seed = 0;
   // Confirm every unsat answer with cvc5 (the `cvc5` binary on PATH, on SMT-LIB2 text): a
@@ -77,8 +79,9 @@ class Session {
   // Adds a boolean fact to the current scope; it is asserted together with its definedness.
   // The label names it in unsat cores ("range u0", "assert 'u0 >= 2'", "σ u0 = 3").
   void assume(const sym::ExprRef& fact, const std::string& label);
-  // Satisfiability of the facts in scope and every boolean in `query`.
-  Result check(const std::vector<sym::ExprRef>& query = {});
+  // Satisfiability of the facts in scope and every boolean in `query`; `with_core` names the
+  // facts of a conflicting subset in an unsat result.
+  Result check(const std::vector<sym::ExprRef>& query = {}, bool with_core = true);
   // Whether the facts in scope entail `goal`: unsat (entailed) or sat with a countermodel.
   Result entails(const sym::ExprRef& goal);
 
