@@ -1,6 +1,7 @@
 // σ is taken from the run as it was bound (RunResult::sigma); the facts are read from the env's
 // state; predicted shapes are evaluated with engine/sym's evaluator under σ, or proved by Z3 from
-// facts ∧ σ when they mention a symbol the run never bound (e.g. a replaced one).
+// facts ∧ σ when they mention a symbol the run never bound (e.g. a replaced one); a float
+// prediction is computed in doubles from the values facts ∧ σ force on such symbols.
 #include "oracles/binding_oracle.h"
 
 #include <chrono>
@@ -15,6 +16,14 @@ namespace sf::oracles {
 using sym::ExprRef;
 
 namespace {
+
+bool involves_floats(const ExprRef& e) {
+  if (e->is_float()) return true;
+  for (const ExprRef& a : e->args()) {
+    if (involves_floats(a)) return true;
+  }
+  return false;
+}
 
 ExprRef constant_of(const sym::Concrete& c) {
   switch (c.type) {
@@ -86,17 +95,43 @@ class BindingCheck {
   void expect_equal(const ExprRef& e, const sym::Concrete& real, const std::string& where) {
     sym::EvalResult ev = sym::evaluate(e, run_.sigma);
     if (ev.defined) {
-      bool same =
-          ev.value.type == real.type ? ev.value == real : ev.value.as_double() == real.as_double();
-      if (!same) {
-        report_.violations.push_back({"binding", where + ": predicted " + e->str() + " = " +
-                                                     ev.value.str() +
-                                                     " under σ, but the run produced " +
-                                                     real.str() + " (" + sigma_of(e) + ")"});
-      }
+      judge_value(e, ev.value, real, where, sigma_of(e));
       return;
     }
-    // A symbol the run did not bind: what the facts and σ imply must be the real value.
+    // A symbol the run did not bind (e.g. a replaced one). Z3's reals are exact, so a float
+    // prediction cannot be judged there (2/3 is not the double 0.666…): the facts and σ must
+    // force a value on each such symbol, and the evaluator computes the prediction from them.
+    if (involves_floats(e)) {
+      sym::Assignment forced = run_.sigma;
+      bool all_forced = true;
+      for (const ExprRef& s : sym::free_symbols(e)) {
+        if (forced.count(s)) continue;
+        smt::Result model = session_.check();  // the facts ∧ σ query of run(): cached
+        if (s->is_float() || model.status != smt::Status::kSat || !model.model.count(s)) {
+          all_forced = false;  // a float symbol is never forced: reals again
+          break;
+        }
+        const sym::Concrete& v = model.model.at(s);
+        if (session_.entails(sym::eq(s, constant_of(v))).status != smt::Status::kUnsat) {
+          all_forced = false;
+          break;
+        }
+        forced.emplace(s, v);
+      }
+      // Otherwise Z3 judges it below, over reals: it may still prove the value (or find no
+      // model the evaluator confirms, which is inconclusive, never a pass).
+      if (all_forced) {
+        sym::EvalResult fev = sym::evaluate(e, forced);
+        if (!fev.defined) {
+          report_.inconclusive.push_back(where + ": " + e->str() +
+                                         " is undefined under σ and the forced values (" + fev.why +
+                                         ")");
+          return;
+        }
+        judge_value(e, fev.value, real, where, sigma_of(e) + " with forced values");
+        return;
+      }
+    }
     ExprRef value = constant_of(real);
     smt::Result r = session_.entails(sym::eq(e, value));
     if (r.status == smt::Status::kSat) {
@@ -105,6 +140,17 @@ class BindingCheck {
                           real.str() + " by the facts and σ (possible: " + r.model_str() + ")"});
     } else if (r.status != smt::Status::kUnsat) {
       report_.undecided(where, r);
+    }
+  }
+
+  void judge_value(const ExprRef& e, const sym::Concrete& predicted, const sym::Concrete& real,
+                   const std::string& where, const std::string& values) {
+    bool same =
+        predicted.type == real.type ? predicted == real : predicted.as_double() == real.as_double();
+    if (!same) {
+      report_.violations.push_back(
+          {"binding", where + ": predicted " + e->str() + " = " + predicted.str() +
+                          " under σ, but the run produced " + real.str() + " (" + values + ")"});
     }
   }
 

@@ -116,6 +116,24 @@ TEST(BindingOracle, FiresOnAWrongOutputSize) {
   EXPECT_NE(rep.violations[0].details.find("output 0 size(0)"), std::string::npos) << rep.str();
 }
 
+// A float prediction over a symbol the run never bound (a replaced one) is computed in doubles
+// from the value the facts force on that symbol: it passes when right, and a run that produced
+// another float fails it (before, Z3's exact reals made every such output unknown:binding).
+TEST(BindingOracle, JudgesFloatsOverUnboundSymbolsInDoubles) {
+  auto cpu = backend::make_cpu_backend();
+  PipelineResult r = judge(
+      "# sfz 1\ninput a: f32[] = full(1.0)\nq5 = item(count_nonzero(a))\n"
+      "v9 = item(any(a))\nreturn div(q5, 3)\n",
+      cpu.get());
+  ASSERT_EQ(r.verdict.kind, Verdict::Kind::kPass) << r.verdict.str();
+  backend::RunResult run = *r.run;
+  ASSERT_EQ(run.outputs[0].kind, program::HostValue::Kind::kFloat);
+  run.outputs[0].f = 0.5;
+  OracleReport rep = check_binding(*r.trace->env, *r.final_graph, run);
+  ASSERT_EQ(rep.outcome(), OracleReport::Outcome::kFail) << rep.str();
+  EXPECT_NE(rep.violations[0].details.find("forced values"), std::string::npos) << rep.str();
+}
+
 // A campaign finding (seed 3148): with n = 3, Min(n, 4*u0) <= 3 holds whatever u0 is, so the
 // engine deferred it as an assert; translation validation must count that as a source (decided
 // by Z3 over the unknown u0) rather than call the assert made up.
