@@ -116,9 +116,13 @@ class Watchdog {
     armed_ = true;
     if (idle_) cv_.notify_all();
   }
-  void disarm() {
+  // Whether it interrupted Z3 since it was armed.
+  bool disarm() {
     std::lock_guard<std::mutex> l(mu_);
     armed_ = false;
+    bool fired = fired_;
+    fired_ = false;
+    return fired;
   }
 
  private:
@@ -136,13 +140,14 @@ class Watchdog {
       if (armed_ && !quit_ && std::chrono::steady_clock::now() >= deadline_) {
         ctx_.interrupt();
         armed_ = false;
+        fired_ = true;
       }
     }
   }
   z3::context& ctx_;
   std::mutex mu_;
   std::condition_variable cv_;
-  bool armed_ = false, quit_ = false, idle_ = false;
+  bool armed_ = false, quit_ = false, idle_ = false, fired_ = false;
   std::chrono::steady_clock::time_point deadline_;
   std::thread thread_;
 };
@@ -389,7 +394,7 @@ Result Session::check(const std::vector<ExprRef>& query, bool with_core) {
     auto start = std::chrono::steady_clock::now();
     m.watchdog.arm(std::chrono::milliseconds(m.opts.timeout_ms));
     z3::check_result cr = m.solver.check();
-    m.watchdog.disarm();
+    bool interrupted = m.watchdog.disarm();
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     stats_.seconds.push_back(r.seconds);
     switch (cr) {
@@ -410,7 +415,9 @@ Result Session::check(const std::vector<ExprRef>& query, bool with_core) {
       }
       case z3::unknown:
         r.status = Status::kUnknown;
-        r.reason = m.solver.reason_unknown();
+        r.reason = interrupted ? "wall-clock limit of " + std::to_string(m.opts.timeout_ms) +
+                                     " ms (Z3 said: " + m.solver.reason_unknown() + ")"
+                               : m.solver.reason_unknown();
         break;
     }
   } catch (const z3::exception& e) {

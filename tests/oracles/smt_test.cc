@@ -98,6 +98,24 @@ TEST(Smt, HardQueriesEndUnknownWithinTheBudget) {
   EXPECT_EQ(s.stats().unknown + s.stats().error, 1);
 }
 
+// With no resource budget, only the watchdog outside Z3 stops a hard query (Z3's own timeout
+// is not set): the answer is unknown, never a pass.
+TEST(Smt, TheWatchdogInterruptsAQueryWithoutABudget) {
+  Options o;
+  o.timeout_ms = 50;
+  o.rlimit = 0;  // unlimited
+  Session s(o);
+  // Factoring a product of two 10-digit primes: far beyond 50 ms.
+  ExprRef x = u(0), y = u(1);
+  s.assume(le(integer(2), x), "x >= 2");
+  s.assume(le(x, y), "x <= y");
+  Result r = s.check({eq(mul(x, y), integer(1000000016000000063))});
+  EXPECT_EQ(r.status, Status::kUnknown) << r.reason;
+  EXPECT_NE(r.reason.find("wall-clock limit of 50 ms"), std::string::npos) << r.reason;
+  // The session stays usable after an interrupt.
+  EXPECT_EQ(s.check({eq(x, integer(3))}).status, Status::kSat);
+}
+
 TEST(Smt, Cvc5ConfirmsUnsat) {
   Options o;
   o.cross_check_unsat = true;
