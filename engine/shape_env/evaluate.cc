@@ -6,6 +6,7 @@
 #include "engine/sym/eval.h"
 #include "engine/sym/make.h"
 #include "engine/sym/simplify.h"
+#include "engine/sym/walk.h"
 
 namespace sf {
 
@@ -300,9 +301,16 @@ bool ShapeEnv::guard_or_true(const SymBool& b) {
   return evaluate_expr(b.expr(), std::nullopt, false, true)->bool_value();
 }
 
+// As upstream's SymNode.expect_true: a guard only when the condition has a hint, mentions no
+// unbacked symbol and deferring is not preferred. Our has_hint may pin an expression through
+// ranges (0 <= u0 for a size-like u0), which upstream's structural hint never does, so without
+// the unbacked test `check(n <= size(x, 0))` on an unbacked dim became a guard that raised.
 bool ShapeEnv::expect_true(const SymBool& b, const std::string& msg) {
   if (auto c = b.maybe_as_bool()) return *c;
-  if (has_hint(b.expr())) return guard_bool(b, msg);
+  if (has_hint(b.expr()) && !sym::has_free_unbacked_symbols(b.expr()) &&
+      !settings_.prefer_deferred_runtime_asserts_over_guards) {
+    return guard_bool(b, msg);
+  }
   return guard_or_defer_runtime_assert(b.expr(), msg);
 }
 

@@ -130,9 +130,10 @@ class Generator {
   static bool is_int(const HostValue& v) { return v.kind == HostValue::Kind::kInt; }
   static int64_t rank(const HostValue& v) { return static_cast<int64_t>(v.tensor.sizes.size()); }
 
-  ExprPtr dim_lit(const HostValue& t) {
+  ExprPtr dim_lit(const HostValue& t, int64_t* dim = nullptr) {
     int64_t r = std::max<int64_t>(rank(t), 1);
     int64_t d = src_.range(0, r - 1);
+    if (dim) *dim = d;
     return i(src_.chance(1, 4) ? d - r : d);
   }
   // An int expression: a literal or an existing int scalar.
@@ -281,8 +282,12 @@ class Generator {
         return call(name, {v(t->name), dim_lit(tv), dim_lit(tv)});
       case OpKind::kUnsqueeze:
         return call(name, {v(t->name), i(src_.range(0, rank(tv)))});
-      case OpKind::kSqueeze:
-        return call(name, {v(t->name), dim_lit(tv)});
+      case OpKind::kSqueeze: {
+        int64_t d = 0;
+        ExprPtr dim = dim_lit(tv, &d);
+        squeezes_a_one_ = rank(tv) > 0 && tv.tensor.sizes[static_cast<size_t>(d)] == 1;
+        return call(name, {v(t->name), dim});
+      }
       case OpKind::kFlatten:
         return call(name, {v(t->name)});
       case OpKind::kSlice:
@@ -486,11 +491,14 @@ class Generator {
         policy_.focus ? policy_.focus : pick_op(static_cast<OpFamily>(family));
     if (!op) return false;
     if (*op == OpKind::kAddInplace) return try_mutation();
+    squeezes_a_one_ = false;
     ExprPtr e = candidate(*op);
     if (!e) return false;
     std::string name = "v" + std::to_string(line_);
     Stmt st = program::ProgramBuilder::assign_stmt(name, e);
-    return accept(st, name);
+    if (!accept(st, name)) return false;
+    size_oblivious_squeeze_ = size_oblivious_squeeze_ || squeezes_a_one_;
+    return true;
   }
 
   // Appends `st` if eager accepts the program with it (returning `name`), recording its value.
@@ -525,8 +533,12 @@ class Generator {
     p_.header.found_by = "generate_program";
     // Every statement was accepted by eager; only a static if may make tracing raise on purpose
     // (a data-dependent guard on an unbacked size), so any other rejection at trace is wrong.
-    p_.header.valid_by_construction = std::none_of(
-        p_.body.begin(), p_.body.end(), [](const Stmt& st) { return st.kind == Stmt::Kind::kIf; });
+    // Except after a squeeze of a dim that is 1 here: if that size is unbacked, the trace keeps
+    // the dim (size-oblivious, as upstream) and a later rank-dependent op is rightly rejected.
+    p_.header.valid_by_construction =
+        !size_oblivious_squeeze_ &&
+        std::none_of(p_.body.begin(), p_.body.end(),
+                     [](const Stmt& st) { return st.kind == Stmt::Kind::kIf; });
   }
 
   FuzzSource& src_;
@@ -534,6 +546,8 @@ class Generator {
   Program p_;
   std::vector<Var> vars_;
   int line_ = 1;
+  bool squeezes_a_one_ = false;          // the last candidate squeezes a dim of size 1
+  bool size_oblivious_squeeze_ = false;  // an accepted statement did
 };
 
 }  // namespace

@@ -253,6 +253,23 @@ TEST(Evaluate, AxiomsWinOverContradictingRanges) {
   EXPECT_TRUE(env.statically_known_false(sym_eq(u0, 2)));
 }
 
+// A check that mentions an unbacked symbol is deferred even when ranges pin its hint (s <= u0
+// with s = 0 and a size-like u0 "has a hint" of True): as upstream's expect_true, which guards
+// only on conditions free of unbacked symbols. It used to guard, and the guard raised.
+TEST(Evaluate, ExpectTrueDefersWhatMentionsAnUnbackedSymbol) {
+  ShapeEnv env;
+  SymInt s = env.create_symbol(0, "n", DimDynamic::kDynamic, /*positive=*/false);  // an int
+  SymInt u0 = env.create_unbacked_symint();
+  env.constrain_range_for_size(u0.expr());
+  EXPECT_NO_THROW(env.check(sym_le(s, u0), "n <= size"));
+  EXPECT_EQ(env.num_deferred_runtime_asserts(), 1);
+  EXPECT_TRUE(env.guards().empty());
+  // Free of unbacked symbols, a check with a hint is still a guard.
+  EXPECT_NO_THROW(env.check(sym_le(s, 4), "n <= 4"));
+  EXPECT_EQ(env.guards().size(), 1u);
+  EXPECT_EQ(env.num_deferred_runtime_asserts(), 1);
+}
+
 TEST(Evaluate, FrozenRuntimeAssertsAreIgnored) {
   ShapeEnv env;
   SymInt u0 = env.create_unbacked_symint();
