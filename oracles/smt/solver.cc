@@ -95,8 +95,11 @@ std::string Stats::str() const {
 
 namespace {
 
-// Interrupts Z3 when a query overstays its wall-clock budget (Z3's own timeout is checked only at
-// its polling points).
+// Interrupts Z3 when a query overstays its wall-clock budget (Z3's own timeout is not set).
+// Past the deadline it interrupts again every few milliseconds until disarmed: Z3 resets the
+// cancel flag when a check starts, so an interrupt that lands just before that would be lost.
+// An interrupt that lands after the check returned leaves the flag set (the next push throws,
+// the next assertions are dropped): disarm() says whether it fired, and the caller clears it.
 class Watchdog {
  public:
   explicit Watchdog(z3::context& ctx) : ctx_(ctx), thread_([this] { loop(); }) {}
@@ -108,8 +111,9 @@ class Watchdog {
     cv_.notify_all();
     thread_.join();
   }
-  // A deadline only moves later, so a thread already waiting for an earlier one needs no wake-up:
-  // it finds the new deadline when it wakes. Waking it on every query cost two context switches.
+  // Every budget is the session's one timeout, so a deadline only moves later and a thread
+  // already waiting for an earlier one needs no wake-up: it finds the new deadline when it wakes.
+  // Waking it on every query cost two context switches.
   void arm(std::chrono::milliseconds budget) {
     std::lock_guard<std::mutex> l(mu_);
     deadline_ = std::chrono::steady_clock::now() + budget;
@@ -133,14 +137,12 @@ class Watchdog {
         idle_ = true;
         cv_.wait(l);
         idle_ = false;
-        continue;
-      }
-      auto deadline = deadline_;
-      cv_.wait_until(l, deadline);
-      if (armed_ && !quit_ && std::chrono::steady_clock::now() >= deadline_) {
+      } else if (std::chrono::steady_clock::now() < deadline_) {
+        cv_.wait_until(l, deadline_);
+      } else {
         ctx_.interrupt();
-        armed_ = false;
         fired_ = true;
+        cv_.wait_for(l, std::chrono::milliseconds(5));
       }
     }
   }
@@ -162,8 +164,10 @@ struct Fact {
 struct CacheKey {
   std::vector<ExprRef> facts, query;
   bool with_core = false;  // an answer cached without its core cannot serve one that needs it
+  std::vector<std::string> labels;  // with a core: the facts' labels, which the core names
   bool operator<(const CacheKey& o) const {
     if (with_core != o.with_core) return with_core < o.with_core;
+    if (labels != o.labels) return labels < o.labels;
     auto less = [](const std::vector<ExprRef>& a, const std::vector<ExprRef>& b) {
       return std::lexicographical_compare(
           a.begin(), a.end(), b.begin(), b.end(),
@@ -220,6 +224,14 @@ struct Session::Impl {
     p.set("random_seed", opts.seed);
     solver.set(p);
     scopes.emplace_back();
+  }
+
+  std::vector<std::string> fact_labels() const {
+    std::vector<std::string> out;
+    for (const auto& scope : scopes) {
+      for (const Fact& f : scope) out.push_back(f.label);
+    }
+    return out;
   }
 
   std::vector<ExprRef> fact_exprs() const {
@@ -281,7 +293,8 @@ struct Session::Impl {
   // The labels of a conflicting subset of the facts in scope and `query` (unsat): a separate
   // solver with one indicator per fact, asked only when a caller explains an unsat. Tracking
   // indicators on every query made Z3 slower, and most unsats are passing entailments.
-  std::vector<std::string> unsat_core_labels(const std::vector<z3::expr>& query) {
+  // Nothing when that solver does not answer unsat (a budget ran out).
+  std::optional<std::vector<std::string>> unsat_core_labels(const std::vector<z3::expr>& query) {
     z3::solver explain(ctx);
     z3::params p(ctx);
     p.set("rlimit", opts.rlimit);
@@ -299,8 +312,8 @@ struct Session::Impl {
         facts.push_back(&f);
       }
     }
+    if (under_watchdog([&] { return explain.check(indicators); }) != z3::unsat) return std::nullopt;
     std::vector<std::string> out;
-    if (explain.check(indicators) != z3::unsat) return out;
     z3::expr_vector core = explain.unsat_core();
     for (unsigned i = 0; i < core.size(); ++i) {
       for (unsigned j = 0; j < indicators.size(); ++j) {
@@ -309,6 +322,32 @@ struct Session::Impl {
     }
     std::sort(out.begin(), out.end());
     return out;
+  }
+
+  // Runs `run` (a Z3 check) under the watchdog; `interrupted` says whether it fired. An interrupt
+  // that landed after the check returned is cleared here, before any other Z3 call.
+  template <typename F>
+  z3::check_result under_watchdog(F run, bool* interrupted = nullptr) {
+    struct Disarm {
+      Impl& m;
+      bool* interrupted;
+      ~Disarm() {
+        bool fired = m.watchdog.disarm();
+        if (fired) m.clear_interrupt();
+        if (interrupted) *interrupted = fired;
+      }
+    } disarm{*this, interrupted};
+    watchdog.arm(std::chrono::milliseconds(opts.timeout_ms));
+    return run();
+  }
+
+  // Z3 clears its cancel flag when a check starts: an empty check on a scratch solver does it.
+  void clear_interrupt() noexcept {
+    try {
+      z3::solver scratch(ctx);
+      scratch.check();
+    } catch (const z3::exception&) {
+    }
   }
 
   Options opts;
@@ -375,7 +414,8 @@ Result Session::entails(const ExprRef& goal) {
 Result Session::check(const std::vector<ExprRef>& query, bool with_core) {
   Impl& m = *impl_;
   ++stats_.queries;
-  CacheKey key{m.fact_exprs(), query, with_core};
+  CacheKey key{m.fact_exprs(), query, with_core,
+               with_core ? m.fact_labels() : std::vector<std::string>{}};
   if (auto it = m.cache.find(key); it != m.cache.end()) {
     ++stats_.cache_hits;
     Result r = it->second;
@@ -383,6 +423,7 @@ Result Session::check(const std::vector<ExprRef>& query, bool with_core) {
     return r;
   }
   Result r;
+  bool cacheable = true;
   m.solver.push();
   std::vector<z3::expr> conjuncts;
   try {
@@ -392,18 +433,21 @@ Result Session::check(const std::vector<ExprRef>& query, bool with_core) {
       m.solver.add(conjuncts.back());
     }
     auto start = std::chrono::steady_clock::now();
-    m.watchdog.arm(std::chrono::milliseconds(m.opts.timeout_ms));
-    z3::check_result cr = m.solver.check();
-    bool interrupted = m.watchdog.disarm();
+    bool interrupted = false;
+    z3::check_result cr = m.under_watchdog([&] { return m.solver.check(); }, &interrupted);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     stats_.seconds.push_back(r.seconds);
     switch (cr) {
       case z3::unsat: {
         r.status = Status::kUnsat;
         if (with_core) {
-          m.watchdog.arm(std::chrono::milliseconds(m.opts.timeout_ms));
-          r.core = m.unsat_core_labels(conjuncts);
-          m.watchdog.disarm();
+          std::optional<std::vector<std::string>> core = m.unsat_core_labels(conjuncts);
+          if (core) {
+            r.core = std::move(*core);
+          } else {
+            r.reason = "unsat, but naming a conflicting subset ran out of budget";
+            cacheable = false;  // a later call may name it
+          }
         }
         break;
       }
@@ -421,7 +465,6 @@ Result Session::check(const std::vector<ExprRef>& query, bool with_core) {
         break;
     }
   } catch (const z3::exception& e) {
-    m.watchdog.disarm();
     r.status = Status::kError;
     r.reason = std::string("z3: ") + e.msg();
   }
@@ -450,7 +493,9 @@ Result Session::check(const std::vector<ExprRef>& query, bool with_core) {
       break;
   }
   // Unknowns depend on timing; only deterministic answers are cached.
-  if (r.status == Status::kUnsat || r.status == Status::kSat) m.cache.emplace(std::move(key), r);
+  if (cacheable && (r.status == Status::kUnsat || r.status == Status::kSat)) {
+    m.cache.emplace(std::move(key), r);
+  }
   return r;
 }
 
