@@ -354,7 +354,9 @@ class Tracer {
   }
 
   // After a check: symbols the divisibility rewrite allocated (i0 == d * i1) are bound at a node
-  // computing i0 // d from i0's binding site.
+  // computing i0 // d, placed right after i0's binding site rather than at the check: the
+  // replacement i0 -> d*i1 is global, so once re-propagated every node between the two that
+  // mentions i0 mentions i1 (a use before its definition, INV-6).
   void bind_divisibility_factors(int line) {
     std::vector<ExprRef> pending = t_.env->pending_fresh_unbacked_symbols();
     for (const ExprRef& p : pending) {
@@ -367,9 +369,11 @@ class Tracer {
       auto site = sites_.find(i0);
       if (site == sites_.end())
         throw EngineBug("divisibility factor of unbound symbol " + i0->str());
-      Node* last = t_.graph.nodes().back();
-      Node* src = reify_keypath(t_.graph, site->second.first, site->second.second, last);
-      Node* n = t_.graph.add(NodeKind::kCall, "floordiv", {NodeArg::of(src), NodeArg::integer(d)});
+      Node* anchor = site->second.first;
+      if (anchor->kind == NodeKind::kPlaceholder) anchor = last_placeholder();
+      Node* src = reify_keypath(t_.graph, site->second.first, site->second.second, anchor);
+      Node* n = t_.graph.add(NodeKind::kCall, "floordiv", {NodeArg::of(src), NodeArg::integer(d)},
+                             src == site->second.first ? anchor : src);
       n->op = OpKind::kFloorDiv;
       n->line = line;
       n->value = Value(SymInt(p));
@@ -379,6 +383,15 @@ class Tracer {
       n->unbacked_bindings = {{p, KeyPath{}}};
       sites_.emplace(p, std::make_pair(n, KeyPath{}));
     }
+  }
+
+  // Placeholders stay together at the top of the graph.
+  Node* last_placeholder() const {
+    Node* last = nullptr;
+    for (Node* n : t_.graph.nodes()) {
+      if (n->kind == NodeKind::kPlaceholder) last = n;
+    }
+    return last;
   }
 
   void add_check(const Stmt& s, const TV& cond, const ExprRef& expr, const std::string& msg) {

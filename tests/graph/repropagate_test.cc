@@ -88,8 +88,8 @@ TEST(Repropagate, EveryBindingSiteIsFreshAndRenamedBack_SameFakeMode) {
             (std::vector<std::string>{"index {u1: size(0)}", "masked_select {u2: size(0)}",
                                       "unique {u3: [0].size(0)}", "repeat_interleave {u4: size(0)}",
                                       "repeat_interleave_1 {u5: size(1)}", "item {u6: int()}",
-                                      "item_1 {zuf0: ()}", "item_2 {u7: ()}", "item_3 {u8: ()}",
-                                      "floordiv {u9: ()}"}));
+                                      "item_1 {zuf0: ()}", "item_2 {u7: ()}", "floordiv {u9: ()}",
+                                      "item_3 {u8: ()}"}));
   expect_rebound(t, RepropagateOptions{});
 }
 
