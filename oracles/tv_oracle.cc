@@ -121,11 +121,13 @@ struct SourceCollector {
       v = at_hints(e.expr, env, out, backed_only, opts, stats);
     }
     if (!v) return;
-    // guard_or_* answers its default when it cannot decide without hints (spec §2.17), unguarded.
-    // Backed hints that merely agree with the default prove nothing was guarded: the answer is
-    // the default's either way (a broadcast's guard_or_false(Eq(size, 1)) at s0 = 3, where no
-    // static reasoning removes the unbacked symbol).
-    if (e.fallback && *v == *e.fallback) return;
+    // guard_or_* answers its default, unguarded, when an unbacked symbol stays in the expression
+    // (spec §2.17: hints are read only for backed-only expressions). Backed hints that merely
+    // agree with the default then prove nothing was guarded: the answer is the default's either
+    // way (a broadcast's guard_or_false(Eq(size, 1)) over s0*u0 at s0 = 3).
+    if (e.fallback && *v == *e.fallback && sym::has_free_unbacked_symbols(env.replace(e.expr))) {
+      return;
+    }
     out.push_back({*v ? e.expr : sym::not_(e.expr),
                    where + "guarded " + e.expr->str() + " == " + (*v ? "True" : "False")});
   }
