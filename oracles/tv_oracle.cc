@@ -81,6 +81,9 @@ struct SourceCollector {
   const smt::Options& opts;
   smt::Stats& stats;
   std::vector<smt::Fact>& out;
+  // True at trace time but possibly never relied on, so the compiled program need not enforce
+  // them: premises for what was derived only.
+  std::vector<smt::Fact>& premises;
   std::string where;
 
   void operator()(const event::GuardOrDeferRuntimeAssert& e) {
@@ -118,18 +121,21 @@ struct SourceCollector {
     if (e.hint && e.hint->get()->is(sym::ExprKind::kBoolConst) && !backed_only) {
       v = e.hint->get()->bool_value();
     } else {
-      v = at_hints(e.expr, env, out, backed_only, opts, stats);
+      std::vector<smt::Fact> known = out;
+      known.insert(known.end(), premises.begin(), premises.end());
+      v = at_hints(e.expr, env, known, backed_only, opts, stats);
     }
     if (!v) return;
-    // guard_or_* answers its default, unguarded, when an unbacked symbol stays in the expression
-    // (spec §2.17: hints are read only for backed-only expressions). Backed hints that merely
-    // agree with the default then prove nothing was guarded: the answer is the default's either
-    // way (a broadcast's guard_or_false(Eq(size, 1)) over s0*u0 at s0 = 3).
-    if (e.fallback && *v == *e.fallback && sym::has_free_unbacked_symbols(env.replace(e.expr))) {
-      return;
-    }
-    out.push_back({*v ? e.expr : sym::not_(e.expr),
-                   where + "guarded " + e.expr->str() + " == " + (*v ? "True" : "False")});
+    // With an unbacked symbol left after replacements, the engine reads no hint (spec §2.17):
+    // it answers by static reasoning, the size-oblivious assumption or guard_or_*'s default,
+    // unguarded; or static reasoning removes that symbol and it guards the backed rest, a guard
+    // that needs this premise. Either way nothing obliges the program to enforce it (a
+    // broadcast's guard_or_false(Eq(size, 1)) over s0*u0 is False at s0 = 3 for every u0, and 1
+    // at s0 = 2, u0 = 1).
+    bool premise_only = backed_only && sym::has_free_unbacked_symbols(env.replace(e.expr));
+    (premise_only ? premises : out)
+        .push_back({*v ? e.expr : sym::not_(e.expr),
+                    where + "guarded " + e.expr->str() + " == " + (*v ? "True" : "False")});
   }
   void operator()(const event::SetReplacement& e) {
     if (e.sym->is_float() != e.target->is_float()) return;
@@ -213,11 +219,12 @@ OracleReport check_translation(const ShapeEnv& env, const graph::Graph& final_gr
   OracleReport report;
   report.name = "tv";
   report.ran = true;
-  std::vector<smt::Fact> sources;
+  std::vector<smt::Fact> sources, premises;
   const EventLog& log = env.events();
   for (size_t i = 0; i < log.size(); ++i) {
     if (log[i].outcome.kind != EventOutcome::Kind::kOk) continue;
-    std::visit(SourceCollector{env, opts, report.smt, sources, "event " + std::to_string(i) + ": "},
+    std::visit(SourceCollector{env, opts, report.smt, sources, premises,
+                               "event " + std::to_string(i) + ": "},
                log[i].call);
   }
   // Nothing dropped: what the program enforces implies every assumption of the trace.
@@ -251,6 +258,7 @@ OracleReport check_translation(const ShapeEnv& env, const graph::Graph& final_gr
     smt::Stats before = session.stats();
     smt::Session::Scope scope(session);
     smt::assume_all(session, sources);
+    smt::assume_all(session, premises);
     for (const auto& [s, r] : env.range_table().ranges()) {
       smt::assume_all(session, smt::range_facts(s, r));
     }
