@@ -85,12 +85,18 @@ struct SourceCollector {
   // them: premises for what was derived only.
   std::vector<smt::Fact>& premises;
   std::string where;
+  bool& frozen;  // runtime asserts were frozen: lowering has begun
 
   void operator()(const event::GuardOrDeferRuntimeAssert& e) {
     out.push_back({e.expr, where + "deferred " + e.expr->str() +
                                (e.msg.empty() ? "" : " ('" + e.msg + "')")});
   }
+  void operator()(const event::FreezeRuntimeAsserts&) { frozen = true; }
   void operator()(const event::ConstrainRangeForSize& e) {
+    // After the freeze (lowering re-runs extern meta functions), a range is the op's own claim
+    // about its output (nonzero counts at most the elements it is given, now known to be fewer)
+    // and no assert can carry it: a premise, not something the program must enforce.
+    std::vector<smt::Fact>& out = frozen ? premises : this->out;
     ExprRef lo = sym::integer(std::max<int64_t>(e.min.value_or(0), 0));
     out.push_back({sym::le(lo, e.sym), where + "constrain_range_for_size " + e.sym->str()});
     // PyTorch passes sys.maxsize - 1 for "no upper bound"; ranges treat it as infinity.
@@ -220,11 +226,12 @@ OracleReport check_translation(const ShapeEnv& env, const graph::Graph& final_gr
   report.name = "tv";
   report.ran = true;
   std::vector<smt::Fact> sources, premises;
+  bool frozen = false;
   const EventLog& log = env.events();
   for (size_t i = 0; i < log.size(); ++i) {
     if (log[i].outcome.kind != EventOutcome::Kind::kOk) continue;
     std::visit(SourceCollector{env, opts, report.smt, sources, premises,
-                               "event " + std::to_string(i) + ": "},
+                               "event " + std::to_string(i) + ": ", frozen},
                log[i].call);
   }
   // Nothing dropped: what the program enforces implies every assumption of the trace.

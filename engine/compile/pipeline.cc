@@ -51,6 +51,8 @@ bool run_stage(Stage stage, const PipelineConfig& c, StageProducts& s) {
       graph::eliminate_dead_code(*s.graph, s.env());
       return true;
     case Stage::kLower:
+      // As upstream (spec §5): the runtime asserts were inserted, so lowering may not add any.
+      s.env().freeze_runtime_asserts();
       s.plan = lower::lower_graph(*s.graph, *s.trace);
       return true;
     case Stage::kRun:
