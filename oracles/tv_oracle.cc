@@ -3,6 +3,7 @@
 #include "oracles/tv_oracle.h"
 
 #include <chrono>
+#include <initializer_list>
 #include <limits>
 #include <set>
 
@@ -21,8 +22,8 @@ namespace {
 // Z3 decides whether the expression is true (or false) for every value of the rest, given the
 // sources known so far, as evaluate_expr may (Min(s0, 4*u0) <= 3 at s0 = 3); otherwise none.
 std::optional<bool> at_hints(const ExprRef& e, const ShapeEnv& env,
-                             const std::vector<smt::Fact>& known, bool backed_hints_only,
-                             const smt::Options& opts, smt::Stats& stats) {
+                             std::initializer_list<const std::vector<smt::Fact>*> known,
+                             bool backed_hints_only, const smt::Options& opts, smt::Stats& stats) {
   auto value_at_trace = [&](const ExprRef& s) {
     std::optional<int64_t> h = env.symbols().hint(s);
     if (!h && !backed_hints_only) h = env.symbols().real_value(s);
@@ -57,12 +58,16 @@ std::optional<bool> at_hints(const ExprRef& e, const ShapeEnv& env,
     // when the replacements leave no unbacked symbol in the expression.
     bool hints_through_replacements =
         !backed_hints_only || sym::free_unbacked_symbols(env.replace(e)).empty();
-    for (const smt::Fact& f : known) {
-      session.assume(f.expr, f.label);
-      if (!f.expr->is(sym::ExprKind::kEq) || !hints_through_replacements) continue;
-      for (const ExprRef& s : sym::free_symbols(f.expr)) {
-        if (s->is_float() || a.count(s)) continue;
-        if (std::optional<int64_t> h = value_at_trace(s)) a.emplace(s, sym::Concrete::of_int(*h));
+    for (const std::vector<smt::Fact>* facts : known) {
+      for (const smt::Fact& f : *facts) {
+        session.assume(f.expr, f.label);
+        if (!f.expr->is(sym::ExprKind::kEq) || !hints_through_replacements) continue;
+        for (const ExprRef& s : sym::free_symbols(f.expr)) {
+          if (s->is_float() || a.count(s)) continue;
+          if (std::optional<int64_t> h = value_at_trace(s)) {
+            a.emplace(s, sym::Concrete::of_int(*h));
+          }
+        }
       }
     }
     for (const auto& [s, v] : a) session.assume(sym::eq(s, sym::integer(v.i)), "value at trace");
@@ -127,9 +132,7 @@ struct SourceCollector {
     if (e.hint && e.hint->get()->is(sym::ExprKind::kBoolConst) && !backed_only) {
       v = e.hint->get()->bool_value();
     } else {
-      std::vector<smt::Fact> known = out;
-      known.insert(known.end(), premises.begin(), premises.end());
-      v = at_hints(e.expr, env, known, backed_only, opts, stats);
+      v = at_hints(e.expr, env, {&out, &premises}, backed_only, opts, stats);
     }
     if (!v) return;
     // With an unbacked symbol left after replacements, the engine reads no hint (spec §2.17):
