@@ -24,7 +24,9 @@ void OracleFlags::add_to(CLI::App* cmd) {
             return oracles::OracleSet::parse(text, &error) ? std::string() : error;
           },
           "ORACLES"));
-  cmd->add_option("--oracle-timeout-ms", timeout_ms, "Z3 time limit per query")
+  cmd->add_option("--oracle-timeout-ms", timeout_ms,
+                  "wall-clock limit per solver query (a watchdog interrupts Z3; past it the query "
+                  "is unknown, never a pass)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 3600000u));
   cmd->add_flag("--cross-check", cross_check, "confirm every unsat answer with cvc5");
