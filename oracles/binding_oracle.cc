@@ -104,9 +104,9 @@ class BindingCheck {
     if (involves_floats(e)) {
       sym::Assignment forced = run_.sigma;
       bool all_forced = true;
+      smt::Result model = session_.check();  // the facts ∧ σ query of run(): cached
       for (const ExprRef& s : sym::free_symbols(e)) {
         if (forced.count(s)) continue;
-        smt::Result model = session_.check();  // the facts ∧ σ query of run(): cached
         if (s->is_float() || model.status != smt::Status::kSat || !model.model.count(s)) {
           all_forced = false;  // a float symbol is never forced: reals again
           break;

@@ -101,9 +101,9 @@ struct SourceCollector {
     // After the freeze (lowering re-runs extern meta functions), a range is the op's own claim
     // about its output (nonzero counts at most the elements it is given, now known to be fewer)
     // and no assert can carry it: a premise, not something the program must enforce.
-    std::vector<smt::Fact>& out = frozen ? premises : this->out;
+    std::vector<smt::Fact>& dest = frozen ? premises : out;
     ExprRef lo = sym::integer(std::max<int64_t>(e.min.value_or(0), 0));
-    out.push_back({sym::le(lo, e.sym), where + "constrain_range_for_size " + e.sym->str()});
+    dest.push_back({sym::le(lo, e.sym), where + "constrain_range_for_size " + e.sym->str()});
     // PyTorch passes sys.maxsize - 1 for "no upper bound"; ranges treat it as infinity.
     if (e.max && *e.max < std::numeric_limits<int64_t>::max() - 1) {
       int64_t hi = *e.max;
@@ -112,7 +112,7 @@ struct SourceCollector {
       // nonzero over one element allocates [0, 1], the old symbol stays [0, 2].
       ExprRef name = env.resolve_renaming(e.sym);
       if (hi < 2 && name != e.sym && env.is_size_like(name)) hi = 2;
-      out.push_back(
+      dest.push_back(
           {sym::le(e.sym, sym::integer(hi)), where + "constrain_range_for_size " + e.sym->str()});
     }
   }

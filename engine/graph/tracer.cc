@@ -370,7 +370,8 @@ class Tracer {
       if (site == sites_.end())
         throw EngineBug("divisibility factor of unbound symbol " + i0->str());
       Node* anchor = site->second.first;
-      if (anchor->kind == NodeKind::kPlaceholder) anchor = last_placeholder();
+      // Placeholders stay together at the top of the graph.
+      if (anchor->kind == NodeKind::kPlaceholder) anchor = t_.graph.placeholders().back();
       Node* src = reify_keypath(t_.graph, site->second.first, site->second.second, anchor);
       Node* n = t_.graph.add(NodeKind::kCall, "floordiv", {NodeArg::of(src), NodeArg::integer(d)},
                              src == site->second.first ? anchor : src);
@@ -383,15 +384,6 @@ class Tracer {
       n->unbacked_bindings = {{p, KeyPath{}}};
       sites_.emplace(p, std::make_pair(n, KeyPath{}));
     }
-  }
-
-  // Placeholders stay together at the top of the graph.
-  Node* last_placeholder() const {
-    Node* last = nullptr;
-    for (Node* n : t_.graph.nodes()) {
-      if (n->kind == NodeKind::kPlaceholder) last = n;
-    }
-    return last;
   }
 
   void add_check(const Stmt& s, const TV& cond, const ExprRef& expr, const std::string& msg) {

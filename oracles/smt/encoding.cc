@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "engine/base/check.h"
 
@@ -13,14 +14,10 @@ using sym::ExprKind;
 using sym::ExprRef;
 using sym::ExprType;
 
+// Called once per symbol: encode() memoizes the hash-consed symbol node.
 z3::expr Encoder::constant(const ExprRef& s) {
-  auto it = symbol_index_.find(s.get());
-  if (it != symbol_index_.end()) return symbols_[it->second].second;
   std::string name = s->str();
-  z3::expr c = s->is_float() ? ctx_.real_const(name.c_str()) : ctx_.int_const(name.c_str());
-  symbol_index_.emplace(s.get(), symbols_.size());
-  symbols_.emplace_back(s, c);
-  return c;
+  return s->is_float() ? ctx_.real_const(name.c_str()) : ctx_.int_const(name.c_str());
 }
 
 // A double as the exact rational it denotes: glibc prints a double's exact decimal expansion

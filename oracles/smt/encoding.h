@@ -7,7 +7,6 @@
 
 #include <unordered_map>
 #include <utility>
-#include <vector>
 
 #include "engine/sym/expr.h"
 
@@ -22,8 +21,6 @@ class Encoder {
  public:
   explicit Encoder(z3::context& ctx) : ctx_(ctx) {}
   Term encode(const sym::ExprRef& e);
-  // Every symbol met so far with its Z3 constant, in first-met order (to read models back).
-  const std::vector<std::pair<sym::ExprRef, z3::expr>>& symbols() const { return symbols_; }
 
  private:
   Term encode_uncached(const sym::ExprRef& e);
@@ -36,8 +33,6 @@ class Encoder {
   z3::context& ctx_;
   // Keyed by node: expressions are hash-consed, and the ExprRef in the value keeps the key alive.
   std::unordered_map<const sym::Expr*, std::pair<sym::ExprRef, Term>> memo_;
-  std::unordered_map<const sym::Expr*, size_t> symbol_index_;
-  std::vector<std::pair<sym::ExprRef, z3::expr>> symbols_;
 };
 
 }  // namespace sf::smt

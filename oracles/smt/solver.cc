@@ -1,7 +1,7 @@
-// The Z3 session behind smt::Session: facts as indicator-guarded assertions (so unsat cores name
-// them), one push/pop around each query, a query cache keyed by the exact facts and query
-// (hash-consed expressions compare by pointer), a watchdog thread outside Z3, and model
-// confirmation by the concrete evaluator.
+// The Z3 session behind smt::Session: facts asserted in push scopes (unsat cores come from a
+// separate indicator solver, only when asked), one push/pop around each query, a query cache keyed
+// by the exact facts and query (hash-consed expressions compare by pointer), a watchdog thread
+// outside Z3, and model confirmation by the concrete evaluator.
 #include "oracles/smt/solver.h"
 
 #include <unistd.h>
@@ -157,8 +157,7 @@ class Watchdog {
 struct Fact {
   ExprRef expr;
   std::string label;
-  z3::expr asserted;             // definedness and value, as asserted
-  std::vector<ExprRef> symbols;  // its free symbols, to read a model back
+  z3::expr asserted;  // definedness and value, as asserted
 };
 
 struct CacheKey {
@@ -219,11 +218,16 @@ std::string run_cvc5(const std::string& script, unsigned timeout_ms) {
 
 struct Session::Impl {
   explicit Impl(const Options& o) : opts(o), solver(ctx), enc(ctx), watchdog(ctx) {
+    solver.set(solver_params());
+    scopes.emplace_back();
+  }
+
+  // The deterministic budget and seed every solver of the session runs with.
+  z3::params solver_params() {
     z3::params p(ctx);
     p.set("rlimit", opts.rlimit);
     p.set("random_seed", opts.seed);
-    solver.set(p);
-    scopes.emplace_back();
+    return p;
   }
 
   std::vector<std::string> fact_labels() const {
@@ -259,11 +263,9 @@ struct Session::Impl {
       r.model.emplace(s, *v);
       return true;
     };
-    for (const auto& scope : scopes) {
-      for (const Fact& f : scope) {
-        for (const ExprRef& s : f.symbols) {
-          if (!read(s)) return r;
-        }
+    for (const ExprRef& e : fact_exprs()) {
+      for (const ExprRef& s : sym::free_symbols(e)) {
+        if (!read(s)) return r;
       }
     }
     for (const ExprRef& q : query) {
@@ -296,10 +298,7 @@ struct Session::Impl {
   // Nothing when that solver does not answer unsat (a budget ran out).
   std::optional<std::vector<std::string>> unsat_core_labels(const std::vector<z3::expr>& query) {
     z3::solver explain(ctx);
-    z3::params p(ctx);
-    p.set("rlimit", opts.rlimit);
-    p.set("random_seed", opts.seed);
-    explain.set(p);
+    explain.set(solver_params());
     for (const z3::expr& q : query) explain.add(q);
     z3::expr_vector indicators(ctx);
     std::vector<const Fact*> facts;
@@ -393,7 +392,7 @@ void Session::assume(const ExprRef& fact, const std::string& label) {
   Term t = m.enc.encode(fact);
   z3::expr asserted = t.defined && t.value;
   m.solver.add(asserted);
-  m.scopes.back().push_back(Fact{fact, label, asserted, sym::free_symbols(fact)});
+  m.scopes.back().push_back(Fact{fact, label, asserted});
 }
 
 Result Session::entails(const ExprRef& goal) {
