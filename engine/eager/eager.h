@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,5 +26,33 @@ EagerResult run_eager(const program::Program& p,
 
 // Runs `p` on the inputs its declarations generate (program::make_input_values).
 EagerResult run_eager(const program::Program& p);
+
+// A program run one statement at a time over one environment, for the generator: it validates
+// each candidate statement against the values it already holds instead of re-running the prefix
+// (which made generating a program quadratic in its length). Same semantics as run_eager.
+class Session {
+ public:
+  // Binds `p`'s declared inputs to the given values (as run_eager), or to the values their
+  // declarations generate; `p.body` is ignored.
+  Session(const program::Program& p, const std::map<std::string, program::HostValue>& inputs);
+  explicit Session(const program::Program& p);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Runs `st`. A UserError propagates and leaves the environment as it was: an assignment binds
+  // only after its value is computed, add_ writes only after its checks, and an if's partial
+  // bindings are dropped. A return statement appends to outputs().
+  void run(const program::Stmt& st);
+  // The value bound to `name` as a returned value would be (a UserError when unbound or when it
+  // cannot be returned, like a dtype).
+  program::HostValue value(const std::string& name) const;
+  // What the return statements run so far returned (run_eager's result once the return ran).
+  EagerResult result() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace sf::eager

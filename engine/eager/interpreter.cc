@@ -152,6 +152,28 @@ class Interpreter {
 
   void bind(const std::string& name, Value v) { env_[name] = std::move(v); }
   std::vector<HostValue> take_outputs() { return std::move(outputs_); }
+  const std::vector<HostValue>& outputs() const { return outputs_; }
+
+  // One statement with nothing left behind when it raises (see Session::run).
+  void run_atomically(const Stmt& s) {
+    if (s.kind != Stmt::Kind::kIf) {
+      run_stmt(s);
+      return;
+    }
+    std::map<std::string, Value> before = env_;  // values are shared handles: a cheap copy
+    try {
+      run_stmt(s);
+    } catch (const UserError&) {
+      env_ = std::move(before);
+      throw;
+    }
+  }
+
+  HostValue value_of(const std::string& name) const {
+    auto it = env_.find(name);
+    if (it == env_.end()) invalid("undefined variable '" + name + "'");
+    return to_host(it->second);
+  }
 
  private:
   bool run_stmt(const Stmt& s) {
@@ -316,10 +338,8 @@ Value input_value(const program::InputDecl& d, const HostValue& v) {
                                            : Value::of_bool(v.b);
 }
 
-}  // namespace
-
-EagerResult run_eager(const program::Program& p, const std::map<std::string, HostValue>& inputs) {
-  Interpreter interp;
+void bind_inputs(Interpreter& interp, const program::Program& p,
+                 const std::map<std::string, HostValue>& inputs) {
   for (const auto& d : p.inputs) {
     auto it = inputs.find(d.name);
     if (it == inputs.end()) invalid("missing value for input '" + d.name + "'");
@@ -330,6 +350,13 @@ EagerResult run_eager(const program::Program& p, const std::map<std::string, Hos
     for (const auto& d : p.inputs) declared = declared || d.name == name;
     if (!declared) invalid("value given for undeclared input '" + name + "'");
   }
+}
+
+}  // namespace
+
+EagerResult run_eager(const program::Program& p, const std::map<std::string, HostValue>& inputs) {
+  Interpreter interp;
+  bind_inputs(interp, p, inputs);
   interp.run_block(p.body);
   return EagerResult{interp.take_outputs()};
 }
@@ -337,5 +364,24 @@ EagerResult run_eager(const program::Program& p, const std::map<std::string, Hos
 EagerResult run_eager(const program::Program& p) {
   return run_eager(p, program::make_input_values(p));
 }
+
+struct Session::State {
+  Interpreter interp;
+};
+
+Session::Session(const program::Program& p, const std::map<std::string, HostValue>& inputs)
+    : state_(std::make_unique<State>()) {
+  bind_inputs(state_->interp, p, inputs);
+}
+
+Session::Session(const program::Program& p) : Session(p, program::make_input_values(p)) {}
+
+Session::~Session() = default;
+
+void Session::run(const program::Stmt& st) { state_->interp.run_atomically(st); }
+
+HostValue Session::value(const std::string& name) const { return state_->interp.value_of(name); }
+
+EagerResult Session::result() const { return EagerResult{state_->interp.outputs()}; }
 
 }  // namespace sf::eager

@@ -1,11 +1,13 @@
 // The program generator. Candidates are built from the concrete shapes and values of earlier
-// variables (known by running the prefix with eager), and rejected candidates are redrawn.
+// variables (an eager::Session runs each accepted statement once), and rejected candidates are
+// redrawn.
 #include "fuzz/gen/program_gen.h"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
+#include <memory>
 
 #include "engine/base/errors.h"
 #include "engine/eager/eager.h"
@@ -40,7 +42,8 @@ class Generator {
 
   Program run() {
     add_inputs();
-    int n = static_cast<int>(src_.range(1, policy_.max_statements));
+    eager_ = std::make_unique<eager::Session>(p_);
+    int n = static_cast<int>(src_.range(policy_.min_statements, policy_.max_statements));
     for (int i = 0; i < n; ++i) {
       for (int attempt = 0; attempt < 8; ++attempt) {
         if (try_statement()) break;
@@ -501,23 +504,20 @@ class Generator {
     return true;
   }
 
-  // Appends `st` if eager accepts the program with it (returning `name`), recording its value.
+  // Appends `st` if eager accepts it after the statements so far (returning `name`, as the
+  // program's return would), recording its value.
   bool accept(Stmt st, const std::string& name) {
     st.loc.line = line_;
-    Program trial = p_;
-    trial.body.push_back(st);
-    Stmt ret;
-    ret.kind = Stmt::Kind::kReturn;
-    if (!name.empty()) ret.returns.push_back(v(name));
-    trial.body.push_back(ret);
     try {
-      eager::EagerResult r = eager::run_eager(trial);
+      eager_->run(st);
+      program::HostValue value = name.empty() ? program::HostValue{} : eager_->value(name);
       ++line_;
       p_.body.push_back(st);
-      if (!name.empty()) vars_.push_back(Var{name, r.outputs.at(0)});
+      if (!name.empty()) vars_.push_back(Var{name, std::move(value)});
       return true;
     } catch (const UserError&) {
-      return false;
+      return false;  // a binding left by a value that cannot be returned is never read: the
+                     // name is not in vars_, and the next candidate reuses it
     }
   }
 
@@ -544,6 +544,7 @@ class Generator {
   FuzzSource& src_;
   const ProgramPolicy& policy_;
   Program p_;
+  std::unique_ptr<eager::Session> eager_;  // the statements accepted so far, run
   std::vector<Var> vars_;
   int line_ = 1;
   bool squeezes_a_one_ = false;          // the last candidate squeezes a dim of size 1

@@ -2,7 +2,8 @@
 // inputs with dynamic/unbacked dims, then statements drawn by family and by each op's ops.def
 // weight, with arguments built per op (a switch over every op, so a new op fails to compile
 // until the generator can make it); each
-// candidate statement is validated on concrete data with the eager reference and replaced when
+// candidate statement is validated on concrete data with the eager reference (against the values
+// the earlier statements hold, so generation is linear in length) and replaced when
 // eager rejects it, so programs are valid by construction (data-dependent guards still occur on
 // purpose, at a low rate).
 #pragma once
@@ -25,6 +26,9 @@ inline constexpr size_t kCheckStatement = 8;
 inline constexpr size_t kIfStatement = 9;
 
 struct ProgramPolicy {
+  // Statements drawn: uniform in [min_statements, max_statements] (a draw the generator cannot
+  // make valid in 8 attempts is dropped, and a mutation adds up to 4).
+  int min_statements = 1;
   int max_statements = 12;
   int max_inputs = 3;
   int max_rank = 3;

@@ -35,6 +35,7 @@ void add_gen_command(CLI::App& app, Action* action);
 void add_diff_backends_command(CLI::App& app, Action* action);
 void add_zoo_command(CLI::App& app, Action* action);
 void add_bench_oracles_command(CLI::App& app, Action* action);
+void add_bench_pipeline_command(CLI::App& app, Action* action);
 void add_bench_shape_env_command(CLI::App& app, Action* action);
 void add_fuzz_shape_env_command(CLI::App& app, Action* action);
 

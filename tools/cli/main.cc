@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   add_diff_backends_command(app, &action);
   add_zoo_command(app, &action);
   add_bench_oracles_command(app, &action);
+  add_bench_pipeline_command(app, &action);
   add_bench_shape_env_command(app, &action);
   add_fuzz_shape_env_command(app, &action);
   try {

@@ -1,0 +1,89 @@
+// `shapefuzz bench-pipeline`: the cost of generating and compiling programs by their length. For
+// each length L it generates programs of exactly L statements (seeds S..S+N-1), runs each through
+// the pipeline in this process and prints programs/s and microseconds per statement, generator
+// and pipeline apart. Deterministic, so `valgrind --tool=callgrind` gives comparable counts.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "fuzz/gen/program_gen.h"
+#include "tools/cli/commands.h"
+
+namespace sf::cli {
+
+namespace {
+
+struct BenchPipelineFlags {
+  uint64_t seed = 1;
+  uint64_t programs = 1000;
+  // 0 is the campaign's own programs (the default policy: 1 to 12 statements).
+  std::vector<int> lengths = {0, 4, 8, 16, 32, 64};
+  OracleFlags oracle_flags;
+};
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+int bench_pipeline(const BenchPipelineFlags& f) {
+  auto cpu = backend::make_cpu_backend();
+  oracles::PipelineOptions opts = f.oracle_flags.options();
+  opts.backend = cpu.get();
+  std::printf("%llu programs per row (seeds %llu..), oracles: %s, CPU backend, one core\n",
+              static_cast<unsigned long long>(f.programs), static_cast<unsigned long long>(f.seed),
+              f.oracle_flags.oracles.c_str());
+  std::printf("%-10s %10s %12s %13s %13s %13s %7s\n", "length", "stmts/prog", "programs/s",
+              "gen us/stmt", "pipe us/stmt", "all us/stmt", "pass%");
+  for (int length : f.lengths) {
+    fuzz::ProgramPolicy policy;
+    if (length > 0) policy.min_statements = policy.max_statements = length;
+    double gen_s = 0, pipe_s = 0;
+    uint64_t statements = 0, passes = 0;
+    for (uint64_t s = f.seed; s < f.seed + f.programs; ++s) {
+      Clock::time_point t0 = Clock::now();
+      fuzz::SeedSource src(s);
+      program::Program p = fuzz::generate_program(src, policy);
+      gen_s += seconds_since(t0);
+      t0 = Clock::now();
+      oracles::PipelineResult r = oracles::run_pipeline(p, opts);
+      pipe_s += seconds_since(t0);
+      statements += p.body.size();
+      passes += r.verdict.kind == oracles::Verdict::Kind::kPass;
+    }
+    double n = static_cast<double>(f.programs), stmts = static_cast<double>(statements);
+    std::printf("%-10s %10.1f %12.0f %13.1f %13.1f %13.1f %7.1f\n",
+                length > 0 ? std::to_string(length).c_str() : "campaign", stmts / n,
+                n / (gen_s + pipe_s), gen_s * 1e6 / stmts, pipe_s * 1e6 / stmts,
+                (gen_s + pipe_s) * 1e6 / stmts, 100.0 * static_cast<double>(passes) / n);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_bench_pipeline_command(CLI::App& app, Action* action) {
+  auto f = std::make_shared<BenchPipelineFlags>();
+  f->oracle_flags.oracles = "structural";
+  CLI::App* cmd = app.add_subcommand(
+      "bench-pipeline",
+      "programs/s and microseconds per statement (generator and pipeline apart) for programs of "
+      "each length, in this process");
+  cmd->add_option("--seed", f->seed, "first seed")->capture_default_str();
+  cmd->add_option("--programs", f->programs, "programs per length")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
+  cmd->add_option("--lengths", f->lengths,
+                  "statements per program, one row each (0: the campaign's programs, 1 to 12)")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->check(CLI::Range(0, 4096));
+  f->oracle_flags.add_to(cmd);
+  cmd->callback([=] { *action = [=] { return bench_pipeline(*f); }; });
+}
+
+}  // namespace sf::cli
