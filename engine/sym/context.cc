@@ -121,34 +121,42 @@ ExprRef Context::intern(ExprKind kind, ExprType type, int64_t ival, double fval,
   }
   ++depth;
   check_limits(kind, ival, size, depth, args);
-  Expr* probe = new Expr();
-  probe->kind_ = kind;
-  probe->type_ = type;
-  probe->ival_ = ival;
-  probe->fval_ = fval;
+  // The probe lives on the stack: most nodes asked for already exist (the simplifier and the
+  // meta functions rebuild the same small expressions over and over), and a hit allocates nothing.
+  Expr probe;
+  probe.kind_ = kind;
+  probe.type_ = type;
+  probe.ival_ = ival;
+  probe.fval_ = fval;
   uint64_t h = mix(static_cast<uint64_t>(kind) + 1, static_cast<uint64_t>(type));
   h = mix(h, static_cast<uint64_t>(ival));
   uint64_t fbits;
   std::memcpy(&fbits, &fval, sizeof(fbits));
   h = mix(h, fbits);
   bool has_symbols = kind == ExprKind::kSymbol;
+  bool has_rule_kinds = has_simplifier_rule(kind);
   for (const ExprRef& a : args) {
     h = mix(h, a->hash());
     has_symbols = has_symbols || a->has_symbols_;
+    has_rule_kinds = has_rule_kinds || a->has_rule_kinds_;
   }
-  probe->hash_ = h;
-  probe->size_ = static_cast<uint32_t>(size);
-  probe->depth_ = static_cast<uint32_t>(depth);
-  probe->has_symbols_ = has_symbols;
-  probe->args_ = std::move(args);
-  auto it = table_->nodes.find(probe);
-  if (it != table_->nodes.end()) {
-    probe->args_.clear();
-    delete probe;
-    return ExprRef(*it);
-  }
-  table_->nodes.insert(probe);
-  return ExprRef(probe);
+  probe.hash_ = h;
+  probe.args_ = std::move(args);
+  auto it = table_->nodes.find(&probe);
+  if (it != table_->nodes.end()) return ExprRef(*it);
+  Expr* node = new Expr();
+  node->kind_ = kind;
+  node->type_ = type;
+  node->ival_ = ival;
+  node->fval_ = fval;
+  node->hash_ = h;
+  node->size_ = static_cast<uint32_t>(size);
+  node->depth_ = static_cast<uint32_t>(depth);
+  node->has_symbols_ = has_symbols;
+  node->has_rule_kinds_ = has_rule_kinds;
+  node->args_ = std::move(probe.args_);
+  table_->nodes.insert(node);
+  return ExprRef(node);
 }
 
 void Context::destroy(const Expr* e) {

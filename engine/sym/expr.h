@@ -23,6 +23,30 @@ const char* sym_kind_prefix(SymKind kind);
 
 class ExprRef;
 
+// Division, modulo, min/max, relations, where, truncation and the connectives: the kinds the
+// simplifier rewrites with ranges. Every other kind is canonical once its arguments are.
+constexpr bool has_simplifier_rule(ExprKind k) {
+  switch (k) {
+    case ExprKind::kFloorDiv:
+    case ExprKind::kCleanDiv:
+    case ExprKind::kMod:
+    case ExprKind::kMax:
+    case ExprKind::kMin:
+    case ExprKind::kEq:
+    case ExprKind::kNe:
+    case ExprKind::kLt:
+    case ExprKind::kLe:
+    case ExprKind::kWhere:
+    case ExprKind::kTruncToInt:
+    case ExprKind::kAnd:
+    case ExprKind::kOr:
+    case ExprKind::kNot:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Resource limits on a single expression, enforced when a node is created (Context::intern):
 // a node beyond one of them is never built, and its factory raises UserError(kTooComplex).
 //
@@ -84,6 +108,9 @@ class Expr {
   uint32_t depth() const { return depth_; }
   // True when the tree contains no Symbol.
   bool is_ground() const { return !has_symbols_; }
+  // True when the tree contains a node the simplifier has rules for (see
+  // has_simplifier_rule); without one the expression is canonical by construction.
+  bool has_rule_kinds() const { return has_rule_kinds_; }
 
   std::string str() const;
 
@@ -96,6 +123,7 @@ class Expr {
   ExprKind kind_ = ExprKind::kInteger;
   ExprType type_ = ExprType::kInt;
   bool has_symbols_ = false;
+  bool has_rule_kinds_ = false;
   uint32_t size_ = 1;
   uint32_t depth_ = 1;
   uint64_t hash_ = 0;

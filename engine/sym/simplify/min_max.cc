@@ -3,13 +3,32 @@
 
 #include "engine/sym/make.h"
 #include "engine/sym/simplify/simplify_internal.h"
+#include "engine/sym/walk.h"
 
 namespace sf::sym::detail {
 
+namespace {
+
+bool shares_symbol(const ExprRef& a, const ExprRef& b) {
+  if (a->is_ground() || b->is_ground()) return false;
+  for (const ExprRef& s : free_symbols(a)) {
+    if (has_symbol(b, s)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 ExprRef Simplifier::minmax(const ExprRef& e) {
   bool is_max = e->is(ExprKind::kMax);
-  // x is dominated (for Max) by y when y - x >= 0 over all ranges.
+  // x is dominated (for Max) by y when y - x >= 0 over all ranges. When the two share no
+  // symbol, the bound of y - x is the difference of their bounds, so compare those instead of
+  // building y - x (most Max nodes are Max(1, size) of the contiguous strides).
   auto dominates = [&](const ExprRef& y, const ExprRef& x) {
+    if (y->is_int() && x->is_int() && !shares_symbol(y, x)) {
+      ValueRange by = bound(y), bx = bound(x);
+      if (by.is_int() && bx.is_int()) return is_max ? by.lo() >= bx.hi() : bx.lo() >= by.hi();
+    }
     ValueRange d = bound(is_max ? sub(y, x) : sub(x, y));
     return d.is_float() ? d.flo() >= 0.0 : d.lo() >= ExtInt(0);
   };

@@ -100,7 +100,7 @@ ExprRef Simplifier::apply_rule(const ExprRef& e) {
 
 ExprRef simplify(const ExprRef& e, const RangeEnv& env) {
   ++detail::mutable_stats().calls;
-  if (e->is_ground() && e->num_args() == 0) return e;
+  if (!e->has_rule_kinds()) return e;  // no rule can fire anywhere in the tree
   detail::Simplifier s(env);
   ExprRef cur = e;
   for (int i = 0; i < kMaxSimplifyPasses; ++i) {
