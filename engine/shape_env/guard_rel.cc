@@ -205,6 +205,7 @@ void ShapeEnv::maybe_guard_rel(const ExprRef& raw) {
   if (!mod_atom) return;
   if (ranges_.add_divisible(*mod_atom)) {
     on_state_change();
+    for (const ExprRef& s : sym::free_symbols(*mod_atom)) symbol_changed(s);
     // FloorDiv forms may now simplify to CleanDiv: refresh the axioms over the dividend's symbols.
     for (const ExprRef& s : sym::free_symbols(*mod_atom)) reindex_axioms_mentioning(s);
   }

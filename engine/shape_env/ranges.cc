@@ -37,6 +37,7 @@ bool ShapeEnv::mark_size_like(const ExprRef& s) {
   update_var_to_range(s, ValueRange::ints(0, ExtInt::pos_inf()));
   ranges_.add_size_like(s);
   on_state_change();
+  symbol_changed(s);
   return true;
 }
 
@@ -55,7 +56,10 @@ void ShapeEnv::constrain_symbol_range(const ExprRef& s, ExtInt min, ExtInt max) 
 }
 
 void ShapeEnv::update_var_to_range(const ExprRef& s, ValueRange vr, bool is_constraint) {
-  if (ranges_.narrow(s, vr)) on_state_change();
+  if (ranges_.narrow(s, vr)) {
+    on_state_change();
+    if (!fault_on(Fault::kSimplifyCacheMissesRangeUpdate)) symbol_changed(s);
+  }
   // A replaced symbol stands for its target: carry the new bounds over to the target's symbols,
   // or the knowledge is lost as soon as expressions are replaced.
   std::optional<ExprRef> target = replacements_.target(s);

@@ -104,6 +104,8 @@ bool ShapeEnv::set_replacement(const ExprRef& a, const ExprRef& raw_tgt, const s
 void ShapeEnv::install_replacement(const ExprRef& a, const ExprRef& tgt, const std::string& why) {
   std::vector<ExprRef> rewritten = replacements_.install(a, tgt, why);
   on_state_change();
+  symbol_changed(a);
+  for (const ExprRef& k : rewritten) symbol_changed(k);
   reindex_axioms_mentioning(a);
   // As upstream's write-back through _set_replacement: a shortened chain narrows the range.
   for (const ExprRef& k : rewritten) update_var_to_range(k, bound(replacements_.find(k)));
@@ -115,18 +117,38 @@ ExprRef ShapeEnv::replace(const ExprRef& e) const { return replacements_.replace
 
 ExprRef ShapeEnv::simplify(const ExprRef& e, bool size_oblivious) const {
   if (e->is_ground()) return e;
-  if (cached_generation_ != cache_generation_) {
-    simplify_cache_[0].clear();
-    simplify_cache_[1].clear();
-    cached_generation_ = cache_generation_;
-  }
   auto& cache = simplify_cache_[size_oblivious ? 1 : 0];
   auto it = cache.find(e);
-  if (it != cache.end()) return it->second;
-  ExprRef out = sym::simplify(replace(e), Ranges(*this, size_oblivious));
-  cache.emplace(e, out);
+  if (it != cache.end() && stamps_.unchanged_since(it->second.read, it->second.stamp)) {
+    return it->second.out;
+  }
+  ExprRef replaced = replace(e);
+  Simplified entry{sym::simplify(replaced, Ranges(*this, size_oblivious)), stamps_.now(),
+                   sym::free_symbols(e), state_changes_};
+  if (replaced != e) {
+    for (const ExprRef& s : sym::free_symbols(replaced)) entry.read.push_back(s);
+  }
+  ExprRef out = entry.out;
+  if (it != cache.end()) {
+    it->second = std::move(entry);
+  } else {
+    cache.emplace(e, std::move(entry));
+  }
   return out;
 }
+
+std::vector<ShapeEnv::CachedSimplification> ShapeEnv::cached_simplifications() const {
+  std::vector<CachedSimplification> out;
+  for (int so = 0; so < 2; ++so) {
+    for (const auto& [e, entry] : simplify_cache_[so]) {
+      if (!stamps_.unchanged_since(entry.read, entry.stamp)) continue;  // stale: never returned
+      out.push_back({e, so == 1, entry.out, entry.changes_before});
+    }
+  }
+  return out;
+}
+
+void ShapeEnv::symbol_changed(const ExprRef& s) { stamps_.touch(s); }
 
 void ShapeEnv::rename_unbacked_to(const ExprRef& orig, const ExprRef& dest) {
   return recorded(event::RenameUnbackedTo{orig, dest}, [&]() -> void {
@@ -138,6 +160,8 @@ void ShapeEnv::rename_unbacked_to(const ExprRef& orig, const ExprRef& dest) {
       install_replacement(orig, dest, "rename_unbacked_to");
       replacements_.record_renaming(orig, dest);
       on_state_change();
+      symbol_changed(orig);
+      symbol_changed(dest);
       return;
     }
     // Upstream lets the range checks decline here and leaves renaming and replacement diverged
@@ -149,6 +173,8 @@ void ShapeEnv::rename_unbacked_to(const ExprRef& orig, const ExprRef& dest) {
     // The historical bug: the fresh symbol's replacement was clobbered. Carry it to the old name.
     if (carried && *carried != dest) unify(dest, *carried, "rename_unbacked_to_dest");
     on_state_change();
+    symbol_changed(orig);
+    symbol_changed(dest);
   });
 }
 

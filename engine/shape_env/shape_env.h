@@ -21,6 +21,7 @@
 #include "engine/shape_env/range_table.h"
 #include "engine/shape_env/replacement_table.h"
 #include "engine/shape_env/sym_value.h"
+#include "engine/shape_env/symbol_stamps.h"
 #include "engine/shape_env/symbol_table.h"
 #include "engine/shape_env/value.h"
 #include "engine/sym/bound.h"
@@ -109,6 +110,17 @@ class ShapeEnv {
   ExprRef find(const ExprRef& sym) const;
   ExprRef replace(const ExprRef& e) const;
   ExprRef simplify(const ExprRef& e, bool size_oblivious = false) const;
+  // What simplify would answer from its cache now (INV-21: each must equal an uncached
+  // recomputation), with the state changes counted when it was computed.
+  struct CachedSimplification {
+    ExprRef expr;
+    bool size_oblivious;
+    ExprRef out;
+    uint64_t changes_before;
+  };
+  std::vector<CachedSimplification> cached_simplifications() const;
+  // Every change of the state so far (each replacement, range, guard, assert, real value...).
+  uint64_t state_changes() const { return state_changes_; }
   void rename_unbacked_to(const ExprRef& orig, const ExprRef& dest);
   void eliminate_unbacked(const ExprRef& orig, const ExprRef& dest);
 
@@ -234,7 +246,10 @@ class ShapeEnv {
   // internals
   ExprRef new_unbacked_symbol(sym::SymKind kind, bool is_bool);
   void bump_version();
-  void on_state_change();  // clears caches
+  void on_state_change();  // follows the cache-key tuple (version_)
+  // s's range, replacement, size-likeness or a divisibility fact over it changed: simplify
+  // results that read s are stale.
+  void symbol_changed(const ExprRef& s);
   void add_axioms(const ExprRef& g);
   void maybe_guard_rel(const ExprRef& expr);
   void refine_ranges(const ExprRef& expr);
@@ -263,13 +278,20 @@ class ShapeEnv {
   AssertionStore asserts_;
   EventRecorder events_;
 
-  // Cache versioning (INV-21): version_ follows the key tuple; cache_generation_ also follows
-  // range updates, which change simplification results.
+  // Cache versioning (INV-21): version_ follows the key tuple.
   uint64_t version_ = 0;
+  uint64_t state_changes_ = 0;
   std::tuple<size_t, size_t, int64_t, size_t> prev_cache_key_{0, 0, 0, 0};
-  mutable uint64_t cache_generation_ = 0;
-  mutable uint64_t cached_generation_ = ~uint64_t{0};
-  mutable std::unordered_map<ExprRef, ExprRef, sym::ExprHash> simplify_cache_[2];
+  // simplify's cache (one per size_oblivious): an entry is valid while none of the symbols it
+  // read (those of the expression and of its replaced form) changed since it was computed.
+  struct Simplified {
+    ExprRef out;
+    uint64_t stamp;
+    std::vector<ExprRef> read;
+    uint64_t changes_before;  // state changes when it was computed (for the INV-21 checker)
+  };
+  SymbolStamps stamps_;
+  mutable std::unordered_map<ExprRef, Simplified, sym::ExprHash> simplify_cache_[2];
 };
 
 // The §2.6 traversal on its own (pure): where each of `symbols` first occurs in `v`, in the order

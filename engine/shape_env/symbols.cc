@@ -48,6 +48,7 @@ SymInt ShapeEnv::create_symbol(int64_t hint, const std::string& source, DimDynam
                       : settings_.specialize_zero_one ? ValueRange::ints(2, sym::ExtInt::pos_inf())
                                                       : ValueRange::ints(0, sym::ExtInt::pos_inf());
       ranges_.init(result, vr);
+      symbol_changed(result);
       SF_CHECK(vr.contains(hint)) << "hint " << hint << " outside default range " << vr.str();
       symbols_.add_source(result, source);
       if (positive && settings_.duck_shape) symbols_.set_duck(hint, result);
@@ -62,6 +63,7 @@ ExprRef ShapeEnv::new_unbacked_symbol(sym::SymKind kind, bool is_bool) {
   ranges_.init(s, is_bool                                ? ValueRange::ints(0, 1)
                   : kind == sym::SymKind::kUnbackedFloat ? ValueRange::unknown_float()
                                                          : ValueRange::unknown_int());
+  symbol_changed(s);
   return s;
 }
 
@@ -107,7 +109,7 @@ bool ShapeEnv::is_unbacked_symint(const ExprRef& s) const {
 }
 
 void ShapeEnv::on_state_change() {
-  ++cache_generation_;
+  ++state_changes_;
   auto key = std::make_tuple(replacements_.entries().size(), ranges_.divisible().size(),
                              asserts_.num_deferred(), symbols_.real_values().size());
   if (key != prev_cache_key_) {

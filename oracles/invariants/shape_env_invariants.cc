@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "engine/sym/simplify.h"
 #include "engine/sym/walk.h"
 
 namespace sf::oracles {
@@ -169,6 +170,33 @@ std::vector<Violation> check_replay(const ShapeEnv& env) {
   std::string a = env.state_str(), b = fresh.state_str();
   if (a != b)
     out.push_back({"replay", "state differs after replay:\noriginal:\n" + a + "replayed:\n" + b});
+  return out;
+}
+
+std::vector<Violation> check_simplify_cache(const ShapeEnv& env, size_t limit) {
+  // Entries computed after the last state change cannot be stale; of the others the oldest
+  // have seen the most changes. Ties are broken structurally so the sample is deterministic.
+  std::vector<ShapeEnv::CachedSimplification> entries;
+  for (ShapeEnv::CachedSimplification& c : env.cached_simplifications()) {
+    if (c.changes_before < env.state_changes()) entries.push_back(std::move(c));
+  }
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    if (a.changes_before != b.changes_before) return a.changes_before < b.changes_before;
+    if (a.size_oblivious != b.size_oblivious) return b.size_oblivious;
+    return sym::compare(a.expr, b.expr) < 0;
+  });
+  if (entries.size() > limit) entries.resize(limit);
+  std::vector<Violation> out;
+  for (const ShapeEnv::CachedSimplification& c : entries) {
+    ExprRef now = sym::simplify(env.replace(c.expr), ShapeEnv::Ranges(env, c.size_oblivious));
+    if (now == c.out) continue;
+    out.push_back(
+        {"INV-21", std::string("simplify") + (c.size_oblivious ? "(size-oblivious)" : "") + " of " +
+                       c.expr->str() + " answers " + c.out->str() +
+                       " from its cache (computed after " + std::to_string(c.changes_before) +
+                       " of " + std::to_string(env.state_changes()) +
+                       " state changes), but simplifying it now gives " + now->str()});
+  }
   return out;
 }
 

@@ -38,5 +38,8 @@ std::vector<Violation> check_unchanged(const ShapeEnv& env, const ShapeEnvSnapsh
                                        const std::string& invariant, const std::string& what);
 // Replaying the event log into a fresh ShapeEnv gives the same state and the same outcomes.
 std::vector<Violation> check_replay(const ShapeEnv& env);
+// INV-21: what simplify would answer from its cache equals simplifying the replaced expression
+// now, uncached, for the (at most `limit`) oldest entries computed before some state change.
+std::vector<Violation> check_simplify_cache(const ShapeEnv& env, size_t limit = 32);
 
 }  // namespace sf::oracles

@@ -3,10 +3,14 @@
 // binding oracle fires on a run whose σ or output sizes were tampered with.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/base/faults.h"
 #include "engine/program/parser.h"
+#include "engine/sym/make.h"
 #include "oracles/binding_oracle.h"
+#include "oracles/invariants/shape_env_invariants.h"
 #include "oracles/pipeline.h"
 
 namespace sf::oracles {
@@ -71,7 +75,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{Fault::kNonzeroBoundTooTight,
              "# sfz 1\ninput m: bool[8] dynamic(0) = [True, True, True, False, True, False, "
              "False, True]\na = nonzero(m)\nreturn a\n",
-             "fail"}),
+             "fail"},
+        Case{Fault::kSimplifyCacheMissesRangeUpdate,
+             "# sfz 1\ninput a: f32[1] unbacked(0) = full(1.0)\nv = narrow(a, 0, 0, 1)\n"
+             "return 0\n",
+             "fail:INV-21"}),
     [](const ::testing::TestParamInfo<Case>& info) {
       for (const FaultInfo& f : all_faults()) {
         if (f.fault == info.param.fault) return std::string(f.name);
@@ -163,6 +171,31 @@ TEST(RenameOracle, FiresWhenARenamingIsNotBackedByAReplacement) {
   EXPECT_NE(r.verdict.str().find("'renaming u1 -> u0' (as Eq(u0, u1)) is no longer entailed"),
             std::string::npos)
       << r.verdict.str();
+}
+
+// INV-21 on a ShapeEnv alone: Max(1, u0) is cached, then u0 >= 3 is learnt. The cache must not
+// answer Max(1, u0) any more (simplify gives u0); with the fault the range update leaves the
+// entry valid and the checker sees the stale answer.
+TEST(SimplifyCacheChecker, FiresOnAnEntryARangeUpdateLeftStale) {
+  for (bool broken : {false, true}) {
+    std::optional<ScopedFault> on;
+    if (broken) on.emplace(Fault::kSimplifyCacheMissesRangeUpdate);
+    ShapeEnv env;
+    ExprRef u0 = env.create_unbacked_symint().expr();
+    env.constrain_range_for_size(u0);
+    ExprRef m = sym::max(std::vector<ExprRef>{sym::integer(1), u0});
+    EXPECT_EQ(env.simplify(m), m);
+    EXPECT_TRUE(check_simplify_cache(env).empty());
+    env.constrain_symbol_range(u0, sym::ExtInt(3), sym::ExtInt::pos_inf());
+    EXPECT_EQ(env.simplify(m), broken ? m : u0);
+    std::vector<Violation> vs = check_simplify_cache(env);
+    ASSERT_EQ(vs.size(), broken ? 1u : 0u) << violations_str(vs);
+    if (broken) {
+      EXPECT_NE(vs[0].details.find("answers Max(1, u0) from its cache"), std::string::npos)
+          << vs[0].details;
+      EXPECT_NE(vs[0].details.find("gives u0"), std::string::npos) << vs[0].details;
+    }
+  }
 }
 
 // Campaign findings that were oracle false positives, each now a pass:
