@@ -1,6 +1,8 @@
 // Assert bucketing and the axiom index.
 #include "engine/shape_env/assertion_store.h"
 
+#include <algorithm>
+
 #include "engine/sym/make.h"
 
 namespace sf {
@@ -24,14 +26,31 @@ void AssertionStore::add_axiom(const ExprRef& e, bool v, const ExprRef& simplifi
   axiom_rewrites_[e] = sym::boolean(v);
   if (!simplified->is_ground()) axiom_rewrites_[simplified] = sym::boolean(v);
   axiom_entries_.push_back(AxiomEntry{simplified, v});
+  index_entry(axiom_entries_.size() - 1);
+}
+
+void AssertionStore::index_entry(size_t i) {
+  for (const ExprRef& s : sym::free_symbols(axiom_entries_[i].current)) {
+    entries_mentioning_[s.get()].push_back(i);
+  }
 }
 
 void AssertionStore::reindex_mentioning(const ExprRef& s,
                                         const std::function<ExprRef(const ExprRef&)>& simplify) {
-  for (AxiomEntry& entry : axiom_entries_) {
+  auto it = entries_mentioning_.find(s.get());
+  if (it == entries_mentioning_.end()) return;
+  // In entry order, as a scan of every entry would visit them (a later rewrite of the same
+  // form wins).
+  std::vector<size_t> entries = std::move(it->second);
+  entries_mentioning_.erase(it);
+  std::sort(entries.begin(), entries.end());
+  entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
+  for (size_t i : entries) {
+    AxiomEntry& entry = axiom_entries_[i];
     if (!sym::has_symbol(entry.current, s)) continue;
     entry.current = simplify(entry.current);
     if (!entry.current->is_ground()) axiom_rewrites_[entry.current] = sym::boolean(entry.value);
+    index_entry(i);  // s itself stays indexed while the new form still mentions it
   }
 }
 

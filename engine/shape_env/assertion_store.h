@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/sym/expr.h"
@@ -69,6 +70,10 @@ class AssertionStore {
     bool value;
   };
   std::vector<AxiomEntry> axiom_entries_;
+  // symbol -> the entries whose current form mentioned it when written (a superset of those
+  // mentioning it now), so a replacement revisits only those instead of every axiom.
+  std::unordered_map<const sym::Expr*, std::vector<size_t>> entries_mentioning_;
+  void index_entry(size_t i);
   sym::ExprMap axiom_rewrites_;  // original and current forms -> True/False
 };
 

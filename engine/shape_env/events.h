@@ -125,6 +125,19 @@ class EventRecorder {
   void begin(EventCall call);
   void end(EventOutcome outcome);
   const EventLog& log() const { return log_; }
+  // True inside a recorded call: a call made now is nested in it.
+  bool in_event() const { return depth_ > 0; }
+  // A nested call's scope (however it ends).
+  class Nested {
+   public:
+    explicit Nested(EventRecorder& r) : r_(r) { ++r_.depth_; }
+    ~Nested() { --r_.depth_; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+
+   private:
+    EventRecorder& r_;
+  };
 
  private:
   EventLog log_;

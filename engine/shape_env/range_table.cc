@@ -10,8 +10,8 @@ namespace sf {
 using sym::ExtInt;
 
 ValueRange RangeTable::get(const ExprRef& s) const {
-  auto it = var_to_range_.find(s);
-  return it == var_to_range_.end() ? sym::unknown_range_of(s) : it->second;
+  auto it = range_of_.find(s.get());
+  return it == range_of_.end() ? sym::unknown_range_of(s) : it->second;
 }
 
 bool RangeTable::narrow(const ExprRef& s, ValueRange vr) {
@@ -21,14 +21,14 @@ bool RangeTable::narrow(const ExprRef& s, ValueRange vr) {
       !fault_on(Fault::kSizeLikeUpperBelowTwo)) {
     vr = ValueRange::ints(vr.lo(), ExtInt(2));
   }
-  auto it = var_to_range_.find(s);
-  if (it == var_to_range_.end()) {
-    var_to_range_.emplace(s, vr);
+  auto it = range_of_.find(s.get());
+  if (it == range_of_.end()) {
+    init(s, vr);
     return true;
   }
   ValueRange updated = it->second.intersect(vr);  // throws kValueRange when empty
   if (updated == it->second) return false;
-  it->second = updated;
+  init(s, updated);
   return true;
 }
 

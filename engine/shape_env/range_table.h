@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "engine/sym/expr.h"
@@ -20,21 +22,32 @@ class RangeTable {
  public:
   // The symbol's range, or the unknown range of its kind when none was recorded.
   ValueRange get(const ExprRef& s) const;
-  bool has(const ExprRef& s) const { return var_to_range_.count(s) > 0; }
+  bool has(const ExprRef& s) const { return range_of_.count(s.get()) > 0; }
   // Records vr for a new symbol, or intersects it into the existing range (an empty result
   // raises UserError(kValueRange)). A size-like int symbol keeps an upper bound >= 2, so
   // size-oblivious reasoning stays applicable. Returns whether the range changed.
   bool narrow(const ExprRef& s, ValueRange vr);
   // The initial range of a symbol just created (replaces any range recorded for it before).
-  void init(const ExprRef& s, ValueRange vr) { var_to_range_[s] = vr; }
+  void init(const ExprRef& s, ValueRange vr) {
+    var_to_range_[s] = vr;
+    range_of_[s.get()] = vr;
+  }
   // A size-like symbol is read as >= 2 by size-oblivious reasoning.
   ValueRange size_oblivious(const ExprRef& s) const;
 
-  bool is_size_like(const ExprRef& s) const { return size_like_.count(s) > 0; }
-  void add_size_like(const ExprRef& s) { size_like_.insert(s); }
+  bool is_size_like(const ExprRef& s) const { return size_like_ptrs_.count(s.get()) > 0; }
+  void add_size_like(const ExprRef& s) {
+    size_like_.insert(s);
+    size_like_ptrs_.insert(s.get());
+  }
   // Mod(a, b) == 0 is known (the Mod atom as the simplifier spells it). Returns whether new.
-  bool add_divisible(const ExprRef& mod_atom) { return divisible_.insert(mod_atom).second; }
-  bool is_divisible(const ExprRef& mod_atom) const { return divisible_.count(mod_atom) > 0; }
+  bool add_divisible(const ExprRef& mod_atom) {
+    divisible_ptrs_.insert(mod_atom.get());
+    return divisible_.insert(mod_atom).second;
+  }
+  bool is_divisible(const ExprRef& mod_atom) const {
+    return divisible_ptrs_.count(mod_atom.get()) > 0;
+  }
   bool any_divisible() const { return !divisible_.empty(); }
   // i1 was made for i0 == d * i1 (the divisibility rewrite).
   void add_factor(const ExprRef& i1, const ExprRef& i0, int64_t d) {
@@ -54,6 +67,10 @@ class RangeTable {
   std::set<ExprRef, sym::ExprLess> size_like_;
   std::set<ExprRef, sym::ExprLess> divisible_;
   std::map<ExprRef, std::pair<ExprRef, int64_t>, sym::ExprLess> divisibility_factors_;
+  // The same, by node address (nodes are interned, so the address is the structure): lookups
+  // without structural comparisons. The ordered containers above keep printing deterministic.
+  std::unordered_map<const sym::Expr*, ValueRange> range_of_;
+  std::unordered_set<const sym::Expr*> size_like_ptrs_, divisible_ptrs_;
 };
 
 }  // namespace sf

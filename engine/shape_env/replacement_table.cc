@@ -7,34 +7,51 @@
 namespace sf {
 
 ExprRef ReplacementTable::find(const ExprRef& s) const {
-  auto it = replacements_.find(s);
-  return it == replacements_.end() ? s : it->second;
+  auto it = target_of_.find(s.get());
+  return it == target_of_.end() ? s : it->second;
 }
 
 std::optional<ExprRef> ReplacementTable::target(const ExprRef& s) const {
-  auto it = replacements_.find(s);
-  if (it == replacements_.end()) return std::nullopt;
+  auto it = target_of_.find(s.get());
+  if (it == target_of_.end()) return std::nullopt;
   return it->second;
 }
 
 ExprRef ReplacementTable::replace(const ExprRef& e) const {
-  if (replacements_.empty() || e->is_ground()) return e;
+  if (target_of_.empty() || e->is_ground()) return e;
+  // Most expressions mention no replaced symbol: find that out without allocating.
+  if (!sym::any_symbol(e, [this](const sym::Expr* s) { return target_of_.count(s) > 0; })) {
+    return e;
+  }
   return sym::substitute_symbols(e, [this](const ExprRef& s) { return find(s); });
 }
 
 std::vector<ExprRef> ReplacementTable::install(const ExprRef& a, const ExprRef& tgt,
                                                const std::string& why) {
   replacements_[a] = tgt;
+  target_of_[a.get()] = tgt;
   replacement_reasons_.emplace(a, why);
+  index_target(a, tgt);
   sym::ExprMap subst{{a, tgt}};
   std::vector<ExprRef> rewritten;
-  for (auto& [k, v] : replacements_) {
+  auto users = keys_mentioning_.find(a);
+  if (users == keys_mentioning_.end()) return rewritten;
+  std::set<ExprRef, sym::ExprLess> keys = std::move(users->second);  // in key order, as a scan
+  keys_mentioning_.erase(users);
+  for (const ExprRef& k : keys) {
+    ExprRef& v = replacements_.at(k);
     if (k != a && sym::has_symbol(v, a)) {
       v = sym::xreplace(v, subst);
+      target_of_[k.get()] = v;
+      index_target(k, v);
       rewritten.push_back(k);
     }
   }
   return rewritten;
+}
+
+void ReplacementTable::index_target(const ExprRef& key, const ExprRef& target) {
+  for (const ExprRef& s : sym::free_symbols(target)) keys_mentioning_[s].insert(key);
 }
 
 ExprRef ReplacementTable::resolve_renaming(const ExprRef& s) const {

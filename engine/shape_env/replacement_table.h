@@ -6,7 +6,9 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/sym/expr.h"
@@ -20,7 +22,7 @@ class ReplacementTable {
   // The expression s stands for (s itself when it is not replaced).
   ExprRef find(const ExprRef& s) const;
   std::optional<ExprRef> target(const ExprRef& s) const;
-  bool is_replaced(const ExprRef& s) const { return replacements_.count(s) > 0; }
+  bool is_replaced(const ExprRef& s) const { return target_of_.count(s.get()) > 0; }
   // e with every replaced symbol substituted.
   ExprRef replace(const ExprRef& e) const;
   // Writes a -> tgt (the first reason is kept) and substitutes tgt for a in every other target;
@@ -44,6 +46,12 @@ class ReplacementTable {
   std::map<ExprRef, ExprRef, sym::ExprLess> replacements_;
   std::map<ExprRef, std::string, sym::ExprLess> replacement_reasons_;
   std::map<ExprRef, ExprRef, sym::ExprLess> unbacked_renamings_;
+  // symbol -> the keys whose target mentioned it when written (a superset of those mentioning
+  // it now), so install rewrites the targets through a without scanning every entry.
+  std::map<ExprRef, std::set<ExprRef, sym::ExprLess>, sym::ExprLess> keys_mentioning_;
+  // replacements_ by node address: lookups without structural comparisons.
+  std::unordered_map<const sym::Expr*, ExprRef> target_of_;
+  void index_target(const ExprRef& key, const ExprRef& target);
 };
 
 }  // namespace sf

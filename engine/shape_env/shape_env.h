@@ -300,6 +300,13 @@ Bindings binding_paths(const ShapeEnv& env, const Value& v, const std::vector<Ex
 
 template <typename F>
 auto ShapeEnv::recorded(EventCall call, F&& body) -> decltype(body()) {
+  if (events_.in_event()) {
+    // A call the engine makes while handling another one is part of that event: no outcome to
+    // record, so no catch and rethrow (each rethrow unwinds the stack again; a user error used
+    // to pass through several).
+    EventRecorder::Nested nested(events_);
+    return body();
+  }
   events_.begin(std::move(call));
   try {
     if constexpr (std::is_void_v<decltype(body())>) {

@@ -35,8 +35,7 @@ class Bounder {
   Bounder(const RangeEnv& env, BoundMemo& memo) : env_(env), memo_(memo) {}
 
   ValueRange run(const ExprRef& e) {
-    auto it = memo_.find(e.get());
-    if (it != memo_.end()) return it->second.second;
+    if (const auto* hit = memo_.find(e.get())) return hit->second;
     ValueRange r = compute(e);
     memo_.emplace(e.get(), std::make_pair(e, r));
     return r;

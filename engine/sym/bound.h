@@ -7,6 +7,7 @@
 
 #include "engine/sym/expr.h"
 #include "engine/sym/interval.h"
+#include "engine/sym/node_memo.h"
 
 namespace sf::sym {
 
@@ -35,7 +36,7 @@ ValueRange bound_expr(const ExprRef& e, const RangeEnv& env);
 // bound_expr's results for one RangeEnv, kept across calls: a caller that bounds every subtree
 // of an expression (the simplifier does) would otherwise pay depth x size. The memo holds its
 // expressions, so no key's address is reused while the memo lives.
-using BoundMemo = std::unordered_map<const Expr*, std::pair<ExprRef, ValueRange>>;
+using BoundMemo = NodeMemo<std::pair<ExprRef, ValueRange>>;
 ValueRange bound_expr(const ExprRef& e, const RangeEnv& env, BoundMemo& memo);
 
 }  // namespace sf::sym

@@ -11,7 +11,7 @@ namespace sf::sym {
 namespace {
 
 // Numbers first, then booleans, then symbols, then compound nodes by kind.
-int kind_rank(const Expr* e) {
+inline int kind_rank(const Expr* e) {
   switch (e->kind()) {
     case ExprKind::kInteger:
     case ExprKind::kFloat:
@@ -70,7 +70,13 @@ int compare(const ExprRef& ra, const ExprRef& rb) {
   const Expr* a = ra.get();
   const Expr* b = rb.get();
   if (a == b) return 0;
-  int r = cmp_i64(kind_rank(a), kind_rank(b));
+  // Two symbols (the keys of every ShapeEnv table) first: by kind, then index.
+  int r;
+  if (a->is(ExprKind::kSymbol) && b->is(ExprKind::kSymbol)) {
+    r = cmp_i64(static_cast<int>(a->sym_kind()), static_cast<int>(b->sym_kind()));
+    return r != 0 ? r : cmp_i64(a->sym_index(), b->sym_index());
+  }
+  r = cmp_i64(kind_rank(a), kind_rank(b));
   if (r != 0) return r;
   switch (a->kind()) {
     case ExprKind::kInteger:

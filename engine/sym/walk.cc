@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "engine/sym/make.h"
+#include "engine/sym/node_memo.h"
 
 namespace sf::sym {
 
@@ -76,10 +77,9 @@ bool contains_kind(const ExprRef& e, ExprKind kind) {
 }
 
 ExprRef rewrite_bottom_up(const ExprRef& root, const std::function<ExprRef(const ExprRef&)>& fn) {
-  std::unordered_map<const Expr*, ExprRef> memo;
+  NodeMemo<ExprRef> memo;
   auto go = [&](auto& self, const ExprRef& e) -> ExprRef {
-    auto it = memo.find(e.get());
-    if (it != memo.end()) return it->second;
+    if (const ExprRef* hit = memo.find(e.get())) return *hit;
     ExprRef cur = e;
     if (e->num_args() > 0) {
       std::vector<ExprRef> args;
@@ -104,13 +104,12 @@ namespace {
 // node or null; `skip` says a subtree cannot contain a key. Shared subtrees are rebuilt once.
 template <typename Lookup, typename Skip>
 ExprRef replace_top_down(const ExprRef& root, const Lookup& lookup, const Skip& skip) {
-  std::unordered_map<const Expr*, ExprRef> memo;
+  NodeMemo<ExprRef> memo;
   auto go = [&](auto& self, const ExprRef& e) -> ExprRef {
     if (skip(e)) return e;
     if (const ExprRef* hit = lookup(e)) return *hit;
     if (e->num_args() == 0) return e;
-    auto it = memo.find(e.get());
-    if (it != memo.end()) return it->second;
+    if (const ExprRef* hit = memo.find(e.get())) return *hit;
     std::vector<ExprRef> args;
     args.reserve(e->num_args());
     bool changed = false;

@@ -18,6 +18,16 @@ bool has_symbol(const ExprRef& e, const ExprRef& sym);
 std::vector<ExprRef> free_unbacked_symbols(const ExprRef& e);
 bool has_free_unbacked_symbols(const ExprRef& e);
 bool has_free_symbols(const ExprRef& e);
+// True when some symbol of e satisfies pred(const Expr*); walks the tree, allocating nothing.
+template <typename Pred>
+bool any_symbol(const ExprRef& e, const Pred& pred) {
+  if (e->is_ground()) return false;
+  if (e->is(ExprKind::kSymbol)) return pred(e.get());
+  for (const ExprRef& a : e->args()) {
+    if (any_symbol(a, pred)) return true;
+  }
+  return false;
+}
 // True when e contains a node of the given kind.
 bool contains_kind(const ExprRef& e, ExprKind kind);
 

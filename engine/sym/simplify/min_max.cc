@@ -3,21 +3,8 @@
 
 #include "engine/sym/make.h"
 #include "engine/sym/simplify/simplify_internal.h"
-#include "engine/sym/walk.h"
 
 namespace sf::sym::detail {
-
-namespace {
-
-bool shares_symbol(const ExprRef& a, const ExprRef& b) {
-  if (a->is_ground() || b->is_ground()) return false;
-  for (const ExprRef& s : free_symbols(a)) {
-    if (has_symbol(b, s)) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 ExprRef Simplifier::minmax(const ExprRef& e) {
   bool is_max = e->is(ExprKind::kMax);

@@ -6,7 +6,10 @@
 namespace sf::sym::detail {
 
 ExprRef Simplifier::relation(const ExprRef& e) {
-  ValueRange d = bound(relation_difference(e));
+  const ExprRef &lhs = e->arg(0), &rhs = e->arg(1);
+  ValueRange d = lhs->is_int() && rhs->is_int() && !shares_symbol(lhs, rhs)
+                     ? vr_add(bound(rhs), vr_neg(bound(lhs)))
+                     : bound(relation_difference(e));
   bool is_float = d.is_float();
   double flo = d.flo(), fhi = d.fhi();
   auto decided = [&](bool v) { return fired(boolean(v)); };

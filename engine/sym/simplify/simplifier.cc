@@ -4,6 +4,7 @@
 
 #include "engine/base/check.h"
 #include "engine/sym/make.h"
+#include "engine/sym/node_memo.h"
 #include "engine/sym/simplify/simplify_internal.h"
 #include "engine/sym/walk.h"
 
@@ -30,11 +31,18 @@ bool is_zero(const ExprRef& e) {
 
 }  // namespace
 
+bool shares_symbol(const ExprRef& a, const ExprRef& b) {
+  if (a->is_ground() || b->is_ground()) return false;
+  for (const ExprRef& s : free_symbols(a)) {
+    if (has_symbol(b, s)) return true;
+  }
+  return false;
+}
+
 ExprRef Simplifier::pass(const ExprRef& root) {
-  std::unordered_map<const Expr*, ExprRef> memo;
+  NodeMemo<ExprRef> memo;
   auto go = [&](auto& self, const ExprRef& e) -> ExprRef {
-    auto it = memo.find(e.get());
-    if (it != memo.end()) return it->second;
+    if (const ExprRef* hit = memo.find(e.get())) return *hit;
     ExprRef cur = e;
     if (e->num_args() > 0) {
       std::vector<ExprRef> args;

@@ -43,6 +43,10 @@ class Simplifier {
   mutable BoundMemo bounds_;
 };
 
+// True when a and b have a free symbol in common. When they have none, the bound of a - b is
+// the difference of their bounds: the rules compare those instead of building a - b.
+bool shares_symbol(const ExprRef& a, const ExprRef& b);
+
 // a / b as polynomials when b is a single term dividing every term of a exactly.
 std::optional<Poly> exact_divide(const Poly& a, const ExprRef& b);
 
