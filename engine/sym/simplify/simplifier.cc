@@ -42,6 +42,7 @@ bool shares_symbol(const ExprRef& a, const ExprRef& b) {
 ExprRef Simplifier::pass(const ExprRef& root) {
   NodeMemo<ExprRef> memo;
   auto go = [&](auto& self, const ExprRef& e) -> ExprRef {
+    if (!e->has_rule_kinds()) return e;  // canonical by construction: nothing below can fire
     if (const ExprRef* hit = memo.find(e.get())) return *hit;
     ExprRef cur = e;
     if (e->num_args() > 0) {
