@@ -40,6 +40,14 @@ void ShapeEnv::reindex_axioms_mentioning(const ExprRef& s) {
 }
 
 std::optional<ExprRef> ShapeEnv::maybe_evaluate_static(const ExprRef& e, StaticOptions opts) const {
+  StaticEvaluation st = evaluate_statically(e, opts);
+  if (st.decided) return st.decided;
+  if (opts.unbacked_only) return st.partial;
+  return std::nullopt;
+}
+
+ShapeEnv::StaticEvaluation ShapeEnv::evaluate_statically(const ExprRef& e,
+                                                         StaticOptions opts) const {
   Ranges ranges(*this, opts.size_oblivious);
   // The axioms first, on the replaced expression, then the ranges (as upstream: simplify, which
   // does not fold relations by ranges, then the axioms, then bounds). Our simplifier folds
@@ -52,7 +60,7 @@ std::optional<ExprRef> ShapeEnv::maybe_evaluate_static(const ExprRef& e, StaticO
     ExprRef replaced = replace(e);
     ExprRef stated = asserts_.apply_axioms(replaced);
     if (stated != replaced) {
-      if (stated->is_ground() && stated->num_args() == 0) return stated;
+      if (stated->is_ground() && stated->num_args() == 0) return {stated, stated};
       x = simplify(stated, opts.size_oblivious);
     }
   }
@@ -63,11 +71,13 @@ std::optional<ExprRef> ShapeEnv::maybe_evaluate_static(const ExprRef& e, StaticO
   }
   ExprRef with_axioms = asserts_.apply_axioms(x);
   if (with_axioms != x) x = sym::simplify(with_axioms, ranges);
-  if (x->is_ground() && x->num_args() == 0) return x;
+  if (x->is_ground() && x->num_args() == 0) return {x, x};
   sym::ValueRange r = sym::bound_expr(x, ranges);
-  if (r.is_singleton()) return constant_of(r, x);
-  if (opts.unbacked_only) return x;
-  return std::nullopt;
+  if (r.is_singleton()) {
+    ExprRef c = constant_of(r, x);
+    return {c, c};
+  }
+  return {std::nullopt, x};
 }
 
 std::string ShapeEnv::dde_message(const ExprRef& expr, bool is_bool) const {
@@ -180,10 +190,11 @@ ExprRef ShapeEnv::evaluate_expr(const ExprRef& orig, std::optional<ExprRef> hint
 
 bool ShapeEnv::guard_or_defer_runtime_assert(const ExprRef& orig, const std::string& msg) {
   return recorded(event::GuardOrDeferRuntimeAssert{orig, msg}, [&]() -> bool {
-    if (std::optional<ExprRef> st = maybe_evaluate_static(orig)) return (*st)->bool_value();
-    StaticOptions opts;
-    opts.unbacked_only = true;
-    ExprRef partial = *maybe_evaluate_static(orig, opts);
+    // One static evaluation answers both questions: decided, or what is left of it (the
+    // unbacked_only result, which differs from the plain one only in returning that).
+    StaticEvaluation st = evaluate_statically(orig, {});
+    if (st.decided) return (*st.decided)->bool_value();
+    const ExprRef& partial = st.partial;
     if (!settings_.prefer_deferred_runtime_asserts_over_guards &&
         all_symbols_backed(*this, partial)) {
       return evaluate_expr(partial)->bool_value();  // only backed symbols left: a normal guard

@@ -126,6 +126,13 @@ class ShapeEnv {
 
   // ---- evaluation and guards (evaluate.cc) ----
   std::optional<ExprRef> maybe_evaluate_static(const ExprRef& e, StaticOptions opts = {}) const;
+  // Both answers of maybe_evaluate_static at once: the constant it decides, if any, and the
+  // expression as far as replacements, axioms and ranges take it (the unbacked_only answer).
+  struct StaticEvaluation {
+    std::optional<ExprRef> decided;
+    ExprRef partial;
+  };
+  StaticEvaluation evaluate_statically(const ExprRef& e, StaticOptions opts = {}) const;
   // Installs a guard (backed) or raises GuardOnDataDependentSymNode; returns the concrete value.
   // With a fallback (guard_or_true/false), an undecidable data-dependent expr returns it as is.
   ExprRef evaluate_expr(const ExprRef& e, std::optional<ExprRef> hint = std::nullopt,
