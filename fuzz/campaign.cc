@@ -104,10 +104,11 @@ struct Worker {
       }
       std::fprintf(out, "start\t%llu\n", static_cast<unsigned long long>(seed));
       std::fflush(out);
-      program::Program p = program_for_seed(seed);
+      GeneratedProgram g = generated_for_seed(seed);
       oracles::PipelineOptions opts = o.pipeline;
       opts.backend = cpu.get();
-      Outcome outcome = outcome_of(oracles::run_pipeline(p, opts).verdict);
+      opts.eager_reference = &g.eager;
+      Outcome outcome = outcome_of(oracles::run_pipeline(g.program, opts).verdict);
       outcome.detail = printable(utf8_prefix(outcome.detail, 4000));  // one pipe line
       std::fprintf(out, "done\t%llu\t%s\t%s\n", static_cast<unsigned long long>(seed),
                    outcome.bucket.c_str(),
@@ -123,11 +124,13 @@ struct Worker {
 
 }  // namespace
 
-program::Program program_for_seed(uint64_t seed) {
+program::Program program_for_seed(uint64_t seed) { return generated_for_seed(seed).program; }
+
+GeneratedProgram generated_for_seed(uint64_t seed) {
   SeedSource src(seed);
-  program::Program p = generate_program(src);
-  p.header.found_by = "campaign seed=" + std::to_string(seed);
-  return p;
+  GeneratedProgram g = generate_program_with_result(src);
+  g.program.header.found_by = "campaign seed=" + std::to_string(seed);
+  return g;
 }
 
 bool is_finding_bucket(const std::string& bucket) {

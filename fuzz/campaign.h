@@ -10,12 +10,15 @@
 #include <string>
 
 #include "engine/program/ast.h"
+#include "fuzz/gen/program_gen.h"
 #include "oracles/pipeline.h"
 
 namespace sf::fuzz {
 
 // The program a campaign runs for `seed` (the generator's default policy), tagged with its seed.
 program::Program program_for_seed(uint64_t seed);
+// The same program with its eager result (for PipelineOptions::eager_reference).
+GeneratedProgram generated_for_seed(uint64_t seed);
 
 // A bucket that is a finding: a failed oracle or a crash (not a rejection or a triage bucket).
 bool is_finding_bucket(const std::string& bucket);

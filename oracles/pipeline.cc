@@ -331,10 +331,14 @@ Verdict decide(const program::Program& p, const PipelineOptions& opts,
 PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& opts) {
   ScopedFaultList zoo_faults(p.header.faults);  // a zoo reproducer's "# faults:" header
   PipelineResult r;
-  try {
-    r.eager = eager::run_eager(p);
-  } catch (const UserError& e) {
-    r.eager_error = UserErrorInfo{e.kind(), e.what()};
+  if (opts.eager_reference) {
+    r.eager = *opts.eager_reference;
+  } else {
+    try {
+      r.eager = eager::run_eager(p);
+    } catch (const UserError& e) {
+      r.eager_error = UserErrorInfo{e.kind(), e.what()};
+    }
   }
   compile::PipelineConfig config;
   config.settings = opts.settings;

@@ -33,6 +33,10 @@ struct PipelineOptions {
   // Which oracles judge (the Z3 ones: binding, rename, memo, tv) and their solver budget.
   OracleSet oracles = OracleSet::structural_only();
   smt::Options smt;
+  // The program's eager result when the caller has it already (the generator's, see
+  // fuzz::generate_program_with_result): the pipeline uses it instead of running eager again.
+  // It must be run_eager's result for this very program; null: run eager.
+  const eager::EagerResult* eager_reference = nullptr;
 };
 
 struct PipelineResult {

@@ -40,7 +40,7 @@ class Generator {
  public:
   Generator(FuzzSource& src, const ProgramPolicy& policy) : src_(src), policy_(policy) {}
 
-  Program run() {
+  GeneratedProgram run() {
     add_inputs();
     eager_ = std::make_unique<eager::Session>(p_);
     int n = static_cast<int>(src_.range(policy_.min_statements, policy_.max_statements));
@@ -50,7 +50,8 @@ class Generator {
       }
     }
     finish();
-    return p_;
+    eager_->run(p_.body.back());  // the return: every name it reads was accepted
+    return GeneratedProgram{p_, eager_->result()};
   }
 
  private:
@@ -554,6 +555,10 @@ class Generator {
 }  // namespace
 
 program::Program generate_program(FuzzSource& src, const ProgramPolicy& policy) {
+  return Generator(src, policy).run().program;
+}
+
+GeneratedProgram generate_program_with_result(FuzzSource& src, const ProgramPolicy& policy) {
   return Generator(src, policy).run();
 }
 

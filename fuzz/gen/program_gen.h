@@ -13,6 +13,7 @@
 #include <set>
 #include <vector>
 
+#include "engine/eager/eager.h"
 #include "engine/program/ast.h"
 #include "engine/program/schema.h"
 #include "fuzz/fuzz_source.h"
@@ -43,5 +44,14 @@ struct ProgramPolicy {
 };
 
 program::Program generate_program(FuzzSource& src, const ProgramPolicy& policy = {});
+
+// The program and what eager returns for it on the inputs its declarations generate: the
+// generator ran every statement already, so the pipeline need not run eager again
+// (PipelineOptions::eager_reference). The same program as generate_program.
+struct GeneratedProgram {
+  program::Program program;
+  eager::EagerResult eager;
+};
+GeneratedProgram generate_program_with_result(FuzzSource& src, const ProgramPolicy& policy = {});
 
 }  // namespace sf::fuzz

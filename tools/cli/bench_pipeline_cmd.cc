@@ -47,9 +47,11 @@ int bench_pipeline(const BenchPipelineFlags& f) {
     for (uint64_t s = f.seed; s < f.seed + f.programs; ++s) {
       Clock::time_point t0 = Clock::now();
       fuzz::SeedSource src(s);
-      program::Program p = fuzz::generate_program(src, policy);
+      fuzz::GeneratedProgram g = fuzz::generate_program_with_result(src, policy);
+      const program::Program& p = g.program;
       gen_s += seconds_since(t0);
       t0 = Clock::now();
+      opts.eager_reference = &g.eager;  // as the campaign: eager ran in the generator
       oracles::PipelineResult r = oracles::run_pipeline(p, opts);
       pipe_s += seconds_since(t0);
       statements += p.body.size();
