@@ -43,7 +43,8 @@ void BM_PipelineByLength(benchmark::State& state) {
   policy.max_statements = static_cast<int>(state.range(0));
   run_programs(state, policy);
 }
-BENCHMARK(BM_PipelineByLength)->Arg(4)->Arg(8)->Arg(16)->Arg(32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PipelineByLength)->Arg(4)->Arg(8)->Arg(16)->Arg(32)->Arg(64)->Unit(
+    benchmark::kMicrosecond);
 
 // The same curve with every oracle, the Z3 ones included: their cost per statement.
 void BM_AllOraclesByLength(benchmark::State& state) {

@@ -56,7 +56,10 @@ class AssertionStore {
     return deferred_;
   }
   int64_t num_deferred() const { return num_deferred_; }
-  const std::map<ExprRef, bool, sym::ExprLess>& axioms() const { return axioms_; }
+  // In the structural order (built on demand: the store keeps them hashed, as insertion is hot).
+  std::map<ExprRef, bool, sym::ExprLess> axioms() const {
+    return std::map<ExprRef, bool, sym::ExprLess>(axioms_.begin(), axioms_.end());
+  }
 
  private:
   std::vector<ShapeGuard> guards_;
@@ -64,7 +67,7 @@ class AssertionStore {
   int64_t num_deferred_ = 0;
   bool frozen_ = false;
   int64_t ignored_frozen_ = 0;
-  std::map<ExprRef, bool, sym::ExprLess> axioms_;
+  std::unordered_map<ExprRef, bool, sym::ExprHash> axioms_;
   struct AxiomEntry {
     ExprRef current;
     bool value;

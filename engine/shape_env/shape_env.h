@@ -201,7 +201,7 @@ class ShapeEnv {
     return asserts_.deferred();
   }
   int64_t num_deferred_runtime_asserts() const { return asserts_.num_deferred(); }
-  const std::map<ExprRef, bool, sym::ExprLess>& axioms() const { return asserts_.axioms(); }
+  std::map<ExprRef, bool, sym::ExprLess> axioms() const { return asserts_.axioms(); }
   const std::map<ExprRef, std::vector<std::string>, sym::ExprLess>& var_to_sources() const {
     return symbols_.sources();
   }

@@ -1,12 +1,12 @@
-// A per-call memo keyed by node address, for the tree walkers: a flat vector searched linearly
-// while small (most expressions have a handful of nodes, and a hash map allocated per call cost
-// more than the walk), a hash map once it grows.
+// A per-call memo keyed by node address, for the tree walkers: an inline array searched
+// linearly while small (most expressions have a handful of nodes, and a hash map allocated per
+// call cost more than the walk), a hash map once it grows.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <unordered_map>
 #include <utility>
-#include <vector>
 
 #include "engine/sym/expr.h"
 
@@ -21,27 +21,30 @@ class NodeMemo {
       auto it = map_.find(e);
       return it == map_.end() ? nullptr : &it->second;
     }
-    for (auto& [k, v] : flat_) {
-      if (k == e) return &v;
+    for (size_t i = 0; i < used_; ++i) {
+      if (keys_[i] == e) return &values_[i];
     }
     return nullptr;
   }
   void emplace(const Expr* e, V v) {
-    if (map_.empty() && flat_.size() < kFlatLimit) {
-      flat_.emplace_back(e, std::move(v));
+    if (map_.empty() && used_ < kInline) {
+      keys_[used_] = e;
+      values_[used_++] = std::move(v);
       return;
     }
     if (map_.empty()) {
-      map_.reserve(2 * kFlatLimit);
-      for (auto& [k, fv] : flat_) map_.emplace(k, std::move(fv));
-      flat_.clear();
+      map_.reserve(4 * kInline);
+      for (size_t i = 0; i < used_; ++i) map_.emplace(keys_[i], std::move(values_[i]));
+      used_ = 0;
     }
     map_.emplace(e, std::move(v));
   }
 
  private:
-  static constexpr size_t kFlatLimit = 16;
-  std::vector<std::pair<const Expr*, V>> flat_;
+  static constexpr size_t kInline = 16;
+  size_t used_ = 0;
+  std::array<const Expr*, kInline> keys_;
+  std::array<V, kInline> values_;
   std::unordered_map<const Expr*, V> map_;
 };
 
