@@ -213,16 +213,30 @@ bool ShapeEnv::guard_or_defer_runtime_assert(const ExprRef& orig, const std::str
 }
 
 void ShapeEnv::add_axioms(const ExprRef& g) {
+  // As upstream (get_implications of the simplified guard): the guard is simplified once and
+  // its implications are built from that form, whose arguments are simplified already, so each
+  // implication is its own current form. (Simplifying every implication again cost six
+  // simplifications per guard, most of the time of a check.)
+  ExprRef sg = simplify(g);
+  asserts_.add_axiom(g, true, sg);
+  ExprRef ng = sym::not_(g);
+  if (!ng->is(ExprKind::kBoolConst)) asserts_.add_axiom(ng, false, simplify(ng));
+  add_implications(sg);
+}
+
+void ShapeEnv::add_implications(const ExprRef& g) {
   auto imply = [this](const ExprRef& e, bool v) {
     if (e->is(ExprKind::kBoolConst)) return;
-    asserts_.add_axiom(e, v, simplify(e));
+    asserts_.add_axiom(e, v, e);
     ExprRef ne = sym::not_(e);
-    if (!ne->is(ExprKind::kBoolConst)) asserts_.add_axiom(ne, !v, simplify(ne));
+    if (!ne->is(ExprKind::kBoolConst)) asserts_.add_axiom(ne, !v, ne);
   };
-  imply(g, true);
   switch (g->kind()) {
     case ExprKind::kAnd:
-      for (const ExprRef& a : g->args()) add_axioms(a);
+      for (const ExprRef& a : g->args()) {
+        imply(a, true);
+        add_implications(a);
+      }
       break;
     case ExprKind::kEq:
       imply(sym::le(g->arg(0), g->arg(1)), true);

@@ -258,6 +258,8 @@ class ShapeEnv {
   // results that read s are stale.
   void symbol_changed(const ExprRef& s);
   void add_axioms(const ExprRef& g);
+  // The implications of a simplified guard (each stored as its own current form).
+  void add_implications(const ExprRef& g);
   void maybe_guard_rel(const ExprRef& expr);
   void refine_ranges(const ExprRef& expr);
   void divisibility_rewrite(const ExprRef& mod_atom);
