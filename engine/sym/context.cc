@@ -54,10 +54,10 @@ std::string operands(const std::vector<ExprRef>& args, const char* what,
 // beyond them.
 void check_limits(ExprKind kind, int64_t ival, uint64_t size, uint64_t depth,
                   const std::vector<ExprRef>& args) {
-  const std::string op = kind_name(kind);
+  const char* op = kind_name(kind);  // a string only when a limit is hit: this runs per node
   if (size > kMaxExprSize) {
     throw_user_error(UserErrorKind::kTooComplex,
-                     op + " of " + operands(args, "sizes", &Expr::size) +
+                     std::string(op) + " of " + operands(args, "sizes", &Expr::size) +
                          ": the program's symbolic expressions grew too large (this one would "
                          "have " +
                          std::to_string(size) + " nodes as a tree, the limit is " +
@@ -68,7 +68,7 @@ void check_limits(ExprKind kind, int64_t ival, uint64_t size, uint64_t depth,
   }
   if (depth > kMaxExprDepth) {
     throw_user_error(UserErrorKind::kTooComplex,
-                     op + " of " + operands(args, "depths", &Expr::depth) +
+                     std::string(op) + " of " + operands(args, "depths", &Expr::depth) +
                          ": the program's symbolic expressions nest too deeply (this one would "
                          "be " +
                          std::to_string(depth) + " levels deep, the limit is " +
@@ -78,7 +78,7 @@ void check_limits(ExprKind kind, int64_t ival, uint64_t size, uint64_t depth,
   }
   if (kind == ExprKind::kPow && ival > kMaxPowExponent) {
     throw_user_error(UserErrorKind::kTooComplex,
-                     op +
+                     std::string(op) +
                          ": the program's symbolic expressions grew too large (a power with "
                          "exponent " +
                          std::to_string(ival) + ", the limit is " +
