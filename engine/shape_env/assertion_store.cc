@@ -29,6 +29,13 @@ void AssertionStore::add_axiom(const ExprRef& e, bool v, const ExprRef& simplifi
   index_entry(axiom_entries_.size() - 1);
 }
 
+void AssertionStore::add_axiom_and_negation(const ExprRef& e, bool v, const ExprRef& simplified,
+                                            const ExprRef& ne) {
+  add_axiom(e, v, simplified);
+  axiom_entries_.back().negation_follows = true;
+  add_axiom(ne, !v, sym::not_(simplified));
+}
+
 void AssertionStore::index_entry(size_t i) {
   for (const ExprRef& s : sym::free_symbols(axiom_entries_[i].current)) {
     entries_mentioning_[s.get()].push_back(i);
@@ -45,12 +52,23 @@ void AssertionStore::reindex_mentioning(const ExprRef& s,
   entries_mentioning_.erase(it);
   std::sort(entries.begin(), entries.end());
   entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
-  for (size_t i : entries) {
+  auto rewrite = [&](size_t i, const ExprRef& current) {
     AxiomEntry& entry = axiom_entries_[i];
-    if (!sym::has_symbol(entry.current, s)) continue;
-    entry.current = simplify(entry.current);
-    if (!entry.current->is_ground()) axiom_rewrites_[entry.current] = sym::boolean(entry.value);
+    entry.current = current;
+    if (!current->is_ground()) axiom_rewrites_[current] = sym::boolean(entry.value);
     index_entry(i);  // s itself stays indexed while the new form still mentions it
+  };
+  for (size_t k = 0; k < entries.size(); ++k) {
+    size_t i = entries[k];
+    if (!sym::has_symbol(axiom_entries_[i].current, s)) continue;
+    ExprRef current = simplify(axiom_entries_[i].current);
+    rewrite(i, current);
+    // Its negation, next in order, mentions the same symbols: negate the new form.
+    if (axiom_entries_[i].negation_follows && negates_simply(current) && k + 1 < entries.size() &&
+        entries[k + 1] == i + 1 && sym::has_symbol(axiom_entries_[i + 1].current, s)) {
+      rewrite(i + 1, sym::not_(current));
+      ++k;
+    }
   }
 }
 

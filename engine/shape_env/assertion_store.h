@@ -44,6 +44,17 @@ class AssertionStore {
 
   // e is known to have value v; `simplified` is e as the facade currently simplifies it.
   void add_axiom(const ExprRef& e, bool v, const ExprRef& simplified);
+  // The same for e and its negation ne, whose simplified form is the negation of e's (see
+  // negates_simply): a re-simplification then negates e's new form instead of simplifying
+  // ne's again.
+  void add_axiom_and_negation(const ExprRef& e, bool v, const ExprRef& simplified,
+                              const ExprRef& ne);
+  // True when simplify(not_(x)) is not_(simplify(x)) for every x simplifying to `simplified`:
+  // a relation (its negation is the flipped relation over the same simplified arguments,
+  // decided by the same bound) or a constant.
+  static bool negates_simply(const ExprRef& simplified) {
+    return simplified->is_relation() || simplified->is(sym::ExprKind::kBoolConst);
+  }
   // Re-simplifies the axioms whose current form mentions s (after s was replaced), so that
   // queries, which are simplified with the new replacement, still match them.
   void reindex_mentioning(const ExprRef& s, const std::function<ExprRef(const ExprRef&)>& simplify);
@@ -71,6 +82,7 @@ class AssertionStore {
   struct AxiomEntry {
     ExprRef current;
     bool value;
+    bool negation_follows = false;  // the next entry is the negation (add_axiom_and_negation)
   };
   std::vector<AxiomEntry> axiom_entries_;
   // symbol -> the entries whose current form mentioned it when written (a superset of those

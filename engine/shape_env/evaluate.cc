@@ -218,18 +218,30 @@ void ShapeEnv::add_axioms(const ExprRef& g) {
   // implication is its own current form. (Simplifying every implication again cost six
   // simplifications per guard, most of the time of a check.)
   ExprRef sg = simplify(g);
-  asserts_.add_axiom(g, true, sg);
   ExprRef ng = sym::not_(g);
-  if (!ng->is(ExprKind::kBoolConst)) asserts_.add_axiom(ng, false, simplify(ng));
+  if (ng->is(ExprKind::kBoolConst)) {
+    asserts_.add_axiom(g, true, sg);
+  } else if (AssertionStore::negates_simply(sg)) {
+    asserts_.add_axiom_and_negation(g, true, sg, ng);
+  } else {
+    asserts_.add_axiom(g, true, sg);
+    asserts_.add_axiom(ng, false, simplify(ng));
+  }
   add_implications(sg);
 }
 
 void ShapeEnv::add_implications(const ExprRef& g) {
   auto imply = [this](const ExprRef& e, bool v) {
     if (e->is(ExprKind::kBoolConst)) return;
-    asserts_.add_axiom(e, v, e);
     ExprRef ne = sym::not_(e);
-    if (!ne->is(ExprKind::kBoolConst)) asserts_.add_axiom(ne, !v, ne);
+    if (ne->is(ExprKind::kBoolConst)) {
+      asserts_.add_axiom(e, v, e);
+    } else if (AssertionStore::negates_simply(e)) {
+      asserts_.add_axiom_and_negation(e, v, e, ne);  // stores not_(e), which is ne
+    } else {
+      asserts_.add_axiom(e, v, e);
+      asserts_.add_axiom(ne, !v, ne);
+    }
   };
   switch (g->kind()) {
     case ExprKind::kAnd:
