@@ -99,7 +99,14 @@ Context& Context::get() {
   return *ctx;
 }
 
-Context::Context() : table_(new Table) { table_->nodes.reserve(1 << 12); }
+Context::Context() : table_(new Table) {
+  table_->nodes.reserve(1 << 12);
+  bools_[0] = intern(ExprKind::kBoolConst, ExprType::kBool, 0, 0.0, {});
+  bools_[1] = intern(ExprKind::kBoolConst, ExprType::kBool, 1, 0.0, {});
+  for (int64_t v = kMinSmallInt; v <= kMaxSmallInt; ++v) {
+    small_ints_.push_back(intern(ExprKind::kInteger, ExprType::kInt, v, 0.0, {}));
+  }
+}
 
 bool Context::same_shape(const Expr* a, const Expr* b) {
   if (a->kind_ != b->kind_ || a->type_ != b->type_ || a->ival_ != b->ival_) return false;

@@ -1,6 +1,7 @@
 // Internal: the hash-consing arena behind the factories in make.h. Not for general use.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -18,10 +19,20 @@ class Context {
   size_t live_count() const;
   static bool same_shape(const Expr* a, const Expr* b);
 
+  // The constants every expression uses, made once (interning them again on every use was a
+  // hash lookup each): True, False and the integers in [kMinSmallInt, kMaxSmallInt].
+  static constexpr int64_t kMinSmallInt = -16, kMaxSmallInt = 64;
+  const ExprRef& boolean(bool v) const { return bools_[v ? 1 : 0]; }
+  const ExprRef* small_integer(int64_t v) const {
+    return v >= kMinSmallInt && v <= kMaxSmallInt ? &small_ints_[v - kMinSmallInt] : nullptr;
+  }
+
  private:
   Context();
   struct Table;
   std::unique_ptr<Table> table_;
+  ExprRef bools_[2];
+  std::vector<ExprRef> small_ints_;
 };
 
 }  // namespace sf::sym

@@ -204,9 +204,12 @@ bool divide_by_constant(const ExprRef& a, const ExprRef& b, ExprRef* out) {
 
 }  // namespace
 
-ExprRef integer(int64_t v) { return ctx().intern(ExprKind::kInteger, ExprType::kInt, v, 0.0, {}); }
+ExprRef integer(int64_t v) {
+  if (const ExprRef* c = ctx().small_integer(v)) return *c;
+  return ctx().intern(ExprKind::kInteger, ExprType::kInt, v, 0.0, {});
+}
 ExprRef real(double v) { return ctx().intern(ExprKind::kFloat, ExprType::kFloat, 0, v, {}); }
-ExprRef boolean(bool v) { return ctx().intern(ExprKind::kBoolConst, ExprType::kBool, v, 0.0, {}); }
+ExprRef boolean(bool v) { return ctx().boolean(v); }
 ExprRef true_expr() { return boolean(true); }
 ExprRef false_expr() { return boolean(false); }
 
