@@ -189,10 +189,7 @@ void Context::destroy(const Expr* e) {
 
 size_t Context::live_count() const { return table_->nodes.size(); }
 
-void ExprRef::release() {
-  if (e_ && --e_->refcount_ == 0) Context::get().destroy(e_);
-  e_ = nullptr;
-}
+void ExprRef::destroy(const Expr* e) { Context::get().destroy(e); }
 
 size_t live_expr_count() { return Context::get().live_count(); }
 

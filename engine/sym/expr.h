@@ -169,7 +169,12 @@ class ExprRef {
     if (e_) ++e_->refcount_;
   }
   friend class Context;
-  void release();
+  // Inline: it runs for every handle destroyed; only the last reference goes out of line.
+  void release() {
+    if (e_ && --e_->refcount_ == 0) destroy(e_);
+    e_ = nullptr;
+  }
+  static void destroy(const Expr* e);
   const Expr* e_ = nullptr;
 };
 
