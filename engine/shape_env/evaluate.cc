@@ -109,14 +109,14 @@ ExprRef ShapeEnv::evaluate_expr(const ExprRef& orig, std::optional<ExprRef> hint
         if (orig->is_ground() && orig->num_args() == 0) return orig;
         StaticOptions opts;
         opts.size_oblivious = size_oblivious;
-        if (std::optional<ExprRef> st = maybe_evaluate_static(orig, opts)) return *st;
+        StaticEvaluation st = evaluate_statically(orig, opts);  // both answers at once
+        if (st.decided) return *st.decided;
 
         ExprRef expr = simplify(orig, size_oblivious);
         std::optional<ExprRef> concrete = hint;
         bool emit_assert = false;
         if (!all_symbols_backed(*this, expr)) {
-          opts.unbacked_only = true;
-          expr = *maybe_evaluate_static(orig, opts);
+          expr = st.partial;  // what maybe_evaluate_static(orig, unbacked_only) answers
           if (!all_symbols_backed(*this, expr)) {
             if (fallback) return sym::boolean(*fallback);  // guard_or_*: no guard, no assert
             // Unbacked-but-hinted inputs: decide only if the answer does not depend on 0/1.
