@@ -113,7 +113,39 @@ ExprRef relation_from_difference(ExprKind kind, Poly d) {
   return intern(kind, ExprType::kBool, {expr_of(negs), expr_of(pos)});
 }
 
+// Relations are rebuilt from the same operands over and over (negations, implications,
+// rewrites after a replacement), and canonicalizing one goes through polynomials. A small
+// direct-mapped memo keeps the last result per slot; it holds its operands, so a slot never
+// matches a node recycled at the same address. Only small operands are kept (at most
+// kRelationMemoSlots x 2 x kRelationMemoMaxSize nodes stay alive because of it).
+struct RelationMemoSlot {
+  ExprKind kind = ExprKind::kEq;
+  ExprRef a, b, out;
+};
+constexpr size_t kRelationMemoSlots = 4096;
+constexpr uint32_t kRelationMemoMaxSize = 32;
+
+RelationMemoSlot& relation_memo_slot(ExprKind kind, const ExprRef& a, const ExprRef& b) {
+  static std::vector<RelationMemoSlot>* slots =
+      new std::vector<RelationMemoSlot>(kRelationMemoSlots);  // never destroyed, like the nodes
+  uint64_t h = a->hash() * 0x9e3779b97f4a7c15ULL ^ (b->hash() + static_cast<uint64_t>(kind));
+  return (*slots)[(h ^ (h >> 29)) & (kRelationMemoSlots - 1)];
+}
+
+ExprRef make_relation_uncached(ExprKind kind, const ExprRef& a, const ExprRef& b);
+
 ExprRef make_relation(ExprKind kind, const ExprRef& a, const ExprRef& b) {
+  if (a->size() > kRelationMemoMaxSize || b->size() > kRelationMemoMaxSize) {
+    return make_relation_uncached(kind, a, b);
+  }
+  RelationMemoSlot& slot = relation_memo_slot(kind, a, b);
+  if (slot.out && slot.kind == kind && slot.a == a && slot.b == b) return slot.out;
+  ExprRef out = make_relation_uncached(kind, a, b);
+  slot = RelationMemoSlot{kind, a, b, out};
+  return out;
+}
+
+ExprRef make_relation_uncached(ExprKind kind, const ExprRef& a, const ExprRef& b) {
   if (a->is_bool() || b->is_bool()) {
     SF_CHECK(a->is_bool() && b->is_bool() && (kind == ExprKind::kEq || kind == ExprKind::kNe))
         << "cannot order booleans: " << a->str() << ", " << b->str();
