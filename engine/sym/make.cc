@@ -113,36 +113,45 @@ ExprRef relation_from_difference(ExprKind kind, Poly d) {
   return intern(kind, ExprType::kBool, {expr_of(negs), expr_of(pos)});
 }
 
-// Relations are rebuilt from the same operands over and over (negations, implications,
-// rewrites after a replacement), and canonicalizing one goes through polynomials. A small
-// direct-mapped memo keeps the last result per slot; it holds its operands, so a slot never
-// matches a node recycled at the same address. Only small operands are kept (at most
-// kRelationMemoSlots x 2 x kRelationMemoMaxSize nodes stay alive because of it).
-struct RelationMemoSlot {
-  ExprKind kind = ExprKind::kEq;
+// The binary factories whose canonical form goes through polynomials (relations, add, sub,
+// mul) are called with the same operands over and over: negations, implications, rewrites
+// after a replacement, strides. A small direct-mapped memo keeps the last result per slot; it
+// holds its operands, so a slot never matches a node recycled at the same address, and only
+// small operands are kept (at most kMemoSlots x 2 x kMemoMaxOperand nodes stay alive for it).
+// A factory that raises stores nothing, so a hit never skips an operand check.
+enum class MemoOp : uint8_t { kEq, kNe, kLt, kLe, kAdd, kSub, kMul };
+struct MemoSlot {
+  MemoOp op = MemoOp::kEq;
   ExprRef a, b, out;
 };
-constexpr size_t kRelationMemoSlots = 4096;
-constexpr uint32_t kRelationMemoMaxSize = 32;
+constexpr size_t kMemoSlots = 4096;
+constexpr uint32_t kMemoMaxOperand = 32;
 
-RelationMemoSlot& relation_memo_slot(ExprKind kind, const ExprRef& a, const ExprRef& b) {
-  static std::vector<RelationMemoSlot>* slots =
-      new std::vector<RelationMemoSlot>(kRelationMemoSlots);  // never destroyed, like the nodes
-  uint64_t h = a->hash() * 0x9e3779b97f4a7c15ULL ^ (b->hash() + static_cast<uint64_t>(kind));
-  return (*slots)[(h ^ (h >> 29)) & (kRelationMemoSlots - 1)];
+template <typename F>
+ExprRef memoized(MemoOp op, const ExprRef& a, const ExprRef& b, F compute) {
+  if (a->size() > kMemoMaxOperand || b->size() > kMemoMaxOperand) return compute();
+  static std::vector<MemoSlot>* slots =
+      new std::vector<MemoSlot>(kMemoSlots);  // never destroyed, like the nodes
+  uint64_t h = a->hash() * 0x9e3779b97f4a7c15ULL ^ (b->hash() + static_cast<uint64_t>(op));
+  MemoSlot& slot = (*slots)[(h ^ (h >> 29)) & (kMemoSlots - 1)];
+  if (slot.out && slot.op == op && slot.a == a && slot.b == b) return slot.out;
+  ExprRef out = compute();
+  slot = MemoSlot{op, a, b, out};
+  return out;
+}
+
+MemoOp memo_op_of_relation(ExprKind kind) {
+  return kind == ExprKind::kEq   ? MemoOp::kEq
+         : kind == ExprKind::kNe ? MemoOp::kNe
+         : kind == ExprKind::kLt ? MemoOp::kLt
+                                 : MemoOp::kLe;
 }
 
 ExprRef make_relation_uncached(ExprKind kind, const ExprRef& a, const ExprRef& b);
 
 ExprRef make_relation(ExprKind kind, const ExprRef& a, const ExprRef& b) {
-  if (a->size() > kRelationMemoMaxSize || b->size() > kRelationMemoMaxSize) {
-    return make_relation_uncached(kind, a, b);
-  }
-  RelationMemoSlot& slot = relation_memo_slot(kind, a, b);
-  if (slot.out && slot.kind == kind && slot.a == a && slot.b == b) return slot.out;
-  ExprRef out = make_relation_uncached(kind, a, b);
-  slot = RelationMemoSlot{kind, a, b, out};
-  return out;
+  return memoized(memo_op_of_relation(kind), a, b,
+                  [&] { return make_relation_uncached(kind, a, b); });
 }
 
 ExprRef make_relation_uncached(ExprKind kind, const ExprRef& a, const ExprRef& b) {
@@ -258,7 +267,7 @@ ExprRef add(const ExprRef& a, const ExprRef& b) {
   require_numeric(b, "Add");
   if (is_int_const(a, 0) && b->is_int()) return b;
   if (is_int_const(b, 0) && a->is_int()) return a;
-  return expr_of(poly_add(poly_of(a), poly_of(b)));
+  return memoized(MemoOp::kAdd, a, b, [&] { return expr_of(poly_add(poly_of(a), poly_of(b))); });
 }
 
 ExprRef add(const std::vector<ExprRef>& terms) {
@@ -278,7 +287,9 @@ ExprRef neg(const ExprRef& a) {
 ExprRef sub(const ExprRef& a, const ExprRef& b) {
   require_numeric(a, "Sub");
   require_numeric(b, "Sub");
-  return expr_of(poly_add(poly_of(a), poly_scale(poly_of(b), Number::of(-1))));
+  return memoized(MemoOp::kSub, a, b, [&] {
+    return expr_of(poly_add(poly_of(a), poly_scale(poly_of(b), Number::of(-1))));
+  });
 }
 
 ExprRef mul(const ExprRef& a, const ExprRef& b) {
@@ -286,7 +297,7 @@ ExprRef mul(const ExprRef& a, const ExprRef& b) {
   require_numeric(b, "Mul");
   if (is_int_const(a, 1) && b->is_int()) return b;
   if (is_int_const(b, 1) && a->is_int()) return a;
-  return expr_of(poly_mul(poly_of(a), poly_of(b)));
+  return memoized(MemoOp::kMul, a, b, [&] { return expr_of(poly_mul(poly_of(a), poly_of(b))); });
 }
 
 ExprRef mul(const std::vector<ExprRef>& factors) {

@@ -65,7 +65,9 @@ std::vector<ExprRef> free_unbacked_symbols(const ExprRef& e) {
   return out;
 }
 
-bool has_free_unbacked_symbols(const ExprRef& e) { return !free_unbacked_symbols(e).empty(); }
+bool has_free_unbacked_symbols(const ExprRef& e) {
+  return any_symbol(e, [](const Expr* s) { return s->is_unbacked_symbol(); });
+}
 bool has_free_symbols(const ExprRef& e) { return !e->is_ground(); }
 
 bool contains_kind(const ExprRef& e, ExprKind kind) {
