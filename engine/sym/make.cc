@@ -127,11 +127,16 @@ struct MemoSlot {
 constexpr size_t kMemoSlots = 4096;
 constexpr uint32_t kMemoMaxOperand = 32;
 
+std::vector<MemoSlot>& memo_slots() {
+  static std::vector<MemoSlot>* slots =
+      new std::vector<MemoSlot>(kMemoSlots);  // never destroyed, like the nodes
+  return *slots;
+}
+
 template <typename F>
 ExprRef memoized(MemoOp op, const ExprRef& a, const ExprRef& b, F compute) {
   if (a->size() > kMemoMaxOperand || b->size() > kMemoMaxOperand) return compute();
-  static std::vector<MemoSlot>* slots =
-      new std::vector<MemoSlot>(kMemoSlots);  // never destroyed, like the nodes
+  std::vector<MemoSlot>* slots = &memo_slots();
   uint64_t h = a->hash() * 0x9e3779b97f4a7c15ULL ^ (b->hash() + static_cast<uint64_t>(op));
   MemoSlot& slot = (*slots)[(h ^ (h >> 29)) & (kMemoSlots - 1)];
   if (slot.out && slot.op == op && slot.a == a && slot.b == b) return slot.out;
@@ -537,6 +542,10 @@ ExprRef rebuild(const ExprRef& e, const std::vector<ExprRef>& args) {
       return not_(args[0]);
   }
   SF_UNREACHABLE();
+}
+
+void release_factory_memo() {
+  for (MemoSlot& slot : memo_slots()) slot = MemoSlot{};
 }
 
 }  // namespace sf::sym

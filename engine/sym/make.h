@@ -56,4 +56,8 @@ ExprRef rebuild(const ExprRef& e, const std::vector<ExprRef>& args);
 // Eq ⇔ d == 0, Ne ⇔ d != 0 (d = rhs - lhs). e must be a relation.
 ExprRef relation_difference(const ExprRef& rel);
 
+// The factories keep their last results for small operands (a bounded memo, see make.cc), and
+// with them the nodes involved. This drops those references, for leak checks.
+void release_factory_memo();
+
 }  // namespace sf::sym
