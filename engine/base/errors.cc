@@ -37,6 +37,11 @@ const std::vector<UserErrorKind>& all_user_error_kinds() {
   return all;
 }
 
+UserErrorTally& user_error_tally() {
+  thread_local UserErrorTally tally;
+  return tally;
+}
+
 void throw_user_error(UserErrorKind kind, const std::string& message) {
   throw UserError(kind, message);
 }

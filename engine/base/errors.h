@@ -3,6 +3,7 @@
 // for broken internal invariants; Unavailable for a capability this machine lacks.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <stdexcept>
@@ -42,10 +43,23 @@ std::optional<UserErrorKind> user_error_kind_by_name(std::string_view name);
 // Every kind, in declaration order.
 const std::vector<UserErrorKind>& all_user_error_kinds();
 
+// How many UserErrors this thread has made, and the kind of the last one: ShapeEnv's event log
+// learns how a call that unwinds ended from it, without catching and rethrowing (a rethrow
+// unwinds the stack a second time; see ShapeEnv::recorded).
+struct UserErrorTally {
+  uint64_t made = 0;
+  UserErrorKind last = UserErrorKind::kParse;
+};
+UserErrorTally& user_error_tally();
+
 class UserError : public std::runtime_error {
  public:
   UserError(UserErrorKind kind, const std::string& message)
-      : std::runtime_error(message), kind_(kind) {}
+      : std::runtime_error(message), kind_(kind) {
+    UserErrorTally& tally = user_error_tally();
+    ++tally.made;
+    tally.last = kind;
+  }
   UserErrorKind kind() const { return kind_; }
 
  private:

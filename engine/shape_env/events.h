@@ -127,6 +127,31 @@ class EventRecorder {
   const EventLog& log() const { return log_; }
   // True inside a recorded call: a call made now is nested in it.
   bool in_event() const { return depth_ > 0; }
+  // Ends the top-level event begun before it, when it goes out of scope: ok() when the call
+  // returned; when it unwinds, a user error of the last kind made if one was made during the
+  // call (the one in flight: nothing inside a ShapeEnv call catches a UserError), an engine bug
+  // otherwise (EngineBug, bad_alloc, anything else).
+  class EndOfEvent {
+   public:
+    explicit EndOfEvent(EventRecorder& r) : r_(r), made_(user_error_tally().made) {}
+    ~EndOfEvent() {
+      if (done_) return;
+      const UserErrorTally& tally = user_error_tally();
+      r_.end(tally.made != made_ ? EventOutcome::user_error(tally.last)
+                                 : EventOutcome::engine_bug());
+    }
+    void returned() {
+      done_ = true;
+      r_.end(EventOutcome::ok());
+    }
+    EndOfEvent(const EndOfEvent&) = delete;
+    EndOfEvent& operator=(const EndOfEvent&) = delete;
+
+   private:
+    EventRecorder& r_;
+    uint64_t made_;
+    bool done_ = false;
+  };
   // A nested call's scope (however it ends).
   class Nested {
    public:

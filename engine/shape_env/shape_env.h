@@ -317,21 +317,14 @@ auto ShapeEnv::recorded(EventCall call, F&& body) -> decltype(body()) {
     return body();
   }
   events_.begin(std::move(call));
-  try {
-    if constexpr (std::is_void_v<decltype(body())>) {
-      body();
-      events_.end(EventOutcome::ok());
-    } else {
-      auto result = body();
-      events_.end(EventOutcome::ok());
-      return result;
-    }
-  } catch (const UserError& e) {
-    events_.end(EventOutcome::user_error(e.kind()));
-    throw;
-  } catch (...) {
-    events_.end(EventOutcome::engine_bug());  // EngineBug, or anything else escaping the engine
-    throw;
+  EventRecorder::EndOfEvent end(events_);  // records how it ended, even when it unwinds
+  if constexpr (std::is_void_v<decltype(body())>) {
+    body();
+    end.returned();
+  } else {
+    auto result = body();
+    end.returned();
+    return result;
   }
 }
 
