@@ -344,8 +344,9 @@ bool ShapeEnv::guard_or_true(const SymBool& b) {
 // the unbacked test `check(n <= size(x, 0))` on an unbacked dim became a guard that raised.
 bool ShapeEnv::expect_true(const SymBool& b, const std::string& msg) {
   if (auto c = b.maybe_as_bool()) return *c;
-  if (has_hint(b.expr()) && !sym::has_free_unbacked_symbols(b.expr()) &&
-      !settings_.prefer_deferred_runtime_asserts_over_guards) {
+  // The cheap tests first: has_hint substitutes and bounds the expression.
+  if (!settings_.prefer_deferred_runtime_asserts_over_guards &&
+      !sym::has_free_unbacked_symbols(b.expr()) && has_hint(b.expr())) {
     return guard_bool(b, msg);
   }
   return guard_or_defer_runtime_assert(b.expr(), msg);
