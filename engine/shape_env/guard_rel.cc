@@ -205,9 +205,11 @@ void ShapeEnv::maybe_guard_rel(const ExprRef& raw) {
   if (!mod_atom) return;
   if (ranges_.add_divisible(*mod_atom)) {
     on_state_change();
-    for (const ExprRef& s : sym::free_symbols(*mod_atom)) symbol_changed(s);
+    std::vector<ExprRef> symbols = sym::free_symbols(*mod_atom);
+    // Every symbol first: re-simplifying the axioms must not read a stale cached simplification.
+    for (const ExprRef& s : symbols) symbol_changed(s);
     // FloorDiv forms may now simplify to CleanDiv: refresh the axioms over the dividend's symbols.
-    for (const ExprRef& s : sym::free_symbols(*mod_atom)) reindex_axioms_mentioning(s);
+    for (const ExprRef& s : symbols) reindex_axioms_mentioning(s);
   }
   divisibility_rewrite(*mod_atom);
 }

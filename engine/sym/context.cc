@@ -148,20 +148,14 @@ ExprRef Context::intern(ExprKind kind, ExprType type, int64_t ival, double fval,
     has_rule_kinds = has_rule_kinds || a->has_rule_kinds_;
   }
   probe.hash_ = h;
+  probe.size_ = static_cast<uint32_t>(size);
+  probe.depth_ = static_cast<uint32_t>(depth);
+  probe.has_symbols_ = has_symbols;
+  probe.has_rule_kinds_ = has_rule_kinds;
   probe.args_ = std::move(args);
   auto it = table_->nodes.find(&probe);
   if (it != table_->nodes.end()) return ExprRef(*it);
-  Expr* node = new Expr();
-  node->kind_ = kind;
-  node->type_ = type;
-  node->ival_ = ival;
-  node->fval_ = fval;
-  node->hash_ = h;
-  node->size_ = static_cast<uint32_t>(size);
-  node->depth_ = static_cast<uint32_t>(depth);
-  node->has_symbols_ = has_symbols;
-  node->has_rule_kinds_ = has_rule_kinds;
-  node->args_ = std::move(probe.args_);
+  Expr* node = new Expr(std::move(probe));
   table_->nodes.insert(node);
   return ExprRef(node);
 }

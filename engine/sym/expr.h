@@ -24,7 +24,8 @@ const char* sym_kind_prefix(SymKind kind);
 class ExprRef;
 
 // Division, modulo, min/max, relations, where, truncation and the connectives: the kinds the
-// simplifier rewrites with ranges. Every other kind is canonical once its arguments are.
+// simplifier rewrites with ranges (Simplifier::apply_rule has a rule for each). Every other kind
+// is canonical once its arguments are. Exhaustive, so a new kind must be placed here.
 constexpr bool has_simplifier_rule(ExprKind k) {
   switch (k) {
     case ExprKind::kFloorDiv:
@@ -42,9 +43,18 @@ constexpr bool has_simplifier_rule(ExprKind k) {
     case ExprKind::kOr:
     case ExprKind::kNot:
       return true;
-    default:
+    case ExprKind::kInteger:
+    case ExprKind::kFloat:
+    case ExprKind::kBoolConst:
+    case ExprKind::kSymbol:
+    case ExprKind::kAdd:
+    case ExprKind::kMul:
+    case ExprKind::kPow:
+    case ExprKind::kToFloat:
+    case ExprKind::kTrueDiv:
       return false;
   }
+  return false;
 }
 
 // Resource limits on a single expression, enforced when a node is created (Context::intern):

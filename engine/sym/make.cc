@@ -136,9 +136,8 @@ std::vector<MemoSlot>& memo_slots() {
 template <typename F>
 ExprRef memoized(MemoOp op, const ExprRef& a, const ExprRef& b, F compute) {
   if (a->size() > kMemoMaxOperand || b->size() > kMemoMaxOperand) return compute();
-  std::vector<MemoSlot>* slots = &memo_slots();
   uint64_t h = a->hash() * 0x9e3779b97f4a7c15ULL ^ (b->hash() + static_cast<uint64_t>(op));
-  MemoSlot& slot = (*slots)[(h ^ (h >> 29)) & (kMemoSlots - 1)];
+  MemoSlot& slot = memo_slots()[(h ^ (h >> 29)) & (kMemoSlots - 1)];
   if (slot.out && slot.op == op && slot.a == a && slot.b == b) return slot.out;
   ExprRef out = compute();
   slot = MemoSlot{op, a, b, out};

@@ -32,11 +32,9 @@ bool is_zero(const ExprRef& e) {
 }  // namespace
 
 bool shares_symbol(const ExprRef& a, const ExprRef& b) {
-  if (a->is_ground() || b->is_ground()) return false;
-  for (const ExprRef& s : free_symbols(a)) {
-    if (has_symbol(b, s)) return true;
-  }
-  return false;
+  // Nodes are interned: a symbol of a occurs in b iff the same node does.
+  return any_symbol(
+      a, [&b](const Expr* s) { return any_symbol(b, [s](const Expr* t) { return t == s; }); });
 }
 
 ExprRef Simplifier::pass(const ExprRef& root) {
@@ -67,42 +65,43 @@ ExprRef Simplifier::pass(const ExprRef& root) {
 }
 
 ExprRef Simplifier::apply_rule(const ExprRef& e) {
-  {
-    switch (e->kind()) {
-      case ExprKind::kFloorDiv:
-      case ExprKind::kCleanDiv:
-        return floordiv(e);
-      case ExprKind::kMod:
-        return mod(e);
-      case ExprKind::kMax:
-      case ExprKind::kMin:
-        return minmax(e);
-      case ExprKind::kEq:
-      case ExprKind::kNe:
-      case ExprKind::kLt:
-      case ExprKind::kLe:
-        return relation(e);
-      case ExprKind::kWhere:
-        return where(e);
-      case ExprKind::kTruncToInt:
-        return trunc_to_int(e);
-      case ExprKind::kAnd:
-      case ExprKind::kOr:
-      case ExprKind::kNot:
-        return connective(e);
-      case ExprKind::kInteger:
-      case ExprKind::kFloat:
-      case ExprKind::kBoolConst:
-      case ExprKind::kSymbol:
-      case ExprKind::kAdd:
-      case ExprKind::kMul:
-      case ExprKind::kPow:
-      case ExprKind::kToFloat:
-      case ExprKind::kTrueDiv:
-        return e;  // canonical by construction
-    }
-    SF_UNREACHABLE();
+  // has_simplifier_rule (expr.h) is the one list of the kinds with rules (simplify and pass
+  // skip trees without them); every other kind is canonical by construction.
+  if (!has_simplifier_rule(e->kind())) return e;
+  switch (e->kind()) {
+    case ExprKind::kFloorDiv:
+    case ExprKind::kCleanDiv:
+      return floordiv(e);
+    case ExprKind::kMod:
+      return mod(e);
+    case ExprKind::kMax:
+    case ExprKind::kMin:
+      return minmax(e);
+    case ExprKind::kEq:
+    case ExprKind::kNe:
+    case ExprKind::kLt:
+    case ExprKind::kLe:
+      return relation(e);
+    case ExprKind::kWhere:
+      return where(e);
+    case ExprKind::kTruncToInt:
+      return trunc_to_int(e);
+    case ExprKind::kAnd:
+    case ExprKind::kOr:
+    case ExprKind::kNot:
+      return connective(e);
+    case ExprKind::kInteger:
+    case ExprKind::kFloat:
+    case ExprKind::kBoolConst:
+    case ExprKind::kSymbol:
+    case ExprKind::kAdd:
+    case ExprKind::kMul:
+    case ExprKind::kPow:
+    case ExprKind::kToFloat:
+    case ExprKind::kTrueDiv:
+      break;
   }
+  SF_UNREACHABLE() << "has_simplifier_rule lists a kind without a rule: " << e->str();
 }
 
 }  // namespace detail
