@@ -42,10 +42,6 @@ UserErrorTally& user_error_tally() {
   return tally;
 }
 
-void throw_user_error(UserErrorKind kind, const std::string& message) {
-  throw UserError(kind, message);
-}
-
 std::string UserErrorInfo::str() const {
   return std::string(user_error_kind_name(kind)) + ": " + message;
 }

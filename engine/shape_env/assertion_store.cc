@@ -37,9 +37,17 @@ void AssertionStore::add_axiom_and_negation(const ExprRef& e, bool v, const Expr
 }
 
 void AssertionStore::index_entry(size_t i) {
-  for (const ExprRef& s : sym::free_symbols(axiom_entries_[i].current)) {
-    entries_mentioning_[s.get()].push_back(i);
+  auto index_under = [&](const sym::Expr* s) {
+    std::vector<size_t>& entries = entries_mentioning_[s];
+    if (entries.empty() || entries.back() != i) entries.push_back(i);  // a repeated symbol
+    return false;
+  };
+  const ExprRef& current = axiom_entries_[i].current;
+  if (current->size() > 64) {  // a large DAG: walk each shared subtree once
+    for (const ExprRef& s : sym::free_symbols(current)) index_under(s.get());
+    return;
   }
+  sym::any_symbol(current, index_under);  // visits every symbol; allocates no list
 }
 
 void AssertionStore::reindex_mentioning(const ExprRef& s,

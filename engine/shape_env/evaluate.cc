@@ -36,7 +36,10 @@ ExprRef ShapeEnv::known_value_of(const ExprRef& s) const {
 }
 
 void ShapeEnv::reindex_axioms_mentioning(const ExprRef& s) {
-  asserts_.reindex_mentioning(s, [this](const ExprRef& e) { return simplify(e); });
+  // Uncached: the new forms are stored in the axiom entries, and a form is rarely simplified
+  // twice under the same replacements, so a cache entry per form would be written, not read.
+  asserts_.reindex_mentioning(
+      s, [this](const ExprRef& e) { return sym::simplify(replace(e), Ranges(*this, false)); });
 }
 
 std::optional<ExprRef> ShapeEnv::maybe_evaluate_static(const ExprRef& e, StaticOptions opts) const {
@@ -105,7 +108,8 @@ ExprRef ShapeEnv::evaluate_expr(const ExprRef& orig, std::optional<ExprRef> hint
                                 bool size_oblivious, std::optional<bool> fallback,
                                 const std::string& sloc) {
   return recorded(
-      event::EvaluateExpr{orig, hint, size_oblivious, fallback, sloc}, [&]() -> ExprRef {
+      event::EvaluateExpr{orig, hint, size_oblivious, fallback, sloc},
+      [&]() SF_UNWOUND_INLINE -> ExprRef {
         if (orig->is_ground() && orig->num_args() == 0) return orig;
         StaticOptions opts;
         opts.size_oblivious = size_oblivious;
@@ -189,7 +193,7 @@ ExprRef ShapeEnv::evaluate_expr(const ExprRef& orig, std::optional<ExprRef> hint
 }
 
 bool ShapeEnv::guard_or_defer_runtime_assert(const ExprRef& orig, const std::string& msg) {
-  return recorded(event::GuardOrDeferRuntimeAssert{orig, msg}, [&]() -> bool {
+  return recorded(event::GuardOrDeferRuntimeAssert{orig, msg}, [&]() SF_UNWOUND_INLINE -> bool {
     // One static evaluation answers both questions: decided, or what is left of it (the
     // unbacked_only result, which differs from the plain one only in returning that).
     StaticEvaluation st = evaluate_statically(orig, {});

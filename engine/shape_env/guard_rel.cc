@@ -203,15 +203,19 @@ void ShapeEnv::maybe_guard_rel(const ExprRef& raw) {
     mod_atom = &rhs;
   }
   if (!mod_atom) return;
-  if (ranges_.add_divisible(*mod_atom)) {
-    on_state_change();
-    std::vector<ExprRef> symbols = sym::free_symbols(*mod_atom);
-    // Every symbol first: re-simplifying the axioms must not read a stale cached simplification.
-    for (const ExprRef& s : symbols) symbol_changed(s);
-    // FloorDiv forms may now simplify to CleanDiv: refresh the axioms over the dividend's symbols.
-    for (const ExprRef& s : symbols) reindex_axioms_mentioning(s);
+  if (!ranges_.add_divisible(*mod_atom)) {
+    divisibility_rewrite(*mod_atom);
+    return;
   }
+  on_state_change();
+  std::vector<ExprRef> symbols = sym::free_symbols(*mod_atom);
+  // Every symbol first: re-simplifying the axioms must not read a stale cached simplification.
+  for (const ExprRef& s : symbols) symbol_changed(s);
+  // A rewrite i0 = d*i1 re-simplifies the axioms over i0 (which then mention i1 instead) with
+  // the divisibility already known; doing it first spares simplifying those axioms twice.
   divisibility_rewrite(*mod_atom);
+  // FloorDiv forms may now simplify to CleanDiv: refresh the axioms over the dividend's symbols.
+  for (const ExprRef& s : symbols) reindex_axioms_mentioning(s);
 }
 
 }  // namespace sf

@@ -154,32 +154,39 @@ Poly poly_of(const ExprRef& e) {
 }
 
 ExprRef expr_of(const Poly& p) {
-  std::vector<ExprRef> terms;
-  terms.reserve(p.terms.size() + 1);
+  // The sum's arguments are built in place: slot 0 is kept for the constant, dropped if unused.
+  std::vector<ExprRef> args;
+  args.reserve(p.terms.size() + 1);
+  args.emplace_back();
   bool terms_float = false;
   for (const Term& t : p.terms) {
     if (t.coef.is_one() && !(t.coef.is_float && !t.mono->is_float())) {
-      terms.push_back(t.mono);
+      args.push_back(t.mono);
     } else {
-      std::vector<ExprRef> margs{t.coef.to_expr()};
+      std::vector<ExprRef> margs;
+      margs.reserve(t.mono->is(ExprKind::kMul) ? t.mono->num_args() + 1 : 2);
+      margs.push_back(t.coef.to_expr());
       if (t.mono->is(ExprKind::kMul)) {
         margs.insert(margs.end(), t.mono->args().begin(), t.mono->args().end());
       } else {
         margs.push_back(t.mono);
       }
       ExprType type = type_of_args(margs);
-      terms.push_back(Context::get().intern(ExprKind::kMul, type, 0, 0.0, std::move(margs)));
+      args.push_back(Context::get().intern(ExprKind::kMul, type, 0, 0.0, std::move(margs)));
     }
-    terms_float = terms_float || terms.back()->is_float();
+    terms_float = terms_float || args.back()->is_float();
   }
+  size_t num_terms = args.size() - 1;
   // A float zero constant is kept when it alone makes the sum float-typed.
   bool keep_constant =
-      !p.constant.is_zero() || terms.empty() || (p.constant.is_float && !terms_float);
-  if (!keep_constant && terms.size() == 1) return terms[0];
-  std::vector<ExprRef> args;
-  if (keep_constant) args.push_back(p.constant.to_expr());
-  if (terms.empty()) return args[0];
-  args.insert(args.end(), terms.begin(), terms.end());
+      !p.constant.is_zero() || num_terms == 0 || (p.constant.is_float && !terms_float);
+  if (!keep_constant && num_terms == 1) return args[1];
+  if (keep_constant) {
+    args[0] = p.constant.to_expr();
+    if (num_terms == 0) return args[0];
+  } else {
+    args.erase(args.begin());
+  }
   bool any_float = terms_float || p.constant.is_float;
   return Context::get().intern(ExprKind::kAdd, any_float ? ExprType::kFloat : ExprType::kInt, 0,
                                0.0, std::move(args));

@@ -37,6 +37,8 @@ void collect(const ExprRef& e, std::unordered_set<const Expr*>& seen, std::vecto
 
 std::vector<ExprRef> free_symbols(const ExprRef& e) {
   std::vector<ExprRef> out;
+  if (e->is_ground()) return out;
+  out.reserve(8);  // one allocation for the common case instead of growing 1, 2, 4, 8
   if (e->size() <= kSmallTree) {
     collect_small(e, out);
   } else {
