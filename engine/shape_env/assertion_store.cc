@@ -43,7 +43,7 @@ void AssertionStore::index_entry(size_t i) {
     return false;
   };
   const ExprRef& current = axiom_entries_[i].current;
-  if (current->size() > 64) {  // a large DAG: walk each shared subtree once
+  if (current->size() > sym::kSmallTree) {  // a large DAG: walk each shared subtree once
     for (const ExprRef& s : sym::free_symbols(current)) index_under(s.get());
     return;
   }

@@ -11,10 +11,6 @@ namespace sf::sym {
 
 namespace {
 
-// Trees up to this many nodes are walked without a visited set: revisiting a shared subtree is
-// cheaper than hashing, and only large DAGs can blow up.
-constexpr uint32_t kSmallTree = 64;
-
 void collect_small(const ExprRef& e, std::vector<ExprRef>& out) {
   if (e->is_ground()) return;
   if (e->is(ExprKind::kSymbol)) {

@@ -18,6 +18,9 @@ bool has_symbol(const ExprRef& e, const ExprRef& sym);
 std::vector<ExprRef> free_unbacked_symbols(const ExprRef& e);
 bool has_free_unbacked_symbols(const ExprRef& e);
 bool has_free_symbols(const ExprRef& e);
+// Trees up to this many nodes are walked without a visited set: revisiting a shared subtree is
+// cheaper than hashing, and only large DAGs can blow up.
+constexpr uint32_t kSmallTree = 64;
 // True when some symbol of e satisfies pred(const Expr*); walks the tree, allocating nothing.
 template <typename Pred>
 bool any_symbol(const ExprRef& e, const Pred& pred) {
