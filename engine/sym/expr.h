@@ -108,7 +108,7 @@ class Expr {
 
   const std::vector<ExprRef>& args() const { return args_; }
   const ExprRef& arg(size_t i) const;
-  size_t num_args() const { return args_.size(); }
+  size_t num_args() const;
 
   // Deterministic structural hash (independent of addresses and creation order).
   uint64_t hash() const { return hash_; }
@@ -188,7 +188,9 @@ class ExprRef {
   const Expr* e_ = nullptr;
 };
 
+// Out of line: vector<ExprRef>::size needs ExprRef complete (clang with libstdc++ 12).
 inline const ExprRef& Expr::arg(size_t i) const { return args_[i]; }
+inline size_t Expr::num_args() const { return args_.size(); }
 
 // Total, deterministic structural order used to canonicalize commutative operands.
 // Returns <0, 0, >0. Numbers < symbols (by kind, then index) < compound nodes.

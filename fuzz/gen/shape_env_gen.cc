@@ -112,7 +112,9 @@ DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
         }
         case 6: {  // a retrace of a binding site: fresh symbol renamed back
           if (binding_sites.empty()) break;
-          auto& [old, bindings] = binding_sites[src.pick(binding_sites.size())];
+          auto& site = binding_sites[src.pick(binding_sites.size())];
+          const auto old = site.first;  // named, not a structured binding: clang 14 lambdas
+          auto& bindings = site.second;
           bool scalar = bindings.begin()->second.empty();
           log([&] {
             return "rebind " + std::to_string(old) + " " + (scalar ? "scalar" : "tensor");

@@ -40,7 +40,10 @@ std::vector<Fact> env_facts(const ShapeEnv& env, bool detailed_labels) {
   for (const auto& [s, r] : env.range_table().ranges()) {
     for (Fact& f : range_facts(s, r, detailed_labels)) out.push_back(std::move(f));
   }
-  for (const auto& [s, tgt] : env.replacement_table().entries()) {
+  // Loops over pairs by name, not structured bindings: clang 14 cannot capture those in lambdas.
+  for (const auto& entry : env.replacement_table().entries()) {
+    const ExprRef& s = entry.first;
+    const ExprRef& tgt = entry.second;
     ExprRef lhs = s, rhs = tgt;
     if (s->is_float() != tgt->is_float()) {
       lhs = s->is_float() ? s : sym::to_float(s);
@@ -50,7 +53,9 @@ std::vector<Fact> env_facts(const ShapeEnv& env, bool detailed_labels) {
                      return "replacement " + s->str() + " -> " + tgt->str();
                    })});
   }
-  for (const auto& [e, value] : env.assertions().axioms()) {
+  for (const auto& axiom : env.assertions().axioms()) {
+    const ExprRef& e = axiom.first;
+    const bool value = axiom.second;
     out.push_back({value ? e : sym::not_(e), label("axiom", [&] {
                      return "axiom " + e->str() + " == " + (value ? "True" : "False");
                    })});
