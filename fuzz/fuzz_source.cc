@@ -7,6 +7,11 @@ int64_t FuzzSource::range(int64_t lo, int64_t hi) {
   if (hi <= lo) return lo;
   uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
   uint64_t r = next_u64();
+  // A byte source gives 8 bits per draw: a span wider than that takes more bytes, else a draw
+  // among weights summing past 255 could only ever land in the first 256 units.
+  const int bits = bits_per_draw();
+  for (int have = bits; have < 64 && (span >> have) != 0; have += bits)
+    r = (r << bits) | next_u64();
   if (span == UINT64_MAX) return static_cast<int64_t>(r);
   return static_cast<int64_t>(static_cast<uint64_t>(lo) + r % (span + 1));
 }

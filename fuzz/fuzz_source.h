@@ -15,6 +15,8 @@ class FuzzSource {
   // Next 64 random bits; byte sources return zeros once exhausted (so decoding always ends).
   virtual uint64_t next_u64() = 0;
   virtual bool exhausted() const { return false; }
+  // How many random bits one next_u64() carries (range() draws more for wider spans).
+  virtual int bits_per_draw() const { return 64; }
 
   // Uniform-ish integer in [lo, hi] (inclusive).
   int64_t range(int64_t lo, int64_t hi);
@@ -33,6 +35,7 @@ class ByteSource : public FuzzSource {
   explicit ByteSource(const std::vector<uint8_t>& bytes) : ByteSource(bytes.data(), bytes.size()) {}
   uint64_t next_u64() override;
   bool exhausted() const override { return pos_ >= size_; }
+  int bits_per_draw() const override { return 8; }
   size_t consumed() const { return pos_; }
 
  private:

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_set>
@@ -160,9 +161,22 @@ void preorder(const ExprPtr& e, std::vector<ExprPtr>* out) {
   for (const ExprPtr& x : e->elems) preorder(x, out);
 }
 
-// Replace a subexpression of an assigned value or a condition by a simpler form or an input.
+// The value assigned to each single-target variable at the top level (the last assignment wins).
+std::map<std::string, ExprPtr> top_level_definitions(const Program& p) {
+  std::map<std::string, ExprPtr> defs;
+  for (const Stmt& s : p.body) {
+    if (s.kind == Stmt::Kind::kAssign && s.targets.size() == 1 && s.value)
+      defs[s.targets[0]] = s.value;
+  }
+  return defs;
+}
+
+// Replace a subexpression of an assigned value or a condition by a simpler form or an input, or
+// a variable by its definition's operands (skipping a statement in a chain: `sum(b)` for
+// `sum(a)` where `a = f(b)`, which dropping statements alone cannot reach while `a` is used).
 Candidates value_candidates(const Program& p) {
   Candidates out;
+  const std::map<std::string, ExprPtr> defs = top_level_definitions(p);
   for_each_list(p, [&](Program& copy, std::vector<Stmt>& list) {
     for (Stmt& s : list) {
       if (!s.value) continue;
@@ -171,6 +185,14 @@ Candidates value_candidates(const Program& p) {
       preorder(original, &subs);
       for (size_t k = 0; k < subs.size(); ++k) {
         std::vector<ExprPtr> repls = simpler(subs[k]);
+        if (subs[k]->kind == Expr::Kind::kVar) {
+          if (auto d = defs.find(subs[k]->name);
+              d != defs.end() && d->second->kind == Expr::Kind::kCall) {
+            for (const ExprPtr& a : d->second->args) {
+              if (a->kind == Expr::Kind::kVar && a->name != subs[k]->name) repls.push_back(a);
+            }
+          }
+        }
         if (subs[k]->kind == Expr::Kind::kVar || subs[k]->kind == Expr::Kind::kCall) {
           for (const InputDecl& in : p.inputs) {  // a value computed from inputs -> an input
             if (subs[k]->kind != Expr::Kind::kVar || subs[k]->name != in.name) {

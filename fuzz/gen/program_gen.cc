@@ -38,7 +38,9 @@ struct Var {
 
 class Generator {
  public:
-  Generator(FuzzSource& src, const ProgramPolicy& policy) : src_(src), policy_(policy) {}
+  Generator(FuzzSource& src, const ProgramPolicy& policy) : src_(src), policy_(policy) {
+    build_draw_table();
+  }
 
   GeneratedProgram run() {
     add_inputs();
@@ -187,22 +189,48 @@ class Generator {
   }
 
   // ---- statements ----
-  // An op of `family` drawn by its ops.def generator weight (none when the family has no
-  // weighted op).
-  std::optional<OpKind> pick_op(OpFamily family) {
-    std::vector<OpKind> ops;
-    std::vector<uint32_t> weights;
-    for (OpKind op : program::all_ops()) {
-      const program::OpSchema& s = program::schema(op);
-      if (s.family != family || s.gen_weight <= 0) continue;
-      bool disabled = false;
-      for (program::OpFeature f : policy_.disabled_features) disabled = disabled || s.has(f);
-      if (disabled) continue;
-      ops.push_back(op);
-      weights.push_back(static_cast<uint32_t>(s.gen_weight));
+  // What one statement draw can produce: an op (by family weight x its ops.def weight within the
+  // family), a check or a static if. One weighted draw over this table: a family with no drawable
+  // op (all weights 0, or disabled by the swarm policy) has no entry, so it never wastes a draw.
+  struct Draw {
+    enum class Kind { kOp, kCheck, kIf } kind;
+    OpKind op{};
+  };
+  void build_draw_table() {
+    // Scaling by a number every family's weight sum divides keeps the ratios exact.
+    constexpr uint64_t kScale = 720720;  // lcm(1..16)
+    const std::vector<uint32_t>& fw = policy_.family_weights;
+    auto family_weight = [&](size_t f) -> uint64_t { return f < fw.size() ? fw[f] : 0; };
+    if (policy_.focus) {
+      uint64_t w = 0;
+      for (size_t f = 0; f < kCheckStatement; ++f) w += family_weight(f);
+      add_draw({Draw::Kind::kOp, *policy_.focus}, w * kScale);
+    } else {
+      for (size_t f = 0; f < kCheckStatement; ++f) {
+        std::vector<std::pair<OpKind, uint64_t>> ops;
+        uint64_t sum = 0;
+        for (OpKind op : program::all_ops()) {
+          const program::OpSchema& sc = program::schema(op);
+          if (static_cast<size_t>(sc.family) != f || sc.gen_weight <= 0) continue;
+          bool disabled = false;
+          for (program::OpFeature feat : policy_.disabled_features)
+            disabled = disabled || sc.has(feat);
+          if (disabled) continue;
+          ops.emplace_back(op, static_cast<uint64_t>(sc.gen_weight));
+          sum += static_cast<uint64_t>(sc.gen_weight);
+        }
+        for (const auto& [op, w] : ops) {
+          add_draw({Draw::Kind::kOp, op}, family_weight(f) * w * kScale / sum);
+        }
+      }
     }
-    if (ops.empty()) return std::nullopt;
-    return ops[src_.weighted(weights)];
+    add_draw({Draw::Kind::kCheck, {}}, family_weight(kCheckStatement) * kScale);
+    add_draw({Draw::Kind::kIf, {}}, family_weight(kIfStatement) * kScale);
+  }
+  void add_draw(Draw d, uint64_t weight) {
+    if (weight == 0) return;
+    draws_.push_back(d);
+    draw_weights_.push_back(static_cast<uint32_t>(std::min<uint64_t>(weight, UINT32_MAX)));
   }
 
   // A 1-D i64 tensor variable (repeats, indices).
@@ -488,15 +516,13 @@ class Generator {
   }
 
   bool try_statement() {
-    size_t family = src_.weighted(policy_.family_weights);
-    if (family == kCheckStatement) return src_.chance(1, 3) ? try_size_equality() : try_check();
-    if (family == kIfStatement) return try_if();
-    std::optional<OpKind> op =
-        policy_.focus ? policy_.focus : pick_op(static_cast<OpFamily>(family));
-    if (!op) return false;
-    if (*op == OpKind::kAddInplace) return try_mutation();
+    if (draws_.empty()) return false;
+    const Draw& d = draws_[src_.weighted(draw_weights_)];
+    if (d.kind == Draw::Kind::kCheck) return src_.chance(1, 3) ? try_size_equality() : try_check();
+    if (d.kind == Draw::Kind::kIf) return try_if();
+    if (d.op == OpKind::kAddInplace) return try_mutation();
     squeezes_a_one_ = false;
-    ExprPtr e = candidate(*op);
+    ExprPtr e = candidate(d.op);
     if (!e) return false;
     std::string name = "v" + std::to_string(line_);
     Stmt st = program::ProgramBuilder::assign_stmt(name, e);
@@ -548,6 +574,8 @@ class Generator {
   std::unique_ptr<eager::Session> eager_;  // the statements accepted so far, run
   std::vector<Var> vars_;
   int line_ = 1;
+  std::vector<Draw> draws_;  // build_draw_table
+  std::vector<uint32_t> draw_weights_;
   bool squeezes_a_one_ = false;          // the last candidate squeezes a dim of size 1
   bool size_oblivious_squeeze_ = false;  // an accepted statement did
 };

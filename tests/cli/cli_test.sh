@@ -100,6 +100,32 @@ grep -q '"status": "finished"' "$tmp/camp/report.json" ||
 grep -q "\"original\": \"failures/$(basename "$repro_file")\"" "$tmp/camp/report.json" ||
   { echo "FAIL: report does not name $repro_file"; failures=$((failures + 1)); }
 
+# check: a corpus file whose expectation is wrong and a campaign with a planted fault both fail it
+# (exit 1) and appear in the JUnit XML; a sound corpus with no campaign passes (exit 0).
+mkdir -p "$tmp/checkc"
+cat >"$tmp/checkc/wrong.sfz" <<'SFZ'
+# sfz 1
+# expect: error check_failed
+input t: i64[4] = [1, 0, 2, 0]
+a = nonzero(t)
+return a
+SFZ
+expect_rc 1 "check with a wrong expectation" "$cli" check --corpus "$tmp/checkc" --seconds 0 \
+  --junit "$tmp/check1.xml"
+expect_output "expected 'error check_failed', got pass"
+grep -q '<testcase classname="corpus.checkc" name="wrong.sfz"' "$tmp/check1.xml" &&
+  grep -q '<failure message="expected &apos;error check_failed&apos;, got pass">' "$tmp/check1.xml" ||
+  { echo "FAIL: check JUnit lacks the failed corpus case"; failures=$((failures + 1)); }
+sed -i 's/# expect: error check_failed/# expect: ok/' "$tmp/checkc/wrong.sfz"
+expect_rc 0 "check of a sound corpus" "$cli" check --corpus "$tmp/checkc" --seconds 0
+expect_output "check: 1 cases, 0 failed: ok"
+SHAPEFUZZ_FAULTS=refine_ranges_off_by_one expect_rc 1 "check finds a planted fault" "$cli" check \
+  --corpus "$tmp/checkc" --seconds 10 --oracles structural,differential --junit "$tmp/check2.xml"
+grep -q '<testcase classname="campaign" name="fail:' "$tmp/check2.xml" ||
+  { echo "FAIL: check JUnit lacks the campaign finding"; failures=$((failures + 1)); }
+expect_rc 2 "check --junit into a file path" "$cli" check --seconds 0 --corpus "$tmp/checkc" \
+  --junit "$tmp/checkc/wrong.sfz/x.xml"
+
 if ((failures)); then
   echo "$failures check(s) failed"
   exit 1

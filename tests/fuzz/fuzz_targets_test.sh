@@ -9,7 +9,7 @@ corpus="$3"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-SHAPEFUZZ_FAULTS=refine_ranges_off_by_one "$pipeline" -runs=2000 -seed=3 \
+SHAPEFUZZ_FAULTS=refine_ranges_off_by_one "$pipeline" -runs=50000 -seed=3 \
   -artifact_prefix="$tmp/" "$corpus" >"$tmp/found.log" 2>&1
 rc=$?
 [ "$rc" -ne 0 ] || fail "the faulty pipeline ran clean (rc 0)"

@@ -38,6 +38,7 @@ void add_bench_oracles_command(CLI::App& app, Action* action);
 void add_bench_pipeline_command(CLI::App& app, Action* action);
 void add_bench_shape_env_command(CLI::App& app, Action* action);
 void add_fuzz_shape_env_command(CLI::App& app, Action* action);
+void add_check_command(CLI::App& app, Action* action);
 
 // The oracle flags shared by the commands that run the pipeline (--oracles, --oracle-timeout-ms,
 // --cross-check); `options()` gives the pipeline options they select (no backend set).

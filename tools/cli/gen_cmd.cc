@@ -1,9 +1,11 @@
-// `shapefuzz gen --seed N [--count K]`: prints the program(s) the campaign runs for seeds N..N+K-1.
+// `shapefuzz gen --seed N [--count K]`: prints the program(s) the campaign runs for seeds N..N+K-1;
+// `gen --stats N` prints what the generator reaches over N programs instead.
 #include <cstdio>
 #include <memory>
 
 #include "engine/program/printer.h"
 #include "fuzz/campaign.h"
+#include "fuzz/gen_stats.h"
 #include "tools/cli/commands.h"
 
 namespace sf::cli {
@@ -12,9 +14,14 @@ namespace {
 
 struct GenFlags {
   uint64_t seed = 1, count = 1;
+  uint64_t stats = 0;  // 0: print programs
 };
 
 int gen(const GenFlags& f) {
+  if (f.stats > 0) {
+    std::fputs(fuzz::collect_gen_stats(f.seed, f.stats).report().c_str(), stdout);
+    return kExitOk;
+  }
   for (uint64_t s = f.seed; s < f.seed + f.count; ++s) {
     std::fputs(program::print_program(fuzz::program_for_seed(s)).c_str(), stdout);
     if (s + 1 < f.seed + f.count) std::fputs("\n", stdout);
@@ -32,6 +39,10 @@ void add_gen_command(CLI::App& app, Action* action) {
   cmd->add_option("--count", f->count, "how many programs")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
+  cmd->add_option("--stats", f->stats,
+                  "instead of programs, print op, feature and binding-path coverage and verdicts "
+                  "over this many programs (seeds S..S+N-1), each run through the pipeline")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 24));
   cmd->callback([=] { *action = [=] { return gen(*f); }; });
 }
 

@@ -1,0 +1,250 @@
+// Coverage of the program generator over seeds (see gen_stats.h): read from each program's text
+// and from the graph the pipeline traced for it, never from the generator's own bookkeeping.
+#include "fuzz/gen_stats.h"
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <regex>
+#include <set>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/program/schema.h"
+#include "engine/sym/walk.h"
+#include "fuzz/campaign.h"
+#include "oracles/pipeline.h"
+
+namespace sf::fuzz {
+
+namespace {
+
+using program::Expr;
+using program::OpKind;
+using program::Stmt;
+
+const char* entry_kind(const KeyEntry& e) {
+  switch (e.kind) {
+    case KeyEntry::Kind::kSequence:
+      return "sequence [i]";
+    case KeyEntry::Kind::kCallMethod:
+      switch (e.method) {
+        case TensorMethod::kSize:
+          return "size(i)";
+        case TensorMethod::kStride:
+          return "stride(i)";
+        case TensorMethod::kStorageOffset:
+          return "storage_offset()";
+      }
+      return "?";
+    case KeyEntry::Kind::kInnerTensor:
+      return "inner tensor .attr";
+    case KeyEntry::Kind::kDivideBy:
+      return "divide by // d";
+    case KeyEntry::Kind::kConvertInt:
+      return "convert int()";
+  }
+  return "?";
+}
+
+// Per program: what its statements do, in order (for "data-dependent op after an in-place op").
+struct ProgramWalk {
+  std::set<std::string> ops;
+  std::set<std::string> features;
+  std::map<std::string, int64_t> calls;
+  std::set<std::string> mutated;  // variables an in-place op has written so far
+  std::set<std::string> dd_read;  // variables a data-dependent op has read so far
+  int64_t statements = 0;
+
+  void expr(const program::ExprPtr& e) {
+    if (!e) return;
+    for (const program::ExprPtr& x : e->elems) expr(x);
+    for (const program::ExprPtr& x : e->args) expr(x);
+    for (const auto& kw : e->kwargs) expr(kw.second);
+    if (e->kind != Expr::Kind::kCall) return;
+    const program::OpSchema& s = program::schema(e->op);
+    ops.insert(s.name);
+    ++calls[s.name];
+    if (s.has(program::OpFeature::kMultiOutput)) features.insert("multi-output op");
+    if (s.allocates_unbacked) {
+      features.insert("data-dependent op");
+      for (const program::ExprPtr& a : e->args) {
+        if (a && a->kind == Expr::Kind::kVar) {
+          if (mutated.count(a->name))
+            features.insert("data-dependent op after an in-place op on its operand");
+          dd_read.insert(a->name);
+        }
+      }
+    }
+    if (s.has(program::OpFeature::kMutation)) {
+      features.insert("in-place op");
+      for (const program::ExprPtr& a : e->args) {
+        if (a && a->kind == Expr::Kind::kVar) {
+          if (dd_read.count(a->name))
+            features.insert("in-place op on a data-dependent op's operand");
+          mutated.insert(a->name);
+          break;  // the first argument is the one written
+        }
+      }
+    }
+  }
+
+  void stmts(const std::vector<Stmt>& body) {
+    for (const Stmt& st : body) {
+      ++statements;
+      switch (st.kind) {
+        case Stmt::Kind::kAssign:
+          expr(st.value);
+          break;
+        case Stmt::Kind::kCheck:
+          features.insert("check");
+          if (st.value && st.value->kind == Expr::Kind::kCall && st.value->op == OpKind::kEq) {
+            features.insert("equality check (==)");
+          }
+          expr(st.value);
+          break;
+        case Stmt::Kind::kCheckIsSize:
+          features.insert("check_is_size");
+          expr(st.value);
+          expr(st.max);
+          break;
+        case Stmt::Kind::kIf:
+          features.insert("static if");
+          expr(st.value);
+          stmts(st.then_body);
+          stmts(st.else_body);
+          break;
+        case Stmt::Kind::kReturn:
+          for (const program::ExprPtr& r : st.returns) expr(r);
+          break;
+      }
+    }
+  }
+};
+
+bool mentions_float(const ExprRef& e) {
+  if (!e) return false;
+  if (sym::contains_kind(e, sym::ExprKind::kToFloat) ||
+      sym::contains_kind(e, sym::ExprKind::kFloat))
+    return true;
+  for (const ExprRef& s : sym::free_symbols(e)) {
+    if (s->is_float()) return true;
+  }
+  return false;
+}
+
+std::string percent(int64_t n, int64_t of) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%5.1f%%", of ? 100.0 * static_cast<double>(n) / of : 0.0);
+  return buf;
+}
+
+}  // namespace
+
+GenStats collect_gen_stats(uint64_t first_seed, uint64_t count) {
+  GenStats st;
+  auto cpu = backend::make_cpu_backend();
+  const std::regex number("[0-9]+");
+  for (uint64_t seed = first_seed; seed < first_seed + count; ++seed) {
+    GeneratedProgram g = generated_for_seed(seed);
+    ++st.programs;
+    ProgramWalk w;
+    for (const program::InputDecl& in : g.program.inputs) {
+      for (program::DimMode m : in.dims) {
+        if (m == program::DimMode::kDynamic) w.features.insert("dynamic input dim");
+        if (m == program::DimMode::kUnbacked) w.features.insert("unbacked input dim");
+      }
+      if (!in.is_tensor && in.scalar_mode == program::DimMode::kDynamic) {
+        w.features.insert("dynamic scalar input");
+      }
+    }
+    w.stmts(g.program.body);
+    st.statements += w.statements;
+
+    oracles::PipelineOptions opts;
+    opts.backend = cpu.get();
+    opts.eager_reference = &g.eager;
+    oracles::PipelineResult r = oracles::run_pipeline(g.program, opts);
+    ++st.verdicts[r.verdict.bucket()];
+    if (r.run || r.run_error) ++st.reached_execution;
+    const graph::Graph* graph = r.final_graph ? &*r.final_graph
+                                : r.trace     ? &r.trace->graph
+                                              : nullptr;
+    if (graph) {
+      graph->for_each([&](const graph::Node* n) {
+        for (const auto& [symbol, path] : n->unbacked_bindings) {
+          std::set<std::string> kinds;
+          for (const KeyEntry& e : path) kinds.insert(entry_kind(e));
+          if (path.empty()) kinds.insert("empty path ()");
+          for (const std::string& k : kinds) ++st.keypath_kinds[k];
+          ++st.keypath_shapes[std::regex_replace(keypath_str(path), number, "N")];
+          for (const KeyEntry& e : path) {
+            if (e.kind == KeyEntry::Kind::kDivideBy)
+              w.features.insert("divisibility binding (// d)");
+          }
+        }
+        if (n->kind == graph::NodeKind::kCall && n->op == OpKind::kItem && !n->args.empty() &&
+            n->args[0].node &&
+            graph::value_type_str(n->args[0].node->value).rfind("bool", 0) == 0) {
+          w.features.insert("item on a bool tensor");
+        }
+        if (n->kind == graph::NodeKind::kCheck && mentions_float(n->assert_expr)) {
+          w.features.insert("check on a float value");
+        }
+      });
+    }
+    if (w.features.count("data-dependent op")) ++st.data_dependent;
+    for (const std::string& op : w.ops) ++st.op_programs[op];
+    for (const auto& [op, n] : w.calls) st.op_calls[op] += n;
+    for (const std::string& f : w.features) ++st.features[f];
+  }
+  return st;
+}
+
+std::string GenStats::report() const {
+  std::string out;
+  auto line = [&](const std::string& s) { out += s + "\n"; };
+  line("programs: " + std::to_string(programs) + ", statements: " + std::to_string(statements) +
+       " (" + std::to_string(programs ? statements / programs : 0) + " per program)");
+  line("reached execution: " + percent(reached_execution, programs) + "  (target >= 90%)");
+  line("with a data-dependent op: " + percent(data_dependent, programs) + "  (target >= 50%)");
+  line("\nverdicts:");
+  for (const auto& [v, n] : verdicts) line("  " + percent(n, programs) + "  " + v);
+  line("\nfeatures (programs with at least one):");
+  // Every feature the report knows, so one never reached shows as 0 rather than missing.
+  for (const char* f :
+       {"dynamic input dim", "unbacked input dim", "dynamic scalar input", "data-dependent op",
+        "multi-output op", "in-place op", "data-dependent op after an in-place op on its operand",
+        "in-place op on a data-dependent op's operand", "check", "equality check (==)",
+        "check on a float value", "check_is_size", "static if", "item on a bool tensor",
+        "divisibility binding (// d)"}) {
+    auto it = features.find(f);
+    line("  " + percent(it == features.end() ? 0 : it->second, programs) + "  " + f);
+  }
+  line("\nbinding-path entry kinds (bindings with one):");
+  for (const char* k : {"sequence [i]", "size(i)", "stride(i)", "storage_offset()",
+                        "inner tensor .attr", "divide by // d", "convert int()", "empty path ()"}) {
+    auto it = keypath_kinds.find(k);
+    line("  " +
+         std::string(it == keypath_kinds.end() ? "NOT REACHED" : std::to_string(it->second)) +
+         "  " + k);
+  }
+  line("\nbinding paths:");
+  for (const auto& [p, n] : keypath_shapes)
+    line("  " + std::to_string(n) + "  " + (p.empty() ? "()" : p));
+  line("\nops (programs with the op / calls):");
+  std::string never;
+  for (OpKind op : program::all_ops()) {
+    const program::OpSchema& s = program::schema(op);
+    auto it = op_programs.find(s.name);
+    if (it == op_programs.end()) {
+      never += " " + s.name + (s.gen_weight <= 0 ? "(weight 0)" : "");
+      continue;
+    }
+    line("  " + percent(it->second, programs) + "  " + std::to_string(op_calls.at(s.name)) + "  " +
+         s.name);
+  }
+  line("never drawn:" + (never.empty() ? std::string(" none") : never));
+  return out;
+}
+
+}  // namespace sf::fuzz

@@ -1,0 +1,99 @@
+// JUnit XML writer (see junit.h).
+#include "fuzz/junit.h"
+
+#include <cstdio>
+
+namespace sf::fuzz {
+
+namespace {
+
+std::string escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += (u < 0x20 && c != '\n' && c != '\t') ? '?' : c;
+    }
+  }
+  return out;
+}
+
+std::string seconds_str(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", s);
+  return buf;
+}
+
+}  // namespace
+
+int JUnitSuite::failures() const {
+  int n = 0;
+  for (const JUnitCase& c : cases) n += c.status == JUnitCase::Status::kFailed;
+  return n;
+}
+
+double JUnitSuite::seconds() const {
+  double t = 0;
+  for (const JUnitCase& c : cases) t += c.seconds;
+  return t;
+}
+
+std::string junit_xml(const std::string& name, const std::vector<JUnitSuite>& suites) {
+  int tests = 0, failures = 0;
+  double seconds = 0;
+  for (const JUnitSuite& s : suites) {
+    tests += static_cast<int>(s.cases.size());
+    failures += s.failures();
+    seconds += s.seconds();
+  }
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += "<testsuites name=\"" + escape(name) + "\" tests=\"" + std::to_string(tests) +
+         "\" failures=\"" + std::to_string(failures) + "\" time=\"" + seconds_str(seconds) +
+         "\">\n";
+  for (const JUnitSuite& s : suites) {
+    int skipped = 0;
+    for (const JUnitCase& c : s.cases) skipped += c.status == JUnitCase::Status::kSkipped;
+    out += "  <testsuite name=\"" + escape(s.name) + "\" tests=\"" +
+           std::to_string(s.cases.size()) + "\" failures=\"" + std::to_string(s.failures()) +
+           "\" errors=\"0\" skipped=\"" + std::to_string(skipped) + "\" time=\"" +
+           seconds_str(s.seconds()) + "\">\n";
+    for (const JUnitCase& c : s.cases) {
+      out += "    <testcase classname=\"" + escape(c.classname) + "\" name=\"" + escape(c.name) +
+             "\" time=\"" + seconds_str(c.seconds) + "\"";
+      switch (c.status) {
+        case JUnitCase::Status::kPassed:
+          out += "/>\n";
+          break;
+        case JUnitCase::Status::kFailed:
+          out += ">\n      <failure message=\"" + escape(c.message) + "\">" + escape(c.details) +
+                 "</failure>\n    </testcase>\n";
+          break;
+        case JUnitCase::Status::kSkipped:
+          out += ">\n      <skipped message=\"" + escape(c.message) + "\"/>\n    </testcase>\n";
+          break;
+      }
+    }
+    out += "  </testsuite>\n";
+  }
+  out += "</testsuites>\n";
+  return out;
+}
+
+}  // namespace sf::fuzz

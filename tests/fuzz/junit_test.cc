@@ -1,0 +1,36 @@
+// The JUnit XML writer: counts, escaping, and the three statuses.
+#include "fuzz/junit.h"
+
+#include <gtest/gtest.h>
+
+namespace sf::fuzz {
+namespace {
+
+TEST(JUnitTest, CountsFailuresAndEscapesText) {
+  JUnitSuite corpus{"corpus", {}};
+  corpus.cases.push_back({"a.sfz", "corpus.program", 0.5, JUnitCase::Status::kPassed, "", ""});
+  corpus.cases.push_back({"b<&>.sfz", "corpus.program", 0.25, JUnitCase::Status::kFailed,
+                          "expected 'ok', got \"FAIL\"", "line1\nline2 \x01 end"});
+  JUnitSuite campaign{"campaign", {}};
+  campaign.cases.push_back(
+      {"wrong-rejection:x", "campaign", 0, JUnitCase::Status::kSkipped, "triage", ""});
+  std::string xml = junit_xml("shapefuzz check", {corpus, campaign});
+  EXPECT_NE(xml.find("<testsuites name=\"shapefuzz check\" tests=\"3\" failures=\"1\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<testsuite name=\"corpus\" tests=\"2\" failures=\"1\" errors=\"0\" "
+                     "skipped=\"0\" time=\"0.750\">"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("name=\"b&lt;&amp;&gt;.sfz\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<failure message=\"expected &apos;ok&apos;, got &quot;FAIL&quot;\">"
+                     "line1\nline2 ? end</failure>"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("skipped=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<skipped message=\"triage\"/>"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find('\x01'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sf::fuzz
