@@ -1,20 +1,24 @@
-// The campaign loop: a forked worker runs seeds and reports each verdict over a pipe; the parent
-// records verdicts, replaces a worker that crashed, hung, ran out of memory or vanished, and stops
-// at the deadline. The worker's stderr goes to a temporary file, so a crash is recorded with its
-// SF_CHECK line (the file is emptied before each program).
+// The campaign loop: forked workers (--jobs of them) run seeds and report each verdict over a
+// pipe; the parent polls them all, records verdicts, replaces a worker that crashed, hung, ran out
+// of memory or vanished, and stops at the deadline. The worker's stderr goes to a temporary file,
+// so a crash is recorded with its SF_CHECK line (the file is emptied before each program).
 #include "fuzz/campaign.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <new>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/base/errors.h"
@@ -83,9 +87,10 @@ struct Worker {
   }
 };
 
-// Worker: runs seeds from `first` until `deadline`, writing "start\tSEED" before each program and
-// "done\tSEED\tBUCKET\tDETAIL" after it, so the parent knows which seed was in flight at a crash.
-[[noreturn]] void worker(int fd, int err_fd, uint64_t first, double deadline,
+// Worker: runs seeds first, first + stride, ... until `deadline`, writing "start\tSEED" before each
+// program and "done\tSEED\tBUCKET\tDETAIL" after it, so the parent knows which seed was in flight
+// at a crash.
+[[noreturn]] void worker(int fd, int err_fd, uint64_t first, uint64_t stride, double deadline,
                          const CampaignOptions& o) {
   if (o.quiet_workers) {
     silence_stderr();
@@ -98,7 +103,7 @@ struct Worker {
   try {
     auto cpu = backend::make_cpu_backend();
     FILE* out = fdopen(fd, "w");
-    for (uint64_t seed = first; now_seconds() < deadline; ++seed) {
+    for (uint64_t seed = first; now_seconds() < deadline; seed += stride) {
       if (err_fd >= 0) {  // the file keeps only this program's reports (offset shared with fd 2)
         if (ftruncate(err_fd, 0) != 0 || lseek(err_fd, 0, SEEK_SET) != 0) err_fd = -1;
       }
@@ -141,7 +146,7 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
   CampaignResult r;
   double start = now_seconds(), deadline = start + opts.seconds;
   double next_report = start + 1.0;
-  uint64_t seed = opts.first_seed;
+  const uint64_t jobs = std::max(1, opts.jobs);
   std::set<std::string> signatures;
   // Records one verdict; returns true when the caller asked to stop.
   auto record = [&](const std::string& bucket, uint64_t s, const std::string& detail) {
@@ -160,55 +165,116 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
     if (f.first_of_bucket) r.first_seed_of[bucket] = s;
     return opts.on_finding && opts.on_finding(f);
   };
-  StderrFile err;
-  while (now_seconds() < deadline && !r.stopped_early) {
-    Worker w;
-    w.start([&](int out_fd) { worker(out_fd, err.fd, seed, deadline, opts); });
-    if (opts.on_worker_start) opts.on_worker_start(w.pid);
-    uint64_t current = seed;
+
+  // Worker slot j runs seeds first_seed + j, + jobs, + 2 jobs, ...; a replacement worker goes on
+  // from the seed after the last one the slot finished or lost.
+  struct Slot {
+    std::unique_ptr<Worker> w;
+    StderrFile err;
+    uint64_t next_seed = 0, current = 0;
     bool in_flight = false, timed_out = false;
-    std::string s;
-    // A watchdog: a program that makes no progress for `timeout` seconds is a hang.
-    for (;;) {
-      LineStatus st = w.lines.next(&s, opts.timeout);
-      if (st == LineStatus::kTimeout) {
-        timed_out = true;
-        w.kill();
-      }
-      if (st != LineStatus::kLine) break;
-      size_t t1 = s.find('\t');
-      if (s.substr(0, t1) == "start") {
-        current = std::stoull(s.substr(t1 + 1));
-        in_flight = true;
-        continue;
-      }
-      size_t t2 = s.find('\t', t1 + 1), t3 = s.find('\t', t2 + 1);
-      in_flight = false;
-      seed = current + 1;
-      if (record(s.substr(t2 + 1, t3 - t2 - 1), current, s.substr(t3 + 1))) {
-        r.stopped_early = true;
-        w.kill();
-        break;
-      }
-      if (opts.on_progress && now_seconds() >= next_report) {
-        opts.on_progress(now_seconds() - start, r.programs, r.buckets);
-        next_report = now_seconds() + 1.0;
-      }
-    }
-    int status = w.reap();
-    if (r.stopped_early) break;
-    bool clean_exit = !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (!in_flight) {
+    double last_line = 0;  // for the watchdog: a program making no progress is a hang
+  };
+  std::vector<Slot> slots(jobs);
+  for (uint64_t j = 0; j < jobs; ++j) slots[j].next_seed = opts.first_seed + j;
+
+  // A worker's pipe ended (it exited, crashed, or was killed): record what it was doing.
+  auto finish_worker = [&](Slot& slot) {
+    int status = slot.w->reap();
+    bool clean_exit = !slot.timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!slot.in_flight) {
       // Between programs: a clean exit is the deadline; anything else lost the worker, which
       // had no program to blame. Either way a fresh worker goes on (if there is time left).
       if (!clean_exit) ++r.workers_lost;
-      continue;
+    } else if (!r.stopped_early) {
+      // The worker died inside a program: an aborting engine bug, a hang, out of memory, or an
+      // exit (an exception that escaped the pipeline).
+      std::string report = slot.timed_out ? "" : crash_report_line(read_stderr_file(slot.err.fd));
+      r.stopped_early =
+          record(crash_bucket(status, slot.timed_out), slot.current, printable(report));
+      slot.next_seed = slot.current + jobs;
     }
-    // The worker died inside a program: an aborting engine bug, a hang, out of memory, or an
-    // exit (an exception that escaped the pipeline).
-    std::string report = timed_out ? "" : crash_report_line(read_stderr_file(err.fd));
-    r.stopped_early = record(crash_bucket(status, timed_out), current, printable(report));
-    seed = current + 1;
+    slot.w.reset();
+    slot.in_flight = slot.timed_out = false;
+  };
+  // One line from a worker; false when the campaign stops early.
+  auto handle_line = [&](Slot& slot, const std::string& s) {
+    size_t t1 = s.find('\t');
+    if (s.substr(0, t1) == "start") {
+      slot.current = std::stoull(s.substr(t1 + 1));
+      slot.in_flight = true;
+      return true;
+    }
+    size_t t2 = s.find('\t', t1 + 1), t3 = s.find('\t', t2 + 1);
+    slot.in_flight = false;
+    slot.next_seed = slot.current + jobs;
+    if (record(s.substr(t2 + 1, t3 - t2 - 1), slot.current, s.substr(t3 + 1))) {
+      r.stopped_early = true;
+      return false;
+    }
+    return true;
+  };
+
+  for (;;) {
+    double now = now_seconds();
+    bool running = false;
+    for (Slot& slot : slots) {
+      if (!slot.w && now < deadline && !r.stopped_early) {
+        slot.w = std::make_unique<Worker>();
+        uint64_t first = slot.next_seed;
+        int err_fd = slot.err.fd;
+        slot.w->start([&](int out_fd) { worker(out_fd, err_fd, first, jobs, deadline, opts); });
+        slot.last_line = now;
+        if (opts.on_worker_start) opts.on_worker_start(slot.w->pid);
+      }
+      running = running || slot.w;
+    }
+    if (!running) break;
+
+    std::vector<pollfd> fds;
+    std::vector<Slot*> polled;
+    for (Slot& slot : slots) {
+      if (!slot.w) continue;
+      fds.push_back({slot.w->lines.fd, POLLIN, 0});
+      polled.push_back(&slot);
+    }
+    int ready = poll(fds.data(), fds.size(), 200);
+    if (ready < 0 && errno != EINTR) break;
+    now = now_seconds();
+    for (size_t i = 0; i < polled.size(); ++i) {
+      Slot& slot = *polled[i];
+      if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+        bool open = slot.w->lines.read_some();
+        std::string line;
+        while (!r.stopped_early && slot.w->lines.take_line(&line)) {
+          slot.last_line = now;
+          if (!handle_line(slot, line)) break;
+        }
+        if (!open) {
+          finish_worker(slot);
+          continue;
+        }
+      }
+      if (r.stopped_early) continue;
+      if (now - slot.last_line > opts.timeout) {
+        slot.timed_out = true;
+        slot.w->kill();  // its pipe ends next; finish_worker records the hang
+      }
+    }
+    if (r.stopped_early) {
+      for (Slot& slot : slots) {
+        if (slot.w) {
+          slot.w->kill();
+          slot.w->reap();
+          slot.w.reset();
+        }
+      }
+      break;
+    }
+    if (opts.on_progress && now >= next_report) {
+      opts.on_progress(now - start, r.programs, r.buckets);
+      next_report = now + 1.0;
+    }
   }
   r.seconds = now_seconds() - start;
   return r;

@@ -36,6 +36,8 @@ struct Finding {
 struct CampaignOptions {
   double seconds = 60;
   uint64_t first_seed = 1;
+  // Worker processes at once; worker j runs seeds first_seed + j, + jobs, + 2 jobs, ...
+  int jobs = 1;
   double timeout = 10;      // a program making no progress for this long is a hang
   size_t memory_mb = 4096;  // the worker's address-space cap; past it a program is crash:oom
   oracles::PipelineOptions pipeline;

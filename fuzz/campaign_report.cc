@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "engine/base/faults.h"
@@ -14,6 +15,7 @@
 #include "fuzz/files.h"
 #include "fuzz/gtest_file.h"
 #include "fuzz/outcome.h"
+#include "fuzz/report_html.h"
 #include "fuzz/shrink_program.h"
 
 namespace sf::fuzz {
@@ -34,23 +36,6 @@ std::string finding_class(const std::string& bucket) {
   if (bucket.rfind("crash:", 0) == 0) return "crashes";
   if (bucket.rfind("fail:", 0) == 0) return "failures";
   return "triage";
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
 }
 
 CampaignReport::CampaignReport(ReportOptions opts) : opts_(std::move(opts)) {
@@ -147,6 +132,7 @@ void CampaignReport::progress(double elapsed, uint64_t programs,
   elapsed_ = elapsed;
   programs_ = programs;
   buckets_ = buckets;
+  add_sample();
   if (elapsed - last_write_ >= 2.0) write_report(false);
 }
 
@@ -155,40 +141,71 @@ void CampaignReport::finish(const CampaignResult& r) {
   programs_ = r.programs;
   buckets_ = r.buckets;
   workers_lost_ = r.workers_lost;
+  add_sample();
   write_report(true);
 }
 
+void CampaignReport::add_sample() {
+  timeline_.push_back({elapsed_, programs_, buckets_});
+  // Bounded however long the campaign: past kMaxSamples, every other sample goes (the last stays).
+  if (timeline_.size() > kMaxSamples) {
+    std::vector<Sample> kept;
+    for (size_t i = 0; i < timeline_.size(); i += 2) kept.push_back(timeline_[i]);
+    if (kept.back().seconds != timeline_.back().seconds) kept.push_back(timeline_.back());
+    timeline_ = std::move(kept);
+  }
+}
+
+// The schema is docs/report-schema.md; a new field goes there too (and schema_version changes
+// only when a field changes meaning or goes away).
 void CampaignReport::write_report(bool finished) {
   last_write_ = elapsed_;
-  std::string j = "{\n  \"status\": " + json_string(finished ? "finished" : "running") +
-                  ",\n  \"seconds\": " + std::to_string(elapsed_) +
-                  ",\n  \"programs\": " + std::to_string(programs_) +
-                  ",\n  \"programs_per_second\": " +
-                  std::to_string(elapsed_ > 0 ? static_cast<double>(programs_) / elapsed_ : 0) +
-                  ",\n  \"workers_lost\": " + std::to_string(workers_lost_) + ",\n  \"buckets\": {";
-  bool first = true;
-  for (const auto& [k, n] : buckets_) {
-    j += std::string(first ? "\n" : ",\n") + "    " + json_string(k) + ": " + std::to_string(n);
-    first = false;
+  nlohmann::ordered_json j;
+  j["schema_version"] = kReportSchemaVersion;
+  j["status"] = finished ? "finished" : "running";
+  j["seconds"] = elapsed_;
+  j["programs"] = programs_;
+  j["programs_per_second"] = elapsed_ > 0 ? static_cast<double>(programs_) / elapsed_ : 0.0;
+  j["workers_lost"] = workers_lost_;
+  j["buckets"] = nlohmann::ordered_json::object();
+  for (const auto& [k, n] : buckets_) j["buckets"][k] = n;
+  j["findings"] = nlohmann::ordered_json::array();
+  for (const Entry& e : entries_) {
+    j["findings"].push_back({{"signature", e.signature},
+                             {"bucket", e.bucket},
+                             {"class", finding_class(e.bucket)},
+                             {"count", e.count},
+                             {"first_seed", e.first_seed},
+                             {"found_at_seconds", e.found_at},
+                             {"original", e.original},
+                             {"minimized", e.minimized},
+                             {"test", e.test},
+                             {"statements", e.lines_before},
+                             {"minimized_statements", e.lines_after},
+                             {"minimize_seconds", e.minimize_seconds},
+                             {"minimize_stopped_by", e.minimize_stopped_by},
+                             {"replays", e.replays},
+                             {"detail", e.detail}});
   }
-  j += std::string(first ? "" : "\n  ") + "},\n  \"findings\": [";
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    const Entry& e = entries_[i];
-    j += std::string(i ? "," : "") + "\n    {\"signature\": " + json_string(e.signature) +
-         ", \"bucket\": " + json_string(e.bucket) + ", \"count\": " + std::to_string(e.count) +
-         ", \"first_seed\": " + std::to_string(e.first_seed) +
-         ", \"found_at_seconds\": " + std::to_string(e.found_at) +
-         ", \"original\": " + json_string(e.original) +
-         ", \"minimized\": " + json_string(e.minimized) + ", \"test\": " + json_string(e.test) +
-         ", \"statements\": " + std::to_string(e.lines_before) +
-         ", \"minimized_statements\": " + std::to_string(e.lines_after) +
-         ", \"minimize_seconds\": " + std::to_string(e.minimize_seconds) +
-         ", \"minimize_stopped_by\": " + json_string(e.minimize_stopped_by) +
-         ", \"replays\": " + (e.replays ? "true" : "false") +
-         ", \"detail\": " + json_string(e.detail) + "}";
+  j["timeline"] = nlohmann::ordered_json::array();
+  for (const Sample& s : timeline_) {
+    nlohmann::ordered_json b = nlohmann::ordered_json::object();
+    for (const auto& [k, n] : s.buckets) b[k] = n;
+    j["timeline"].push_back({{"seconds", s.seconds}, {"programs", s.programs}, {"buckets", b}});
   }
-  j += std::string(entries_.empty() ? "" : "\n  ") + "]\n}\n";
-  write_atomically(opts_.out_dir / "report.json", j);
+  if (generator_) {
+    const GenStats& g = *generator_;
+    j["generator"] = {{"programs", g.programs},
+                      {"reached_execution", g.reached_execution},
+                      {"data_dependent", g.data_dependent},
+                      {"ops", g.op_programs},
+                      {"features", g.features},
+                      {"keypath_kinds", g.keypath_kinds}};
+  }
+  // Details may hold bytes that are not UTF-8 (a program's text): replaced, never a throw.
+  write_atomically(opts_.out_dir / "report.json",
+                   j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+  write_atomically(opts_.out_dir / "report.html", report_html(j));
 }
 
 }  // namespace sf::fuzz

@@ -1,8 +1,9 @@
 // What a campaign leaves on disk, kept current as it runs: per new finding signature the original
-// reproducer, a minimized one and a GoogleTest file, and report.json (counts, findings, files),
-// all written atomically, so kill -9 of the campaign at any moment leaves a valid, current report.
+// reproducer, a minimized one and a GoogleTest file, and report.json (counts, findings, files, a
+// timeline; schema in docs/report-schema.md) with report.html (the same, for people), all written
+// atomically, so kill -9 of the campaign at any moment leaves a valid, current report.
 //
-//   OUT/report.json
+//   OUT/report.json, OUT/report.html
 //   OUT/{failures,crashes,triage}/<bucket>-<hash>.sfz        the program that found it
 //   OUT/{failures,crashes,triage}/<bucket>-<hash>.min.sfz    minimized, same signature
 //   OUT/{failures,crashes,triage}/<bucket>-<hash>_test.cc    a drop-in GoogleTest file
@@ -11,10 +12,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "fuzz/campaign.h"
+#include "fuzz/gen_stats.h"
 #include "fuzz/isolated.h"
 
 namespace sf::fuzz {
@@ -39,6 +42,9 @@ class CampaignReport {
   void add(const Finding& f);
   // Running totals; report.json is rewritten at most every two seconds.
   void progress(double elapsed, uint64_t programs, const std::map<std::string, uint64_t>& buckets);
+  // What the campaign's programs contain (a sample of them, gathered after the campaign): the
+  // report's op, feature and binding-path histograms.
+  void set_generator_stats(const GenStats& stats) { generator_ = stats; }
   // The final report.
   void finish(const CampaignResult& r);
 
@@ -59,6 +65,7 @@ class CampaignReport {
 
  private:
   void write_report(bool finished);
+  void add_sample();
   void minimize(Entry& e, const std::string& text, double budget);
 
   ReportOptions opts_;
@@ -67,12 +74,21 @@ class CampaignReport {
   std::map<std::string, uint64_t> buckets_;
   uint64_t programs_ = 0, workers_lost_ = 0;
   double elapsed_ = 0, last_write_ = -1e9;
+  // The counts about once a second (progress calls), for the report's charts.
+  struct Sample {
+    double seconds = 0;
+    uint64_t programs = 0;
+    std::map<std::string, uint64_t> buckets;
+  };
+  static constexpr size_t kMaxSamples = 600;
+  std::vector<Sample> timeline_;
+  std::optional<GenStats> generator_;
 };
 
 // "failures", "crashes" or "triage": where a bucket's files go.
 std::string finding_class(const std::string& bucket);
 
-// JSON string literal (control characters escaped; the text is kept UTF-8).
-std::string json_string(const std::string& s);
+// report.json's schema_version (docs/report-schema.md).
+inline constexpr int kReportSchemaVersion = 2;
 
 }  // namespace sf::fuzz

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 
@@ -245,6 +246,41 @@ std::string GenStats::report() const {
   }
   line("never drawn:" + (never.empty() ? std::string(" none") : never));
   return out;
+}
+
+std::string GenStats::to_json() const {
+  nlohmann::ordered_json j = {{"programs", programs},
+                              {"statements", statements},
+                              {"reached_execution", reached_execution},
+                              {"data_dependent", data_dependent},
+                              {"op_calls", op_calls},
+                              {"op_programs", op_programs},
+                              {"features", features},
+                              {"keypath_kinds", keypath_kinds},
+                              {"keypath_shapes", keypath_shapes},
+                              {"verdicts", verdicts}};
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+std::optional<GenStats> GenStats::from_json(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  try {
+    GenStats s;
+    s.programs = j.at("programs").get<int64_t>();
+    s.statements = j.at("statements").get<int64_t>();
+    s.reached_execution = j.at("reached_execution").get<int64_t>();
+    s.data_dependent = j.at("data_dependent").get<int64_t>();
+    s.op_calls = j.at("op_calls").get<std::map<std::string, int64_t>>();
+    s.op_programs = j.at("op_programs").get<std::map<std::string, int64_t>>();
+    s.features = j.at("features").get<std::map<std::string, int64_t>>();
+    s.keypath_kinds = j.at("keypath_kinds").get<std::map<std::string, int64_t>>();
+    s.keypath_shapes = j.at("keypath_shapes").get<std::map<std::string, int64_t>>();
+    s.verdicts = j.at("verdicts").get<std::map<std::string, int64_t>>();
+    return s;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace sf::fuzz

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace sf::fuzz {
@@ -23,6 +24,10 @@ struct GenStats {
 
   // A table for people: percentages, ops never drawn, features never reached.
   std::string report() const;
+
+  // As JSON text and back (a campaign gathers them in a child process); nullopt on bad text.
+  std::string to_json() const;
+  static std::optional<GenStats> from_json(const std::string& text);
 };
 
 // The campaign's programs for seeds first..first+count-1, each through the pipeline on the CPU

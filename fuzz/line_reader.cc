@@ -39,4 +39,23 @@ LineStatus LineReader::next(std::string* line, double timeout) {
   }
 }
 
+bool LineReader::read_some() {
+  char buf[1 << 14];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    buffer.append(buf, static_cast<size_t>(n));
+    return true;
+  }
+}
+
+bool LineReader::take_line(std::string* line) {
+  size_t nl = buffer.find('\n');
+  if (nl == std::string::npos) return false;
+  *line = buffer.substr(0, nl);
+  buffer.erase(0, nl + 1);
+  return true;
+}
+
 }  // namespace sf::fuzz

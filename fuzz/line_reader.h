@@ -14,6 +14,10 @@ struct LineReader {
   // The next complete line (without '\n'); kTimeout when none arrives within `timeout` seconds
   // of waiting; kEof at the end (a trailing partial line is dropped: its writer died mid-write).
   LineStatus next(std::string* line, double timeout);
+  // For callers that poll many readers at once: read what the pipe holds now (after poll says
+  // it is readable; false at end of file), then take the complete lines it buffered.
+  bool read_some();
+  bool take_line(std::string* line);
 };
 
 }  // namespace sf::fuzz

@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   bazel-bootstrap bazel-rules-cc bazel-rules-java
   g++ clang libclang-rt-14-dev clang-format
-  libz3-dev cvc5 librapidcheck-dev libgtest-dev libbenchmark-dev libcli11-dev
+  libz3-dev cvc5 librapidcheck-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   libtcmalloc-minimal4
 )
 

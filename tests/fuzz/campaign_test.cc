@@ -12,8 +12,10 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "engine/base/errors.h"
@@ -155,6 +157,36 @@ TEST(Campaign, WorkersKilledAtRandomMomentsLoseNothing) {
   // program's crash).
   ASSERT_EQ(seeds.size(), r.programs);
   for (size_t i = 0; i < seeds.size(); ++i) ASSERT_EQ(seeds[i], opts.first_seed + i);
+  EXPECT_GT(r.buckets["pass"], 20u);
+}
+
+// --jobs 3: worker j runs seeds 1+j, 4+j, ...; each residue class has exactly one verdict per
+// seed with no gap, even when programs crash their worker (a planted aborting fault).
+TEST(Campaign, ParallelWorkersLoseNoSeedAndIsolateCrashes) {
+  ScopedFault crash(kPlantedCrash);
+  std::map<uint64_t, std::vector<uint64_t>> by_class;  // seed % jobs -> seeds in verdict order
+  CampaignOptions opts;
+  opts.seconds = 3;
+  opts.first_seed = 1;
+  opts.jobs = 3;
+  opts.quiet_workers = true;
+  std::set<int> pids;
+  opts.on_worker_start = [&](int pid) { pids.insert(pid); };
+  opts.on_verdict = [&](uint64_t seed, const std::string&) { by_class[seed % 3].push_back(seed); };
+  CampaignResult r = run_campaign(opts);
+  ASSERT_EQ(by_class.size(), 3u);
+  uint64_t total = 0;
+  for (const auto& [residue, seeds] : by_class) {
+    total += seeds.size();
+    uint64_t first = residue == 0 ? 3 : residue;  // seeds 1, 2, 3 start the three classes
+    for (size_t i = 0; i < seeds.size(); ++i) ASSERT_EQ(seeds[i], first + 3 * i) << residue;
+  }
+  EXPECT_EQ(total, r.programs);
+  uint64_t crashes = 0;
+  for (const auto& [bucket, n] : r.buckets) crashes += bucket.rfind("crash:", 0) == 0 ? n : 0;
+  EXPECT_GT(crashes, 0u) << "the planted fault should abort some programs";
+  // Each crash replaced its worker, except crashes after the deadline (at most one per slot).
+  EXPECT_GE(pids.size(), crashes);
   EXPECT_GT(r.buckets["pass"], 20u);
 }
 

@@ -1,13 +1,17 @@
 // `shapefuzz campaign`: a time-boxed fuzz campaign on the CPU backend. fuzz/campaign.h runs it,
 // crash-isolated; fuzz/campaign_report.h keeps OUT current (reproducers, minimized reproducers,
 // GoogleTest files, report.json) as findings happen. This file wires flags and progress lines.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_report.h"
+#include "fuzz/gen_stats.h"
+#include "fuzz/isolated.h"
 #include "tools/cli/commands.h"
 
 namespace sf::cli {
@@ -17,6 +21,7 @@ namespace {
 struct CampaignFlags {
   double seconds = 60;
   uint64_t seed = 1;
+  int jobs = 1;
   std::string out = "report";
   IsolationFlags isolation;  // the worker's, and each minimizing run's
   double minimize_seconds = 30;
@@ -41,6 +46,7 @@ int campaign(const CampaignFlags& flags) {
   fuzz::CampaignOptions opts;
   opts.seconds = flags.seconds;
   opts.first_seed = flags.seed;
+  opts.jobs = flags.jobs;
   opts.timeout = flags.isolation.limits.timeout_seconds;
   opts.memory_mb = flags.isolation.limits.memory_mb;
   opts.pipeline = ropts.pipeline;
@@ -64,6 +70,21 @@ int campaign(const CampaignFlags& flags) {
                                                  count_with_prefix(buckets, "unknown:")));
   };
   fuzz::CampaignResult r = fuzz::run_campaign(opts);
+  // What the programs contained, for the report's histograms: the first few hundred programs
+  // again, in a child (with faults on, a program may abort the engine).
+  uint64_t sample = std::min<uint64_t>(r.programs, 300);
+  if (sample > 0) {
+    fuzz::IsolationLimits limits = flags.isolation.limits;
+    limits.timeout_seconds = std::max(limits.timeout_seconds, 60.0);
+    fuzz::IsolatedResult g = fuzz::run_isolated(
+        [&] { return fuzz::collect_gen_stats(flags.seed, sample).to_json(); }, limits);
+    if (std::optional<fuzz::GenStats> stats = fuzz::GenStats::from_json(g.output)) {
+      report.set_generator_stats(*stats);
+    } else {
+      std::fprintf(stderr, "campaign: the generator statistics were not gathered (%s)\n",
+                   g.crash.empty() ? "bad output" : g.crash.c_str());
+    }
+  }
   report.finish(r);
   std::printf("campaign: %llu programs in %.1fs (%.0f/s), report in %s\n",
               static_cast<unsigned long long>(r.programs), r.seconds, r.programs / r.seconds,
@@ -102,6 +123,11 @@ void add_campaign_command(CLI::App& app, Action* action) {
       ->capture_default_str()
       ->check(positive_number());
   cmd->add_option("--seed", f->seed, "first seed")->capture_default_str();
+  cmd->add_option("--jobs", f->jobs,
+                  "worker processes at once (worker j runs seeds S+j, S+j+N, ...); like "
+                  "libFuzzer's -jobs")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
   cmd->add_option("--out", f->out, "output directory")->capture_default_str();
   f->isolation.add_to(cmd);
   cmd->add_option("--minimize-seconds", f->minimize_seconds,

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -167,25 +168,26 @@ int zoo(const ZooFlags& flags) {
   if (times.size() % 2 == 0) median = (median + times[times.size() / 2 - 1]) / 2;
   std::printf("detected %zu/%zu; median seconds to detection: %s\n", detected, rows.size(),
               median >= 1e17 ? "never" : std::to_string(median).c_str());
-  std::string json =
-      "{\n  \"seconds_per_fault\": " + std::to_string(seconds) + ",\n  \"faults\": [";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const ZooRow& r = rows[i];
-    json += std::string(i ? "," : "") + "\n    {\"fault\": " + fuzz::json_string(r.fault->name) +
-            ", \"pr\": " + std::to_string(r.fault->pr) +
-            ", \"detected\": " + (r.detected ? "true" : "false") +
-            ", \"seconds\": " + std::to_string(r.seconds) +
-            ", \"programs\": " + std::to_string(r.programs) +
-            ", \"seed\": " + std::to_string(r.seed) +
-            ", \"bucket\": " + fuzz::json_string(r.bucket) +
-            ", \"lines_before\": " + std::to_string(r.lines_before) +
-            ", \"lines_after\": " + std::to_string(r.lines_after) +
-            ", \"fault_off_bucket\": " + fuzz::json_string(r.fault_off_bucket) +
-            ", \"unrelated_findings\": " + std::to_string(r.unrelated) +
-            ", \"reproducer\": " + fuzz::json_string(r.file) + "}";
+  nlohmann::ordered_json json;
+  json["seconds_per_fault"] = seconds;
+  json["faults"] = nlohmann::ordered_json::array();
+  for (const ZooRow& r : rows) {
+    json["faults"].push_back({{"fault", r.fault->name},
+                              {"pr", r.fault->pr},
+                              {"detected", r.detected},
+                              {"seconds", r.seconds},
+                              {"programs", r.programs},
+                              {"seed", r.seed},
+                              {"bucket", r.bucket},
+                              {"lines_before", r.lines_before},
+                              {"lines_after", r.lines_after},
+                              {"fault_off_bucket", r.fault_off_bucket},
+                              {"unrelated_findings", r.unrelated},
+                              {"reproducer", r.file}});
   }
-  json += "\n  ]\n}\n";
-  fuzz::write_atomically(out_dir / "zoo.json", json);
+  fuzz::write_atomically(
+      out_dir / "zoo.json",
+      json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
   return detected == rows.size() ? kExitOk : kExitFindings;
 }
 
