@@ -132,6 +132,13 @@ std::string bar_table(const std::string& title, const std::string& what,
   return out + "</tbody></table>\n";
 }
 
+// At most n bytes of s, never cutting a UTF-8 sequence, with an ellipsis when cut.
+std::string abbreviate(const std::string& s, size_t n) {
+  if (s.size() <= n) return esc(s);
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return esc(s.substr(0, n)) + "&#8230;";
+}
+
 std::string link(const std::string& path, const std::string& label) {
   if (path.empty()) return "<span class=\"none\">none</span>";
   return "<a href=\"" + esc(path) + "\">" + esc(label) + "</a>";
@@ -198,10 +205,15 @@ std::string report_html(const Json& r) {
   // Over time: programs/s between samples, and each bucket's running count.
   if (timeline.size() >= 2) {
     Series rate{"programs/s", {}};
+    // Rates over at least half a second: the final sample often comes a moment after the last
+    // progress one, and a rate over that sliver would plunge to zero.
+    size_t from = 0;
     for (size_t i = 1; i < timeline.size(); ++i) {
-      double dt = num_of(timeline[i], "seconds") - num_of(timeline[i - 1], "seconds");
-      double dp = num_of(timeline[i], "programs") - num_of(timeline[i - 1], "programs");
-      if (dt > 0) rate.points.push_back({num_of(timeline[i], "seconds"), dp / dt});
+      double dt = num_of(timeline[i], "seconds") - num_of(timeline[from], "seconds");
+      if (dt < 0.5) continue;
+      double dp = num_of(timeline[i], "programs") - num_of(timeline[from], "programs");
+      rate.points.push_back({num_of(timeline[i], "seconds"), dp / dt});
+      from = i;
     }
     h += "<h2>Over time</h2>\n" + line_chart("Programs per second", "programs/s", {rate}, false);
     std::vector<std::pair<std::string, double>> order;
@@ -250,6 +262,12 @@ std::string report_html(const Json& r) {
         statements += " &#8594; " + num(num_of(*f, "minimized_statements"), 0);
       }
       std::string detail = str_of(*f, "detail");
+      // The summary line skips the boilerplate every wrong rejection starts with.
+      std::string summary = detail;
+      const std::string boilerplate = "that eager runs: ";
+      if (size_t at = summary.find(boilerplate); at != std::string::npos && at < 120) {
+        summary = summary.substr(at + boilerplate.size());
+      }
       h += "<tr><td class=\"" + cls + "\">" + esc(str_of(*f, "bucket")) + "</td><td class=\"n\">" +
            num(num_of(*f, "count"), 0) + "</td><td class=\"n\">" +
            num(num_of(*f, "first_seed"), 0) + "</td><td class=\"n\">" +
@@ -257,8 +275,8 @@ std::string report_html(const Json& r) {
            "</td><td>" + link(str_of(*f, "original"), "program") + "</td><td>" +
            link(str_of(*f, "minimized"), "minimized") + "</td><td>" +
            link(str_of(*f, "test"), "test") + "</td><td><details><summary>" +
-           esc(detail.substr(0, 90)) + (detail.size() > 90 ? "&#8230;" : "") + "</summary><pre>" +
-           esc(str_of(*f, "signature")) + "\n\n" + esc(detail) + "</pre></details></td></tr>\n";
+           abbreviate(summary, 90) + "</summary><pre>" + esc(str_of(*f, "signature")) + "\n\n" +
+           esc(detail) + "</pre></details></td></tr>\n";
     }
     h += "</tbody></table>\n";
   }
