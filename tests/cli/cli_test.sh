@@ -118,7 +118,7 @@ grep -q '<testcase classname="corpus.checkc" name="wrong.sfz"' "$tmp/check1.xml"
   { echo "FAIL: check JUnit lacks the failed corpus case"; failures=$((failures + 1)); }
 sed -i 's/# expect: error check_failed/# expect: ok/' "$tmp/checkc/wrong.sfz"
 expect_rc 0 "check of a sound corpus" "$cli" check --corpus "$tmp/checkc" --seconds 0
-expect_output "check: 1 cases, 0 failed: ok"
+expect_output "check: 6 cases, 0 failed: ok"  # the file and the five oracle properties
 SHAPEFUZZ_FAULTS=refine_ranges_off_by_one expect_rc 1 "check finds a planted fault" "$cli" check \
   --corpus "$tmp/checkc" --seconds 10 --oracles structural,differential --junit "$tmp/check2.xml"
 grep -q '<testcase classname="campaign" name="fail:' "$tmp/check2.xml" ||

@@ -1,11 +1,12 @@
 // `shapefuzz check`: the CI gate. Replays the corpus (every file must still give its `# expect:`),
-// then runs a short seeded campaign; exits 1 on any mismatch or finding and can write the results
-// as JUnit XML for the CI system.
+// runs the RapidCheck property of each oracle, then a short seeded campaign; exits 1 on any
+// mismatch or finding and can write the results as JUnit XML for the CI system.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "fuzz/junit.h"
 #include "fuzz/outcome.h"
 #include "oracles/pipeline.h"
+#include "properties/oracle_properties.h"
 #include "tools/cli/commands.h"
 
 namespace sf::cli {
@@ -34,6 +36,7 @@ struct CheckFlags {
   double seconds = 20;
   uint64_t seed = 1;
   std::string junit;
+  int property_cases = 300;
   OracleFlags oracles;
   IsolationFlags isolation;
 };
@@ -125,6 +128,59 @@ JUnitSuite corpus_suite(const CheckFlags& flags) {
   return suite;
 }
 
+// One RapidCheck property per oracle, over programs made from RapidCheck's bytes (seeded by --seed,
+// so CI runs check the same cases). They run in a child process: an engine abort is recorded, not
+// fatal, and this process keeps no solver threads for the campaign's fork() to inherit.
+JUnitSuite properties_suite(const CheckFlags& flags) {
+  JUnitSuite suite{"properties", {}};
+  rc::detail::TestParams params;
+  params.seed = flags.seed;
+  params.maxSuccess = flags.property_cases;
+  params.maxSize = 400;
+  fuzz::IsolationLimits limits = flags.isolation.limits;
+  limits.timeout_seconds = std::max(limits.timeout_seconds, 3600.0);
+  fuzz::IsolatedResult child = fuzz::run_isolated(
+      [&] {
+        nlohmann::json runs = nlohmann::json::array();
+        for (const props::PropertyRun& run : props::run_oracle_properties(params)) {
+          runs.push_back({{"oracle", oracles::oracle_name(run.oracle)},
+                          {"passed", run.passed},
+                          {"seconds", run.seconds},
+                          {"output", run.output}});
+        }
+        return runs.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      },
+      limits);
+  nlohmann::json runs = nlohmann::json::parse(child.output, nullptr, false);
+  if (!child.crash.empty() || !runs.is_array()) {
+    JUnitCase c;
+    c.classname = "properties";
+    c.name = "oracle properties";
+    c.status = JUnitCase::Status::kFailed;
+    c.message = child.crash.empty() ? "the property run gave no result" : child.crash;
+    c.details = child.report;
+    std::fprintf(stderr, "check: FAIL properties: %s %s\n", c.message.c_str(), c.details.c_str());
+    suite.cases.push_back(c);
+    return suite;
+  }
+  for (const nlohmann::json& run : runs) {
+    JUnitCase c;
+    c.classname = "properties";
+    c.name = run.value("oracle", "?") + " oracle holds";
+    c.seconds = run.value("seconds", 0.0);
+    if (!run.value("passed", false)) {
+      c.status = JUnitCase::Status::kFailed;
+      c.message = "falsified: " + c.name;
+      c.details = run.value("output", "");
+      std::fprintf(stderr, "check: FAIL property %s\n%s\n", c.name.c_str(), c.details.c_str());
+    }
+    suite.cases.push_back(c);
+  }
+  std::fprintf(stderr, "check: properties: %zu, %d failed (%d cases each)\n", suite.cases.size(),
+               suite.failures(), flags.property_cases);
+  return suite;
+}
+
 JUnitSuite campaign_suite(const CheckFlags& flags) {
   JUnitSuite suite{"campaign", {}};
   fuzz::CampaignOptions opts;
@@ -185,6 +241,7 @@ int check(const CheckFlags& flags) {
   }
   std::vector<JUnitSuite> suites;
   suites.push_back(corpus_suite(flags));
+  if (flags.property_cases > 0) suites.push_back(properties_suite(flags));
   if (flags.seconds > 0) suites.push_back(campaign_suite(flags));
   int failures = 0;
   size_t cases = 0;
@@ -206,8 +263,9 @@ void add_check_command(CLI::App& app, Action* action) {
   auto f = std::make_shared<CheckFlags>();
   CLI::App* cmd = app.add_subcommand(
       "check",
-      "for CI: replay the corpus (every .sfz must match its '# expect:'), then a short seeded "
-      "campaign; exit 1 on any mismatch, failure or crash; --junit writes JUnit XML");
+      "for CI: replay the corpus (every .sfz must match its '# expect:'), the RapidCheck "
+      "property of each oracle, then a short seeded campaign; exit 1 on any mismatch, failure or "
+      "crash; --junit writes JUnit XML");
   cmd->add_option("--corpus", f->corpus, "directories of .sfz files to replay (recursively)")
       ->capture_default_str();
   cmd->add_option("--seconds", f->seconds, "the campaign's time box (0: no campaign)")
@@ -216,6 +274,10 @@ void add_check_command(CLI::App& app, Action* action) {
   cmd->add_option("--seed", f->seed, "the campaign's first seed (fixed, so CI runs are repeatable)")
       ->capture_default_str();
   cmd->add_option("--junit", f->junit, "write the results as JUnit XML to this file");
+  cmd->add_option("--property-cases", f->property_cases,
+                  "cases per oracle property (RapidCheck; 0 skips the properties)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
   f->oracles.add_to(cmd);
   f->isolation.add_to(cmd);
   cmd->callback([=] { *action = [=] { return check(*f); }; });
