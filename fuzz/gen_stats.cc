@@ -95,6 +95,12 @@ struct ProgramWalk {
       switch (st.kind) {
         case Stmt::Kind::kAssign:
           expr(st.value);
+          // `t_ = add_(t, 1)`: the result aliases the mutated tensor; a later query on it counts
+          // as after the in-place op.
+          if (st.value && st.value->kind == Expr::Kind::kCall &&
+              program::schema(st.value->op).has(program::OpFeature::kMutation)) {
+            for (const std::string& t : st.targets) mutated.insert(t);
+          }
           break;
         case Stmt::Kind::kCheck:
           features.insert("check");
@@ -178,17 +184,21 @@ GenStats collect_gen_stats(uint64_t first_seed, uint64_t count) {
           if (path.empty()) kinds.insert("empty path ()");
           for (const std::string& k : kinds) ++st.keypath_kinds[k];
           ++st.keypath_shapes[std::regex_replace(keypath_str(path), number, "N")];
+          // A divisibility factor is bound by a floordiv node (i0 // d), or by a DivideBy path.
           for (const KeyEntry& e : path) {
             if (e.kind == KeyEntry::Kind::kDivideBy)
               w.features.insert("divisibility binding (// d)");
           }
+          if (n->derived_binding) w.features.insert("divisibility binding (// d)");
         }
         if (n->kind == graph::NodeKind::kCall && n->op == OpKind::kItem && !n->args.empty() &&
             n->args[0].node &&
             graph::value_type_str(n->args[0].node->value).rfind("bool", 0) == 0) {
           w.features.insert("item on a bool tensor");
         }
-        if (n->kind == graph::NodeKind::kCheck && mentions_float(n->assert_expr)) {
+        // A program check is a kCheck node when traced and a runtime assert once re-propagated.
+        if ((n->kind == graph::NodeKind::kCheck || n->kind == graph::NodeKind::kAssertScalar) &&
+            mentions_float(n->assert_expr)) {
           w.features.insert("check on a float value");
         }
       });

@@ -407,7 +407,8 @@ class Generator {
   }
 
   // Check statements over data-dependent scalars (the tracer records deferred asserts): an int
-  // against a size (<=, or == when they are equal: unbacked = backed replacements), a bool
+  // against a size (<=, or == when they are equal: unbacked = backed replacements), an int as a
+  // size (check_is_size, maybe with a max), an int's divisibility (n % d == 0), a bool
   // (check(b)), or a float against a literal. Mostly true on the program's inputs; sometimes
   // false on purpose (the compiled program must then raise like eager).
   bool try_check() {
@@ -424,6 +425,21 @@ class Generator {
     } else if (s->value.kind == HostValue::Kind::kFloat) {
       double c = std::floor(s->value.f) + (want_true ? 1.5 : -0.5);
       cond = lt(v(s->name), f(c));
+    } else if (int64_t value = s->value.i; value >= 0 && src_.chance(1, 4)) {
+      // check_is_size(n) or check_is_size(n, max): a size-like symbol (spec: range [0, max]).
+      Stmt st;
+      st.kind = Stmt::Kind::kCheckIsSize;
+      st.value = v(s->name);
+      if (src_.chance(1, 2)) st.max = i(value + src_.range(0, 3));
+      return accept(st, "");
+    } else if (value > 0 && src_.chance(1, 3)) {
+      // Divisibility: check(n % d == 0) makes n = d * fresh, bound at n's site by n // d.
+      std::vector<int64_t> divisors;
+      for (int64_t d = 2; d <= 4; ++d) {
+        if (value % d == 0) divisors.push_back(d);
+      }
+      if (divisors.empty()) return false;
+      cond = eq(call("remainder", {v(s->name), i(divisors[src_.pick(divisors.size())])}), i(0));
     } else {
       const Var* t = pick([](const HostValue& x) { return is_tensor(x) && rank(x) > 0; });
       if (!t) return false;
