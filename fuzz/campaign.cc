@@ -14,18 +14,27 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <functional>
 #include <memory>
 #include <new>
+#include <optional>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/backend/cpu/cpu_backend.h"
+#include "engine/base/check.h"
 #include "engine/base/errors.h"
+#include "engine/program/printer.h"
+#include "fuzz/features.h"
+#include "fuzz/files.h"
 #include "fuzz/gen/program_gen.h"
 #include "fuzz/isolated.h"
 #include "fuzz/line_reader.h"
 #include "fuzz/outcome.h"
+#include "fuzz/recipe.h"
 
 namespace sf::fuzz {
 
@@ -87,9 +96,43 @@ struct Worker {
   }
 };
 
-// Worker: runs seeds first, first + stride, ... until `deadline`, writing "start\tSEED" before each
-// program and "done\tSEED\tBUCKET\tDETAIL" after it, so the parent knows which seed was in flight
-// at a crash.
+// The corpus files of a guided campaign: `<hash>.sfz`, the program with a "# recipe:" line.
+void write_corpus_entry(const std::string& dir, const Recipe& r, const program::Program& p) {
+  char name[32];
+  std::snprintf(name, sizeof name, "%016llx.sfz",
+                static_cast<unsigned long long>(std::hash<std::string>()(r.str())));
+  write_atomically(std::filesystem::path(dir) / name,
+                   reproducer_text("recipe: " + r.str(), program::print_program(p)));
+}
+
+std::vector<Recipe> read_corpus(const std::string& dir) {
+  std::vector<Recipe> out;
+  std::error_code ec;
+  std::vector<std::filesystem::path> files;
+  for (auto it = std::filesystem::directory_iterator(dir, ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    if (it->path().extension() == ".sfz") files.push_back(it->path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    std::optional<std::string> text = read_text_file(f);
+    if (!text) continue;
+    size_t at = text->find("# recipe: ");
+    if (at == std::string::npos) continue;
+    size_t end = text->find('\n', at);
+    if (std::optional<Recipe> r = Recipe::parse(text->substr(at + 10, end - at - 10))) {
+      out.push_back(*r);
+    }
+  }
+  return out;
+}
+
+// Worker: runs programs until `deadline`, writing "start\tRECIPE" before each and
+// "done\tRECIPE\tBUCKET\tDETAIL\tFEATURES" after it (FEATURES: the hashes, in hex, of the
+// features this worker had not seen), so the parent knows which program was in flight at a crash.
+// Random mode runs seeds first, first + stride, ...; guided mode (o.guided) also keeps the
+// programs that reached a new feature (in o.corpus_dir, read back when a worker starts) and
+// three times in four runs a mutant of one of them instead of the next seed.
 [[noreturn]] void worker(int fd, int err_fd, uint64_t first, uint64_t stride, double deadline,
                          const CampaignOptions& o) {
   if (o.quiet_workers) {
@@ -103,21 +146,49 @@ struct Worker {
   try {
     auto cpu = backend::make_cpu_backend();
     FILE* out = fdopen(fd, "w");
-    for (uint64_t seed = first; now_seconds() < deadline; seed += stride) {
+    std::unordered_set<uint64_t> seen;
+    std::vector<Recipe> corpus, replay;
+    if (o.guided && !o.corpus_dir.empty()) replay = read_corpus(o.corpus_dir);
+    SeedSource rng(first * 0x9e3779b97f4a7c15ULL + 1);
+    uint64_t seed = first;
+    while (now_seconds() < deadline) {
+      Recipe recipe;
+      if (!replay.empty()) {  // what earlier workers kept: run first, to learn its features
+        recipe = replay.back();
+        replay.pop_back();
+      } else if (!o.guided || corpus.empty() || rng.chance(1, 4)) {
+        recipe.seed = seed;
+        seed += stride;
+      } else {
+        recipe = mutate_recipe(corpus[rng.pick(corpus.size())], rng);
+      }
       if (err_fd >= 0) {  // the file keeps only this program's reports (offset shared with fd 2)
         if (ftruncate(err_fd, 0) != 0 || lseek(err_fd, 0, SEEK_SET) != 0) err_fd = -1;
       }
-      std::fprintf(out, "start\t%llu\n", static_cast<unsigned long long>(seed));
+      std::string id = recipe.str();
+      std::fprintf(out, "start\t%s\n", id.c_str());
       std::fflush(out);
-      GeneratedProgram g = generated_for_seed(seed);
+      GeneratedProgram g = generated_for_recipe(recipe);
       oracles::PipelineOptions opts = o.pipeline;
       opts.backend = cpu.get();
       opts.eager_reference = &g.eager;
-      Outcome outcome = outcome_of(oracles::run_pipeline(g.program, opts).verdict);
+      oracles::PipelineResult result = oracles::run_pipeline(g.program, opts);
+      Outcome outcome = outcome_of(result.verdict);
+      std::string fresh;
+      for (uint64_t f : program_features(g.program, result, outcome.bucket)) {
+        if (!seen.insert(f).second) continue;
+        char hex[24];
+        std::snprintf(hex, sizeof hex, "%s%llx", fresh.empty() ? "" : ",",
+                      static_cast<unsigned long long>(f));
+        fresh += hex;
+      }
+      if (o.guided && !fresh.empty() && !is_finding_bucket(outcome.bucket)) {
+        corpus.push_back(recipe);
+        if (!o.corpus_dir.empty()) write_corpus_entry(o.corpus_dir, recipe, g.program);
+      }
       outcome.detail = printable(utf8_prefix(outcome.detail, 4000));  // one pipe line
-      std::fprintf(out, "done\t%llu\t%s\t%s\n", static_cast<unsigned long long>(seed),
-                   outcome.bucket.c_str(),
-                   is_plain_bucket(outcome.bucket) ? "" : outcome.detail.c_str());
+      std::fprintf(out, "done\t%s\t%s\t%s\t%s\n", id.c_str(), outcome.bucket.c_str(),
+                   is_plain_bucket(outcome.bucket) ? "" : outcome.detail.c_str(), fresh.c_str());
       std::fflush(out);
     }
     std::fclose(out);
@@ -132,10 +203,9 @@ struct Worker {
 program::Program program_for_seed(uint64_t seed) { return generated_for_seed(seed).program; }
 
 GeneratedProgram generated_for_seed(uint64_t seed) {
-  SeedSource src(seed);
-  GeneratedProgram g = generate_program_with_result(src);
-  g.program.header.found_by = "campaign seed=" + std::to_string(seed);
-  return g;
+  Recipe r;
+  r.seed = seed;
+  return generated_for_recipe(r);
 }
 
 bool is_finding_bucket(const std::string& bucket) {
@@ -148,8 +218,10 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
   double next_report = start + 1.0;
   const uint64_t jobs = std::max(1, opts.jobs);
   std::set<std::string> signatures;
+  std::unordered_set<uint64_t> coverage;  // every engine-level feature any worker reached
   // Records one verdict; returns true when the caller asked to stop.
-  auto record = [&](const std::string& bucket, uint64_t s, const std::string& detail) {
+  auto record = [&](const std::string& bucket, const Recipe& recipe, const std::string& detail) {
+    uint64_t s = recipe.seed;
     ++r.programs;
     ++r.buckets[bucket];
     if (opts.on_verdict) opts.on_verdict(s, bucket);
@@ -157,6 +229,7 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
     Finding f;
     f.bucket = bucket;
     f.seed = s;
+    if (!recipe.overrides.empty()) f.recipe = recipe.str();
     f.detail = detail;
     f.signature = signature({bucket, detail});
     f.elapsed = now_seconds() - start;
@@ -171,7 +244,8 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
   struct Slot {
     std::unique_ptr<Worker> w;
     StderrFile err;
-    uint64_t next_seed = 0, current = 0;
+    uint64_t next_seed = 0;
+    Recipe current;  // the program in flight
     bool in_flight = false, timed_out = false;
     double last_line = 0;  // for the watchdog: a program making no progress is a hang
   };
@@ -192,7 +266,6 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
       std::string report = slot.timed_out ? "" : crash_report_line(read_stderr_file(slot.err.fd));
       r.stopped_early =
           record(crash_bucket(status, slot.timed_out), slot.current, printable(report));
-      slot.next_seed = slot.current + jobs;
     }
     slot.w.reset();
     slot.in_flight = slot.timed_out = false;
@@ -201,14 +274,26 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
   auto handle_line = [&](Slot& slot, const std::string& s) {
     size_t t1 = s.find('\t');
     if (s.substr(0, t1) == "start") {
-      slot.current = std::stoull(s.substr(t1 + 1));
+      std::optional<Recipe> recipe = Recipe::parse(s.substr(t1 + 1));
+      SF_CHECK(recipe) << "worker sent a bad recipe: " << s;
+      slot.current = *recipe;
+      // A seed is used once it starts: a replacement worker goes on after it, whether it
+      // finishes or crashes (mutants do not move the slot's seeds).
+      if (recipe->overrides.empty()) slot.next_seed = recipe->seed + jobs;
       slot.in_flight = true;
       return true;
     }
-    size_t t2 = s.find('\t', t1 + 1), t3 = s.find('\t', t2 + 1);
+    size_t t2 = s.find('\t', t1 + 1), t3 = s.find('\t', t2 + 1), t4 = s.find('\t', t3 + 1);
     slot.in_flight = false;
-    slot.next_seed = slot.current + jobs;
-    if (record(s.substr(t2 + 1, t3 - t2 - 1), slot.current, s.substr(t3 + 1))) {
+    // The features new to that worker, in hex: the campaign's coverage is their union.
+    for (size_t at = t4 + 1; t4 != std::string::npos && at < s.size();) {
+      size_t comma = s.find(',', at);
+      if (comma == std::string::npos) comma = s.size();
+      if (comma > at) coverage.insert(std::stoull(s.substr(at, comma - at), nullptr, 16));
+      at = comma + 1;
+    }
+    r.features = coverage.size();
+    if (record(s.substr(t2 + 1, t3 - t2 - 1), slot.current, s.substr(t3 + 1, t4 - t3 - 1))) {
       r.stopped_early = true;
       return false;
     }
@@ -271,6 +356,7 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
       }
       break;
     }
+    if (opts.on_coverage && now >= next_report) opts.on_coverage(now - start, r.features);
     if (opts.on_progress && now >= next_report) {
       opts.on_progress(now - start, r.programs, r.buckets);
       next_report = now + 1.0;

@@ -26,6 +26,7 @@ bool is_finding_bucket(const std::string& bucket);
 struct Finding {
   std::string bucket;  // "fail:<oracle>", "crash:signal6", "wrong-rejection:<kind>", ...
   uint64_t seed = 0;
+  std::string recipe;     // a guided campaign's mutant: its recipe (fuzz/recipe.h); "" for a seed
   std::string detail;     // the verdict's text, or a crash's SF_CHECK line, on one line
   std::string signature;  // bucket + normalized message (fuzz/outcome.h): what findings dedup on
   double elapsed = 0;     // seconds since the campaign started
@@ -38,6 +39,12 @@ struct CampaignOptions {
   uint64_t first_seed = 1;
   // Worker processes at once; worker j runs seeds first_seed + j, + jobs, + 2 jobs, ...
   int jobs = 1;
+  // Coverage-guided: a worker keeps the programs that reach a feature it had not seen
+  // (fuzz/features.h) and runs mutants of them (fuzz/recipe.h) three times in four. corpus_dir:
+  // where kept programs are written as .sfz files with a "# recipe:" line, and read back when a
+  // worker starts (so a replaced worker, or a later campaign, resumes and grows the corpus).
+  bool guided = false;
+  std::string corpus_dir;
   double timeout = 10;      // a program making no progress for this long is a hang
   size_t memory_mb = 4096;  // the worker's address-space cap; past it a program is crash:oom
   oracles::PipelineOptions pipeline;
@@ -47,6 +54,8 @@ struct CampaignOptions {
   // Called about once a second with the running counts.
   std::function<void(double elapsed, uint64_t programs, const std::map<std::string, uint64_t>&)>
       on_progress;
+  // Called about once a second with the number of distinct engine-level features reached so far.
+  std::function<void(double elapsed, uint64_t features)> on_coverage;
   // Called for every program's verdict, findings included (tests check that no seed is lost).
   std::function<void(uint64_t seed, const std::string& bucket)> on_verdict;
   // Called with each new worker's pid (tests kill workers at random moments).
@@ -59,6 +68,7 @@ struct CampaignResult {
   std::map<std::string, uint64_t> buckets;
   std::map<std::string, uint64_t> first_seed_of;  // per non-pass, non-rejection bucket
   uint64_t workers_lost = 0;  // workers that died between programs (replaced, nothing lost)
+  uint64_t features = 0;      // distinct engine-level features reached (fuzz/features.h)
   bool stopped_early = false;
 };
 

@@ -9,12 +9,14 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "engine/base/check.h"
 #include "engine/base/faults.h"
 #include "engine/base/sha256.h"
 #include "engine/program/printer.h"
 #include "fuzz/files.h"
 #include "fuzz/gtest_file.h"
 #include "fuzz/outcome.h"
+#include "fuzz/recipe.h"
 #include "fuzz/report_html.h"
 #include "fuzz/shrink_program.h"
 
@@ -56,11 +58,18 @@ void CampaignReport::add(const Finding& f) {
   e.bucket = f.bucket;
   e.detail = f.detail;
   e.first_seed = f.seed;
+  e.recipe = f.recipe;
   e.count = 1;
   e.found_at = f.elapsed;
   std::string base =
       finding_class(f.bucket) + "/" + slug(f.bucket) + "-" + sha256_hex(f.signature).substr(0, 8);
+  // A guided campaign's mutant is regenerated from its recipe, a plain program from its seed.
   program::Program p = program_for_seed(f.seed);
+  if (!f.recipe.empty()) {
+    std::optional<Recipe> recipe = Recipe::parse(f.recipe);
+    SF_CHECK(recipe) << "a finding with a bad recipe: " << f.recipe;
+    p = generated_for_recipe(*recipe).program;
+  }
   p.header.reproduces = f.signature;
   // Faults switched on for the whole campaign (SHAPEFUZZ_FAULTS) go in the header, so the file
   // replays as-is.
@@ -141,12 +150,13 @@ void CampaignReport::finish(const CampaignResult& r) {
   programs_ = r.programs;
   buckets_ = r.buckets;
   workers_lost_ = r.workers_lost;
+  features_ = r.features;
   add_sample();
   write_report(true);
 }
 
 void CampaignReport::add_sample() {
-  timeline_.push_back({elapsed_, programs_, buckets_});
+  timeline_.push_back({elapsed_, programs_, features_, buckets_});
   // Bounded however long the campaign: past kMaxSamples, every other sample goes (the last stays).
   if (timeline_.size() > kMaxSamples) {
     std::vector<Sample> kept;
@@ -167,6 +177,7 @@ void CampaignReport::write_report(bool finished) {
   j["programs"] = programs_;
   j["programs_per_second"] = elapsed_ > 0 ? static_cast<double>(programs_) / elapsed_ : 0.0;
   j["workers_lost"] = workers_lost_;
+  j["features"] = features_;
   j["buckets"] = nlohmann::ordered_json::object();
   for (const auto& [k, n] : buckets_) j["buckets"][k] = n;
   j["findings"] = nlohmann::ordered_json::array();
@@ -176,6 +187,7 @@ void CampaignReport::write_report(bool finished) {
                              {"class", finding_class(e.bucket)},
                              {"count", e.count},
                              {"first_seed", e.first_seed},
+                             {"recipe", e.recipe},
                              {"found_at_seconds", e.found_at},
                              {"original", e.original},
                              {"minimized", e.minimized},
@@ -191,7 +203,10 @@ void CampaignReport::write_report(bool finished) {
   for (const Sample& s : timeline_) {
     nlohmann::ordered_json b = nlohmann::ordered_json::object();
     for (const auto& [k, n] : s.buckets) b[k] = n;
-    j["timeline"].push_back({{"seconds", s.seconds}, {"programs", s.programs}, {"buckets", b}});
+    j["timeline"].push_back({{"seconds", s.seconds},
+                             {"programs", s.programs},
+                             {"features", s.features},
+                             {"buckets", b}});
   }
   if (generator_) {
     const GenStats& g = *generator_;

@@ -45,11 +45,14 @@ class CampaignReport {
   // What the campaign's programs contain (a sample of them, gathered after the campaign): the
   // report's op, feature and binding-path histograms.
   void set_generator_stats(const GenStats& stats) { generator_ = stats; }
+  // Distinct engine-level features so far (CampaignOptions::on_coverage).
+  void coverage(uint64_t features) { features_ = features; }
   // The final report.
   void finish(const CampaignResult& r);
 
   struct Entry {
     std::string signature, bucket, detail, found_by;
+    std::string recipe;  // a guided campaign's mutant (fuzz/recipe.h); "" for a seed
     uint64_t first_seed = 0, count = 0;
     double found_at = 0;
     std::string original, minimized, test;  // paths, relative to out_dir
@@ -72,12 +75,13 @@ class CampaignReport {
   std::vector<Entry> entries_;
   std::map<std::string, size_t> by_signature_;
   std::map<std::string, uint64_t> buckets_;
-  uint64_t programs_ = 0, workers_lost_ = 0;
+  uint64_t programs_ = 0, workers_lost_ = 0, features_ = 0;
   double elapsed_ = 0, last_write_ = -1e9;
   // The counts about once a second (progress calls), for the report's charts.
   struct Sample {
     double seconds = 0;
     uint64_t programs = 0;
+    uint64_t features = 0;
     std::map<std::string, uint64_t> buckets;
   };
   static constexpr size_t kMaxSamples = 600;

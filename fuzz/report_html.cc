@@ -192,6 +192,7 @@ std::string report_html(const Json& r) {
   card("programs", num(programs, 0), "");
   card("seconds", num(seconds, 1), "");
   card("programs/s", num(num_of(r, "programs_per_second"), 0), "");
+  card("features reached", num(num_of(r, "features"), 0), "");
   card("failures (distinct)", std::to_string(failures), failures ? "bad" : "ok");
   card("crashes (distinct)", std::to_string(crashes), crashes ? "bad" : "ok");
   card("triage (distinct)", std::to_string(triage), "");
@@ -216,6 +217,14 @@ std::string report_html(const Json& r) {
       from = i;
     }
     h += "<h2>Over time</h2>\n" + line_chart("Programs per second", "programs/s", {rate}, false);
+    Series coverage{"features", {}};
+    for (const Json& t : timeline) {
+      coverage.points.push_back({num_of(t, "seconds"), num_of(t, "features")});
+    }
+    h += line_chart(
+        "Coverage: distinct engine-level features reached (ops and op pairs, binding "
+        "paths, replacement kinds, assert and guard shapes, verdicts)",
+        "features", {coverage}, false);
     std::vector<std::pair<std::string, double>> order;
     for (const auto& [k, v] : buckets.items()) order.push_back({k, v.get<double>()});
     std::sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.second > b.second; });

@@ -21,10 +21,12 @@
 #include "engine/base/errors.h"
 #include "engine/base/faults.h"
 #include "engine/program/parser.h"
+#include "engine/program/printer.h"
 #include "fuzz/campaign_report.h"
 #include "fuzz/files.h"
 #include "fuzz/line_reader.h"
 #include "fuzz/outcome.h"
+#include "fuzz/recipe.h"
 
 namespace sf::fuzz {
 namespace {
@@ -188,6 +190,46 @@ TEST(Campaign, ParallelWorkersLoseNoSeedAndIsolateCrashes) {
   // Each crash replaced its worker, except crashes after the deadline (at most one per slot).
   EXPECT_GE(pids.size(), crashes);
   EXPECT_GT(r.buckets["pass"], 20u);
+}
+
+// Guided: the programs kept for new coverage are written to the corpus directory as .sfz files
+// whose "# recipe:" line regenerates exactly that program, and a later campaign starts by
+// running them (it resumes and grows the corpus).
+TEST(Campaign, GuidedCampaignKeepsACorpusThatReplays) {
+  fs::path dir = fresh_dir("guided_corpus");
+  CampaignOptions opts;
+  opts.seconds = 2;
+  opts.guided = true;
+  opts.corpus_dir = dir.string();
+  opts.quiet_workers = true;
+  opts.pipeline.oracles = oracles::OracleSet::structural_only();
+  CampaignResult r = run_campaign(opts);
+  EXPECT_GT(r.features, 100u);
+  std::vector<fs::path> files = files_under(dir, ".sfz");
+  ASSERT_GT(files.size(), 10u);
+  std::set<uint64_t> corpus_seeds;
+  for (const fs::path& f : files) {
+    std::string text = *read_text_file(f);
+    size_t at = text.find("# recipe: ");
+    ASSERT_NE(at, std::string::npos) << f;
+    std::optional<Recipe> recipe =
+        Recipe::parse(text.substr(at + 10, text.find('\n', at) - at - 10));
+    ASSERT_TRUE(recipe) << f;
+    corpus_seeds.insert(recipe->seed);
+    EXPECT_EQ(program::print_program(program::parse_program(text)),
+              program::print_program(generated_for_recipe(*recipe).program))
+        << f;
+  }
+  // The next campaign runs the corpus first: its first verdicts are the corpus's programs.
+  std::vector<uint64_t> first;
+  opts.seconds = 1;
+  opts.on_verdict = [&](uint64_t seed, const std::string&) {
+    if (first.size() < 5) first.push_back(seed);
+  };
+  run_campaign(opts);
+  ASSERT_EQ(first.size(), 5u);
+  for (uint64_t s : first) EXPECT_TRUE(corpus_seeds.count(s)) << s;
+  EXPECT_GE(files_under(dir, ".sfz").size(), files.size());  // grown, never lost
 }
 
 TEST(Campaign, CampaignKilledAtRandomMomentsLeavesAValidReport) {

@@ -119,8 +119,8 @@ TEST(ReportHtmlTest, WellFormedAndNamesEveryBucketAndFinding) {
   EXPECT_NE(html.find("href=\"failures/differential-1234abcd_test.cc\""), std::string::npos);
   EXPECT_NE(html.find("href=\"triage/index-00000000.sfz\""), std::string::npos);
   EXPECT_NE(html.find("eager &lt;a&gt; &amp; b &quot;q&quot;"), std::string::npos);
-  EXPECT_NE(html.find("<polyline"), std::string::npos);                    // the charts
-  EXPECT_NE(html.find(">nonzero<"), std::string::npos);                    // the op histogram
+  EXPECT_NE(html.find("<polyline"), std::string::npos);  // the charts
+  EXPECT_NE(html.find(">nonzero<"), std::string::npos);  // the op histogram
   // Self-contained: nothing is loaded (xmlns URIs are names, not fetches).
   EXPECT_EQ(html.find("src="), std::string::npos);
   EXPECT_EQ(html.find("href=\"http"), std::string::npos);

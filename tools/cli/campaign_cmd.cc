@@ -3,6 +3,7 @@
 // GoogleTest files, report.json) as findings happen. This file wires flags and progress lines.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -10,6 +11,7 @@
 
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_report.h"
+#include "fuzz/files.h"
 #include "fuzz/gen_stats.h"
 #include "fuzz/isolated.h"
 #include "tools/cli/commands.h"
@@ -22,6 +24,8 @@ struct CampaignFlags {
   double seconds = 60;
   uint64_t seed = 1;
   int jobs = 1;
+  bool guided = false;
+  std::string corpus;
   std::string out = "report";
   IsolationFlags isolation;  // the worker's, and each minimizing run's
   double minimize_seconds = 30;
@@ -47,6 +51,25 @@ int campaign(const CampaignFlags& flags) {
   opts.seconds = flags.seconds;
   opts.first_seed = flags.seed;
   opts.jobs = flags.jobs;
+  opts.guided = flags.guided || !flags.corpus.empty();
+  opts.corpus_dir = flags.corpus;
+  std::optional<std::filesystem::path> scratch;  // a guided campaign's corpus when none is named
+  if (opts.guided && opts.corpus_dir.empty()) {
+    scratch = ropts.out_dir / "corpus";
+    opts.corpus_dir = scratch->string();
+  }
+  if (opts.guided) {
+    if (std::optional<std::string> why = fuzz::check_writable_dir(opts.corpus_dir)) {
+      std::fprintf(stderr, "campaign: cannot write the corpus %s: %s\n", opts.corpus_dir.c_str(),
+                   why->c_str());
+      return kExitUsage;
+    }
+  }
+  uint64_t features = 0;
+  opts.on_coverage = [&](double, uint64_t n) {
+    features = n;
+    report.coverage(n);
+  };
   opts.timeout = flags.isolation.limits.timeout_seconds;
   opts.memory_mb = flags.isolation.limits.memory_mb;
   opts.pipeline = ropts.pipeline;
@@ -59,9 +82,10 @@ int campaign(const CampaignFlags& flags) {
                          const std::map<std::string, uint64_t>& buckets) {
     report.progress(el, programs, buckets);
     std::fprintf(stderr,
-                 "[%5.1fs] programs=%llu (%.0f/s) pass=%llu rejected=%llu fail=%llu crash=%llu "
-                 "triage=%llu\n",
+                 "[%5.1fs] programs=%llu (%.0f/s) features=%llu pass=%llu rejected=%llu fail=%llu "
+                 "crash=%llu triage=%llu\n",
                  el, static_cast<unsigned long long>(programs), programs / el,
+                 static_cast<unsigned long long>(features),
                  static_cast<unsigned long long>(count_with_prefix(buckets, "pass")),
                  static_cast<unsigned long long>(count_with_prefix(buckets, "rejected:")),
                  static_cast<unsigned long long>(count_with_prefix(buckets, "fail:")),
@@ -86,9 +110,9 @@ int campaign(const CampaignFlags& flags) {
     }
   }
   report.finish(r);
-  std::printf("campaign: %llu programs in %.1fs (%.0f/s), report in %s\n",
+  std::printf("campaign: %llu programs in %.1fs (%.0f/s), %llu features, report in %s\n",
               static_cast<unsigned long long>(r.programs), r.seconds, r.programs / r.seconds,
-              (ropts.out_dir / "report.json").c_str());
+              static_cast<unsigned long long>(r.features), (ropts.out_dir / "report.json").c_str());
   for (const auto& [k, n] : r.buckets) {
     std::printf("  %-40s %llu\n", k.c_str(), static_cast<unsigned long long>(n));
   }
@@ -128,6 +152,13 @@ void add_campaign_command(CLI::App& app, Action* action) {
                   "libFuzzer's -jobs")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
+  cmd->add_flag("--guided", f->guided,
+                "coverage-guided: keep the programs that reach a new engine-level feature (ops "
+                "and op pairs, binding paths, replacement kinds, runtime-assert and guard shapes, "
+                "verdicts) and run mutants of them (one generator decision changed at a time)");
+  cmd->add_option("--corpus", f->corpus,
+                  "the guided campaign's corpus directory, read at start and grown (implies "
+                  "--guided; default OUT/corpus)");
   cmd->add_option("--out", f->out, "output directory")->capture_default_str();
   f->isolation.add_to(cmd);
   cmd->add_option("--minimize-seconds", f->minimize_seconds,

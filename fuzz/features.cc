@@ -1,0 +1,99 @@
+// Coverage features of a program's run (see features.h): read from the program text, the final
+// graph and the final ShapeEnv.
+#include "fuzz/features.h"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "engine/program/schema.h"
+
+namespace sf::fuzz {
+
+namespace {
+
+// "u12 >= 2*s3 + 4" -> "uN >= N*sN + N": the shape of an expression, not its numbers.
+std::string abstract(const std::string& text) {
+  static const std::regex number("[0-9]+");
+  return std::regex_replace(text, number, "N");
+}
+
+// "u" for unbacked ints, "s" backed, "zuf"/"zf" floats...: a symbol's kind by its printed prefix.
+std::string kind_of(const ExprRef& e) {
+  if (e->is(sym::ExprKind::kInteger)) return "int";
+  if (e->is(sym::ExprKind::kSymbol)) return sym::sym_kind_prefix(e->sym_kind());
+  return "expr";
+}
+
+void collect_ops(const program::ExprPtr& e, std::set<std::string>* out) {
+  if (!e) return;
+  if (e->kind == program::Expr::Kind::kCall) out->insert("op:" + program::schema(e->op).name);
+  for (const auto& a : e->args) collect_ops(a, out);
+  for (const auto& kw : e->kwargs) collect_ops(kw.second, out);
+  for (const auto& x : e->elems) collect_ops(x, out);
+}
+
+void collect_statements(const std::vector<program::Stmt>& body, std::string* prev,
+                        std::set<std::string>* out) {
+  for (const program::Stmt& st : body) {
+    collect_ops(st.value, out);
+    std::string here = st.kind == program::Stmt::Kind::kCheck         ? "check"
+                       : st.kind == program::Stmt::Kind::kCheckIsSize ? "check_is_size"
+                       : st.kind == program::Stmt::Kind::kIf          ? "if"
+                       : st.kind == program::Stmt::Kind::kReturn      ? "return"
+                       : st.value && st.value->kind == program::Expr::Kind::kCall
+                           ? program::schema(st.value->op).name
+                           : "copy";
+    out->insert("pair:" + *prev + ">" + here);
+    *prev = here;
+    collect_statements(st.then_body, prev, out);
+    collect_statements(st.else_body, prev, out);
+  }
+}
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+}  // namespace
+
+std::vector<std::string> program_feature_texts(const program::Program& p,
+                                               const oracles::PipelineResult& r,
+                                               const std::string& bucket) {
+  std::set<std::string> out;
+  std::string prev = "start";
+  collect_statements(p.body, &prev, &out);
+  out.insert("verdict:" + bucket);
+  const graph::Graph* g = r.final_graph ? &*r.final_graph : r.trace ? &r.trace->graph : nullptr;
+  if (g) {
+    g->for_each([&](const graph::Node* n) {
+      std::string op = n->kind == graph::NodeKind::kCall ? program::schema(n->op).name
+                                                         : graph::node_kind_name(n->kind);
+      for (const auto& [symbol, path] : n->unbacked_bindings) {
+        out.insert("bind:" + op + ":" + abstract(keypath_str(path)));
+      }
+    });
+  }
+  if (r.trace && r.trace->env) {
+    const ShapeEnv& env = *r.trace->env;
+    for (const auto& [from, to] : env.replacement_table().entries()) {
+      out.insert("repl:" + kind_of(from) + "->" + kind_of(to));
+    }
+    for (const auto& [key, asserts] : env.deferred_runtime_asserts()) {
+      for (const RuntimeAssert& ra : asserts) out.insert("assert:" + abstract(ra.expr->str()));
+    }
+    for (const ShapeGuard& guard : env.guards()) out.insert("guard:" + abstract(guard.expr->str()));
+  }
+  return {out.begin(), out.end()};
+}
+
+std::vector<uint64_t> program_features(const program::Program& p, const oracles::PipelineResult& r,
+                                       const std::string& bucket) {
+  std::vector<uint64_t> out;
+  for (const std::string& f : program_feature_texts(p, r, bucket)) out.push_back(fnv1a(f));
+  return out;
+}
+
+}  // namespace sf::fuzz

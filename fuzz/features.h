@@ -1,0 +1,24 @@
+// Engine-level coverage features of one program's run, for coverage-guided campaigns: which ops
+// and consecutive op pairs it has, which binding paths each op's node got, which kinds of
+// replacement the ShapeEnv made, the shapes of its runtime asserts and guards (numbers and symbol
+// indices abstracted), and its verdict bucket. Each is a 64-bit hash of its text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/program/ast.h"
+#include "oracles/pipeline.h"
+
+namespace sf::fuzz {
+
+// The feature texts ("op:nonzero", "pair:nonzero>item", "bind:nonzero:size(N)",
+// "repl:u->s", "assert:uN >= N", "guard:sN > N", "verdict:pass"), sorted and unique.
+std::vector<std::string> program_feature_texts(const program::Program& p,
+                                               const oracles::PipelineResult& r,
+                                               const std::string& bucket);
+std::vector<uint64_t> program_features(const program::Program& p, const oracles::PipelineResult& r,
+                                       const std::string& bucket);
+
+}  // namespace sf::fuzz

@@ -1,0 +1,85 @@
+// Recipes (a seed plus overridden generator decisions) and coverage features.
+#include "fuzz/recipe.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/program/parser.h"
+#include "engine/program/printer.h"
+#include "fuzz/campaign.h"
+#include "fuzz/features.h"
+#include "oracles/pipeline.h"
+
+namespace sf::fuzz {
+namespace {
+
+TEST(Recipe, TextRoundTrips) {
+  Recipe r;
+  r.seed = 17;
+  EXPECT_EQ(r.str(), "seed=17");
+  r.overrides = {{40, 912}, {3, 5}};
+  EXPECT_EQ(r.str(), "seed=17;3:5,40:912");
+  std::optional<Recipe> back = Recipe::parse(r.str());
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->seed, 17u);
+  EXPECT_EQ(back->overrides, r.overrides);
+  for (const char* bad : {"", "seed=", "17", "seed=1;", "seed=1;3", "seed=1;3:", "seed=1;3:4;5:6",
+                          "seed=x", "seed=1;3:4,"}) {
+    EXPECT_FALSE(Recipe::parse(bad)) << bad;
+  }
+}
+
+TEST(Recipe, WithoutOverridesItIsTheSeedsProgram) {
+  for (uint64_t seed : {1, 2, 99}) {
+    Recipe r;
+    r.seed = seed;
+    EXPECT_EQ(program::print_program(generated_for_recipe(r).program),
+              program::print_program(program_for_seed(seed)));
+    EXPECT_GT(r.decisions, 10u);
+  }
+}
+
+TEST(Recipe, AMutantIsDeterministicAndUsuallyAnotherProgram) {
+  Recipe base;
+  base.seed = 5;
+  std::string original = program::print_program(generated_for_recipe(base).program);
+  int different = 0;
+  for (uint64_t k = 0; k < 20; ++k) {
+    SeedSource rng(k);
+    Recipe m = mutate_recipe(base, rng);
+    SeedSource rng_again(k);
+    EXPECT_EQ(mutate_recipe(base, rng_again).str(), m.str());
+    Recipe m2 = m;
+    std::string a = program::print_program(generated_for_recipe(m).program);
+    std::string b = program::print_program(generated_for_recipe(m2).program);
+    EXPECT_EQ(a, b);                                  // the recipe fixes the program
+    EXPECT_NO_THROW(program::parse_program(a)) << a;  // and it is valid text
+    different += a != original;
+  }
+  EXPECT_GE(different, 10);
+}
+
+TEST(Features, NameOpsPairsBindingsAndTheVerdict) {
+  program::Program p = program::parse_program(
+      "# sfz 1\n# expect: ok\ninput t: i64[4] = [1, 0, 2, 0]\na = nonzero(t)\n"
+      "n = item(count_nonzero(t))\ncheck(n >= 1, \"some\")\nreturn a, n\n");
+  auto cpu = backend::make_cpu_backend();
+  oracles::PipelineOptions opts;
+  opts.backend = cpu.get();
+  oracles::PipelineResult r = oracles::run_pipeline(p, opts);
+  std::vector<std::string> f = program_feature_texts(p, r, "pass");
+  auto has = [&](const std::string& x) { return std::find(f.begin(), f.end(), x) != f.end(); };
+  EXPECT_TRUE(has("op:nonzero"));
+  EXPECT_TRUE(has("pair:start>nonzero"));
+  EXPECT_TRUE(has("pair:item>check"));
+  EXPECT_TRUE(has("bind:nonzero:size(N)"));
+  EXPECT_TRUE(has("bind:item:()"));
+  EXPECT_TRUE(has("verdict:pass"));
+  bool an_assert = false;
+  for (const std::string& x : f) an_assert = an_assert || x.rfind("assert:", 0) == 0;
+  EXPECT_TRUE(an_assert) << "the check is a deferred runtime assert";
+  EXPECT_EQ(program_features(p, r, "pass").size(), f.size());
+}
+
+}  // namespace
+}  // namespace sf::fuzz
