@@ -29,14 +29,17 @@ mapfile -t SOURCES < <(
 compile() {  # compile SRC -> $WORK_DIR/obj/SRC.o when SRC is newer than the object
   local obj="$WORK_DIR/obj/$1.o"
   mkdir -p "$(dirname "$obj")"
-  if [ ! -f "$obj" ] || [ "$1" -nt "$obj" ] || [ "$WORK_DIR/flags" -nt "$obj" ]; then
+  if [ ! -f "$obj" ] || [ "$1" -nt "$obj" ]; then
     $CXX $FLAGS -c "$1" -o "$obj"
   fi
 }
 export -f compile
 export CXX FLAGS WORK_DIR
-# Objects are reused across runs only when the flags are the same.
-if [ ! -f "$WORK_DIR/flags" ] || [ "$(cat "$WORK_DIR/flags")" != "$CXX $FLAGS" ]; then
+# Objects are reused across runs only when the flags are the same and no header changed since
+# the last build (a header change rebuilds everything: no per-object dependency tracking here).
+if [ ! -f "$WORK_DIR/flags" ] || [ "$(cat "$WORK_DIR/flags")" != "$CXX $FLAGS" ] ||
+  [ -n "$(find engine oracles fuzz -name '*.h' -newer "$WORK_DIR/flags" -print -quit)" ]; then
+  rm -rf "$WORK_DIR/obj"
   echo "$CXX $FLAGS" > "$WORK_DIR/flags"
 fi
 printf '%s\n' "${SOURCES[@]}" | xargs -P "$JOBS" -I{} bash -c 'compile {}'

@@ -40,6 +40,10 @@ namespace sf::fuzz {
 
 namespace {
 
+// A worker that caught an exception other than bad_alloc exits with this (crash:exit87 when a
+// program was in flight).
+constexpr int kWorkerExceptionExitCode = 87;
+
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -127,14 +131,18 @@ std::vector<Recipe> read_corpus(const std::string& dir) {
   return out;
 }
 
-// Worker: runs programs until `deadline`, writing "start\tRECIPE" before each and
+// Worker: runs programs until `deadline`, writing "start\tRECIPE\tFRESH" before each (FRESH: 1
+// when it is the next of the worker's own seeds, whose successor a replacement goes on from) and
 // "done\tRECIPE\tBUCKET\tDETAIL\tFEATURES" after it (FEATURES: the hashes, in hex, of the
 // features this worker had not seen), so the parent knows which program was in flight at a crash.
 // Random mode runs seeds first, first + stride, ...; guided mode (o.guided) also keeps the
-// programs that reached a new feature (in o.corpus_dir, read back when a worker starts) and
-// three times in four runs a mutant of one of them instead of the next seed.
+// programs that reached a new feature (in o.corpus_dir, read when a worker starts) and three
+// times in four runs a mutant of one of them instead of the next seed. A slot's first worker
+// (replay_share >= 0) first runs its share of the corpus (entry i when i % stride is its share),
+// to learn the features reached so far; a replacement does not, so an entry that now crashes
+// costs one worker, not every one.
 [[noreturn]] void worker(int fd, int err_fd, uint64_t first, uint64_t stride, double deadline,
-                         const CampaignOptions& o) {
+                         const CampaignOptions& o, int64_t replay_share) {
   if (o.quiet_workers) {
     silence_stderr();
     err_fd = -1;
@@ -148,17 +156,22 @@ std::vector<Recipe> read_corpus(const std::string& dir) {
     FILE* out = fdopen(fd, "w");
     std::unordered_set<uint64_t> seen;
     std::vector<Recipe> corpus, replay;
-    if (o.guided && !o.corpus_dir.empty()) replay = read_corpus(o.corpus_dir);
+    if (o.guided && !o.corpus_dir.empty()) corpus = read_corpus(o.corpus_dir);
+    for (size_t i = 0; replay_share >= 0 && i < corpus.size(); ++i) {
+      if (i % stride == static_cast<uint64_t>(replay_share)) replay.push_back(corpus[i]);
+    }
     SeedSource rng(first * 0x9e3779b97f4a7c15ULL + 1);
     uint64_t seed = first;
     while (now_seconds() < deadline) {
       Recipe recipe;
+      bool fresh_seed = false;
       if (!replay.empty()) {  // what earlier workers kept: run first, to learn its features
         recipe = replay.back();
         replay.pop_back();
       } else if (!o.guided || corpus.empty() || rng.chance(1, 4)) {
         recipe.seed = seed;
         seed += stride;
+        fresh_seed = true;
       } else {
         recipe = mutate_recipe(corpus[rng.pick(corpus.size())], rng);
       }
@@ -166,7 +179,7 @@ std::vector<Recipe> read_corpus(const std::string& dir) {
         if (ftruncate(err_fd, 0) != 0 || lseek(err_fd, 0, SEEK_SET) != 0) err_fd = -1;
       }
       std::string id = recipe.str();
-      std::fprintf(out, "start\t%s\n", id.c_str());
+      std::fprintf(out, "start\t%s\t%d\n", id.c_str(), fresh_seed ? 1 : 0);
       std::fflush(out);
       GeneratedProgram g = generated_for_recipe(recipe);
       oracles::PipelineOptions opts = o.pipeline;
@@ -194,6 +207,10 @@ std::vector<Recipe> read_corpus(const std::string& dir) {
     std::fclose(out);
   } catch (const std::bad_alloc&) {
     _exit(kOomExitCode);
+  } catch (...) {
+    // Anything else (a corpus file that cannot be written...) ends this worker only: never
+    // unwind into the forked copy of the parent's loop, whose destructors would kill siblings.
+    _exit(kWorkerExceptionExitCode);
   }
   _exit(0);
 }
@@ -247,6 +264,7 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
     uint64_t next_seed = 0;
     Recipe current;  // the program in flight
     bool in_flight = false, timed_out = false;
+    bool started = false;  // a worker has run in this slot (only the first replays the corpus)
     double last_line = 0;  // for the watchdog: a program making no progress is a hang
   };
   std::vector<Slot> slots(jobs);
@@ -274,12 +292,13 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
   auto handle_line = [&](Slot& slot, const std::string& s) {
     size_t t1 = s.find('\t');
     if (s.substr(0, t1) == "start") {
-      std::optional<Recipe> recipe = Recipe::parse(s.substr(t1 + 1));
-      SF_CHECK(recipe) << "worker sent a bad recipe: " << s;
+      size_t t2 = s.find('\t', t1 + 1);
+      std::optional<Recipe> recipe = Recipe::parse(s.substr(t1 + 1, t2 - t1 - 1));
+      SF_CHECK(recipe && t2 != std::string::npos) << "worker sent a bad start line: " << s;
       slot.current = *recipe;
-      // A seed is used once it starts: a replacement worker goes on after it, whether it
-      // finishes or crashes (mutants do not move the slot's seeds).
-      if (recipe->overrides.empty()) slot.next_seed = recipe->seed + jobs;
+      // A fresh seed is used once it starts: a replacement worker goes on after it, whether it
+      // finishes or crashes (mutants and corpus entries do not move the slot's seeds).
+      if (s.substr(t2 + 1) == "1") slot.next_seed = recipe->seed + jobs;
       slot.in_flight = true;
       return true;
     }
@@ -308,7 +327,10 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
         slot.w = std::make_unique<Worker>();
         uint64_t first = slot.next_seed;
         int err_fd = slot.err.fd;
-        slot.w->start([&](int out_fd) { worker(out_fd, err_fd, first, jobs, deadline, opts); });
+        int64_t share = slot.started ? -1 : static_cast<int64_t>(&slot - slots.data());
+        slot.started = true;
+        slot.w->start(
+            [&](int out_fd) { worker(out_fd, err_fd, first, jobs, deadline, opts, share); });
         slot.last_line = now;
         if (opts.on_worker_start) opts.on_worker_start(slot.w->pid);
       }
@@ -332,7 +354,9 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
         bool open = slot.w->lines.read_some();
         std::string line;
         while (!r.stopped_early && slot.w->lines.take_line(&line)) {
-          slot.last_line = now;
+          // The clock now, not the poll's: recording a finding may have minimized it for a
+          // while, and the other workers' waiting lines must not look that old.
+          slot.last_line = now_seconds();
           if (!handle_line(slot, line)) break;
         }
         if (!open) {

@@ -210,7 +210,8 @@ void CampaignReport::write_report(bool finished) {
   }
   if (generator_) {
     const GenStats& g = *generator_;
-    j["generator"] = {{"programs", g.programs},
+    j["generator"] = {{"first_seed", generator_first_seed_},
+                      {"programs", g.programs},
                       {"reached_execution", g.reached_execution},
                       {"data_dependent", g.data_dependent},
                       {"ops", g.op_programs},

@@ -42,9 +42,12 @@ class CampaignReport {
   void add(const Finding& f);
   // Running totals; report.json is rewritten at most every two seconds.
   void progress(double elapsed, uint64_t programs, const std::map<std::string, uint64_t>& buckets);
-  // What the campaign's programs contain (a sample of them, gathered after the campaign): the
-  // report's op, feature and binding-path histograms.
-  void set_generator_stats(const GenStats& stats) { generator_ = stats; }
+  // What the programs of seeds first_seed.. contain (gathered after the campaign; a guided
+  // campaign's mutants are not among them): the report's op, feature and binding-path histograms.
+  void set_generator_stats(const GenStats& stats, uint64_t first_seed) {
+    generator_ = stats;
+    generator_first_seed_ = first_seed;
+  }
   // Distinct engine-level features so far (CampaignOptions::on_coverage).
   void coverage(uint64_t features) { features_ = features; }
   // The final report.
@@ -87,6 +90,7 @@ class CampaignReport {
   static constexpr size_t kMaxSamples = 600;
   std::vector<Sample> timeline_;
   std::optional<GenStats> generator_;
+  uint64_t generator_first_seed_ = 0;
 };
 
 // "failures", "crashes" or "triage": where a bucket's files go.

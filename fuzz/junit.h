@@ -24,7 +24,8 @@ struct JUnitSuite {
 };
 
 // The whole document: <testsuites> with one <testsuite> per suite; text is escaped, and bytes that
-// XML 1.0 cannot hold (control characters other than tab and newline) become '?'.
+// XML 1.0 in UTF-8 cannot hold (control characters other than tab and newline, invalid UTF-8)
+// become '?'.
 std::string junit_xml(const std::string& name, const std::vector<JUnitSuite>& suites);
 
 }  // namespace sf::fuzz

@@ -279,9 +279,12 @@ std::string report_html(const Json& r) {
       }
       h += "<tr><td class=\"" + cls + "\">" + esc(str_of(*f, "bucket")) + "</td><td class=\"n\">" +
            num(num_of(*f, "count"), 0) + "</td><td class=\"n\">" +
-           num(num_of(*f, "first_seed"), 0) + "</td><td class=\"n\">" +
-           num(num_of(*f, "found_at_seconds"), 1) + " s</td><td class=\"n\">" + statements +
-           "</td><td>" + link(str_of(*f, "original"), "program") + "</td><td>" +
+           (f->contains("first_seed") && (*f)["first_seed"].is_number_unsigned()
+                ? std::to_string((*f)["first_seed"].get<uint64_t>())
+                : num(num_of(*f, "first_seed"), 0)) +
+           "</td><td class=\"n\">" + num(num_of(*f, "found_at_seconds"), 1) +
+           " s</td><td class=\"n\">" + statements + "</td><td>" +
+           link(str_of(*f, "original"), "program") + "</td><td>" +
            link(str_of(*f, "minimized"), "minimized") + "</td><td>" +
            link(str_of(*f, "test"), "test") + "</td><td><details><summary>" +
            abbreviate(summary, 90) + "</summary><pre>" + esc(str_of(*f, "signature")) + "\n\n" +
@@ -293,9 +296,13 @@ std::string report_html(const Json& r) {
   if (r.contains("generator")) {
     const Json& g = r["generator"];
     double sampled = num_of(g, "programs");
-    h += "<h2>What the programs contain</h2>\n<p class=\"note\">Over the campaign's first " +
-         num(sampled, 0) + " programs, rerun for these counts (<code>shapefuzz gen --stats " +
-         num(sampled, 0) + "</code> prints the same): " +
+    std::string first = num(num_of(g, "first_seed"), 0);
+    std::string last = num(num_of(g, "first_seed") + sampled - 1, 0);
+    h += "<h2>What the programs contain</h2>\n<p class=\"note\">The programs of seeds " + first +
+         "&#8211;" + last + ", run again for these counts (<code>shapefuzz gen --stats " +
+         num(sampled, 0) + " --seed " + first +
+         "</code> prints the same; a guided campaign's "
+         "mutants are not among them): " +
          num(sampled > 0 ? 100.0 * num_of(g, "reached_execution") / sampled : 0, 1) +
          "% reached execution, " +
          num(sampled > 0 ? 100.0 * num_of(g, "data_dependent") / sampled : 0, 1) +

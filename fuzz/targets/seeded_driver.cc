@@ -97,7 +97,17 @@ void on_alarm(int) {
 }
 
 void install_handlers() {
-  for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) signal(sig, on_deadly_signal);
+  // An alternate stack, so a stack overflow (SIGSEGV with no stack left) still writes its file.
+  static std::vector<char> alt_stack(1 << 16);
+  stack_t ss{};
+  ss.ss_sp = alt_stack.data();
+  ss.ss_size = alt_stack.size();
+  sigaltstack(&ss, nullptr);
+  struct sigaction sa {};
+  sa.sa_handler = on_deadly_signal;
+  sa.sa_flags = SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &sa, nullptr);
   signal(SIGALRM, on_alarm);
 }
 
@@ -250,12 +260,15 @@ int main(int argc, char** argv) {
   }
 
   std::fprintf(stderr, "INFO: Seed: %llu\n", static_cast<unsigned long long>(f.seed));
+  // Files named beside directories join the corpus (replayed first, then mutated).
   std::vector<Bytes> corpus;
+  std::vector<std::string> inputs = files;
   for (const std::string& d : dirs) {
-    for (const std::string& path : list_dir(d)) {
-      Bytes input;
-      if (read_file(path, &input)) corpus.push_back(std::move(input));
-    }
+    for (const std::string& path : list_dir(d)) inputs.push_back(path);
+  }
+  for (const std::string& path : inputs) {
+    Bytes input;
+    if (read_file(path, &input)) corpus.push_back(std::move(input));
   }
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {

@@ -111,20 +111,24 @@ a = nonzero(t)
 return a
 SFZ
 expect_rc 1 "check with a wrong expectation" "$cli" check --corpus "$tmp/checkc" --seconds 0 \
-  --junit "$tmp/check1.xml"
+  --property-cases 20 --junit "$tmp/check1.xml"
 expect_output "expected 'error check_failed', got pass"
 grep -q '<testcase classname="corpus.checkc" name="wrong.sfz"' "$tmp/check1.xml" &&
   grep -q '<failure message="expected &apos;error check_failed&apos;, got pass">' "$tmp/check1.xml" ||
   { echo "FAIL: check JUnit lacks the failed corpus case"; failures=$((failures + 1)); }
 sed -i 's/# expect: error check_failed/# expect: ok/' "$tmp/checkc/wrong.sfz"
-expect_rc 0 "check of a sound corpus" "$cli" check --corpus "$tmp/checkc" --seconds 0
+expect_rc 0 "check of a sound corpus" "$cli" check --corpus "$tmp/checkc" --seconds 0 \
+  --property-cases 20
 expect_output "check: 6 cases, 0 failed: ok"  # the file and the five oracle properties
 SHAPEFUZZ_FAULTS=refine_ranges_off_by_one expect_rc 1 "check finds a planted fault" "$cli" check \
-  --corpus "$tmp/checkc" --seconds 10 --oracles structural,differential --junit "$tmp/check2.xml"
+  --corpus "$tmp/checkc" --seconds 10 --property-cases 20 --oracles structural,differential --junit "$tmp/check2.xml"
 grep -q '<testcase classname="campaign" name="fail:' "$tmp/check2.xml" ||
   { echo "FAIL: check JUnit lacks the campaign finding"; failures=$((failures + 1)); }
 expect_rc 2 "check --junit into a file path" "$cli" check --seconds 0 --corpus "$tmp/checkc" \
   --junit "$tmp/checkc/wrong.sfz/x.xml"
+expect_rc 1 "check of a missing corpus directory" "$cli" check --seconds 0 --property-cases 0 \
+  --corpus "$tmp/no-such-dir"
+expect_output "no such directory"
 
 if ((failures)); then
   echo "$failures check(s) failed"

@@ -204,9 +204,9 @@ TEST(Campaign, GuidedCampaignKeepsACorpusThatReplays) {
   opts.quiet_workers = true;
   opts.pipeline.oracles = oracles::OracleSet::structural_only();
   CampaignResult r = run_campaign(opts);
-  EXPECT_GT(r.features, 100u);
+  EXPECT_GT(r.features, 50u);
   std::vector<fs::path> files = files_under(dir, ".sfz");
-  ASSERT_GT(files.size(), 10u);
+  ASSERT_GT(files.size(), 5u);
   std::set<uint64_t> corpus_seeds;
   for (const fs::path& f : files) {
     std::string text = *read_text_file(f);

@@ -32,5 +32,12 @@ TEST(JUnitTest, CountsFailuresAndEscapesText) {
   EXPECT_EQ(xml.find('\x01'), std::string::npos);
 }
 
+TEST(JUnitTest, KeepsValidUtf8AndReplacesInvalidBytes) {
+  JUnitSuite s{"s", {}};
+  s.cases.push_back({"σ ∧ \xff\xfe cut \xe2\x88", "c", 0, JUnitCase::Status::kFailed, "m", ""});
+  std::string xml = junit_xml("n", {s});
+  EXPECT_NE(xml.find("name=\"σ ∧ ?? cut ??\""), std::string::npos) << xml;
+}
+
 }  // namespace
 }  // namespace sf::fuzz

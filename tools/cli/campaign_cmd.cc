@@ -103,7 +103,7 @@ int campaign(const CampaignFlags& flags) {
     fuzz::IsolatedResult g = fuzz::run_isolated(
         [&] { return fuzz::collect_gen_stats(flags.seed, sample).to_json(); }, limits);
     if (std::optional<fuzz::GenStats> stats = fuzz::GenStats::from_json(g.output)) {
-      report.set_generator_stats(*stats);
+      report.set_generator_stats(*stats, flags.seed);
     } else {
       std::fprintf(stderr, "campaign: the generator statistics were not gathered (%s)\n",
                    g.crash.empty() ? "bad output" : g.crash.c_str());

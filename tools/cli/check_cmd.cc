@@ -19,6 +19,7 @@
 #include "fuzz/isolated.h"
 #include "fuzz/junit.h"
 #include "fuzz/outcome.h"
+#include "fuzz/signature.h"
 #include "oracles/pipeline.h"
 #include "properties/oracle_properties.h"
 #include "tools/cli/commands.h"
@@ -109,6 +110,18 @@ JUnitSuite corpus_suite(const CheckFlags& flags) {
   JUnitSuite suite{"corpus", {}};
   for (const std::string& dir : flags.corpus) {
     std::vector<fs::path> files = sfz_files(dir);
+    if (!fs::is_directory(dir)) {  // a mistyped path must not pass CI having checked nothing
+      JUnitCase c;
+      c.classname = "corpus";
+      c.name = dir;
+      c.status = JUnitCase::Status::kFailed;
+      c.message = "no such directory: " + dir +
+                  " (run check from the repository root, or pass "
+                  "--corpus)";
+      std::fprintf(stderr, "check: FAIL %s\n", c.message.c_str());
+      suite.cases.push_back(c);
+      continue;
+    }
     if (files.empty()) {
       std::fprintf(stderr, "check: no .sfz files under %s\n", dir.c_str());
       continue;
@@ -196,7 +209,7 @@ JUnitSuite campaign_suite(const CheckFlags& flags) {
     c.classname = "campaign";
     c.name = f.bucket + " (seed " + std::to_string(f.seed) + ")";
     c.seconds = 0;
-    c.message = f.detail.substr(0, 300);
+    c.message = fuzz::utf8_prefix(f.detail, 300);
     c.details = f.detail + "\n\nreproduce: shapefuzz gen --seed " + std::to_string(f.seed) +
                 " > p.sfz && shapefuzz run p.sfz\n(shapefuzz campaign --seed " +
                 std::to_string(f.seed) + " --seconds 1 writes a reproducer and minimizes it)";
