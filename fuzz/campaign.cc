@@ -100,6 +100,19 @@ struct Worker {
   }
 };
 
+// In the child of a fork: the pipe to fd 3, stderr to the slot's file, then exec. Only
+// async-signal-safe calls between fork and exec (the argv is built before).
+[[noreturn]] void exec_worker(char* const* argv, int out_fd, int err_fd) {
+  if (err_fd >= 0) dup2(err_fd, 2);
+  if (out_fd == 3) {
+    fcntl(3, F_SETFD, 0);  // dup2 onto itself would keep close-on-exec
+  } else {
+    dup2(out_fd, 3);
+  }
+  execv(argv[0], argv);
+  _exit(127);  // exec failed: the parent records a lost worker
+}
+
 // The corpus files of a guided campaign: `<hash>.sfz`, the program with a "# recipe:" line.
 void write_corpus_entry(const std::string& dir, const Recipe& r, const program::Program& p) {
   char name[32];
@@ -152,7 +165,9 @@ std::vector<Recipe> read_corpus(const std::string& dir) {
   limit_memory(o.memory_mb);
   signal(SIGPIPE, SIG_DFL);  // the parent gone: die quietly
   try {
-    auto cpu = backend::make_cpu_backend();
+    std::unique_ptr<backend::Backend> be =
+        o.make_backend ? o.make_backend() : backend::make_cpu_backend();
+    SF_CHECK(be) << "the campaign's backend factory made no backend";
     FILE* out = fdopen(fd, "w");
     std::unordered_set<uint64_t> seen;
     std::vector<Recipe> corpus, replay;
@@ -183,7 +198,7 @@ std::vector<Recipe> read_corpus(const std::string& dir) {
       std::fflush(out);
       GeneratedProgram g = generated_for_recipe(recipe);
       oracles::PipelineOptions opts = o.pipeline;
-      opts.backend = cpu.get();
+      opts.backend = be.get();
       opts.eager_reference = &g.eager;
       oracles::PipelineResult result = oracles::run_pipeline(g.program, opts);
       Outcome outcome = outcome_of(result.verdict);
@@ -227,6 +242,11 @@ GeneratedProgram generated_for_seed(uint64_t seed) {
 
 bool is_finding_bucket(const std::string& bucket) {
   return bucket.rfind("fail:", 0) == 0 || bucket.rfind("crash:", 0) == 0;
+}
+
+void run_campaign_worker(int fd, int err_fd, uint64_t first, uint64_t stride, double deadline,
+                         const CampaignOptions& o, int64_t replay_share) {
+  worker(fd, err_fd, first, stride, deadline, o, replay_share);
 }
 
 CampaignResult run_campaign(const CampaignOptions& opts) {
@@ -329,8 +349,27 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
         int err_fd = slot.err.fd;
         int64_t share = slot.started ? -1 : static_cast<int64_t>(&slot - slots.data());
         slot.started = true;
-        slot.w->start(
-            [&](int out_fd) { worker(out_fd, err_fd, first, jobs, deadline, opts, share); });
+        if (opts.worker_command.empty()) {
+          slot.w->start(
+              [&](int out_fd) { worker(out_fd, err_fd, first, jobs, deadline, opts, share); });
+        } else {
+          // fork+exec: a fresh process image (a CUDA context does not survive fork). The pipe
+          // goes to fd 3, stderr to the slot's file; the loop's parameters go on the command line.
+          std::vector<std::string> args = opts.worker_command;
+          char when[64];
+          std::snprintf(when, sizeof when, "%.6f", deadline);
+          for (std::string a :
+               {std::string("--first"), std::to_string(first), std::string("--stride"),
+                std::to_string(jobs), std::string("--deadline"), std::string(when),
+                std::string("--replay-share"), std::to_string(share)}) {
+            args.push_back(a);
+          }
+          if (opts.quiet_workers) args.push_back("--quiet");
+          std::vector<char*> argv;
+          for (std::string& a : args) argv.push_back(a.data());
+          argv.push_back(nullptr);
+          slot.w->start([&](int out_fd) { exec_worker(argv.data(), out_fd, err_fd); });
+        }
         slot.last_line = now;
         if (opts.on_worker_start) opts.on_worker_start(slot.w->pid);
       }

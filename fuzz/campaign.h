@@ -7,8 +7,11 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "engine/backend/backend.h"
 #include "engine/program/ast.h"
 #include "fuzz/gen/program_gen.h"
 #include "oracles/pipeline.h"
@@ -45,6 +48,13 @@ struct CampaignOptions {
   // worker starts (so a replaced worker, or a later campaign, resumes and grows the corpus).
   bool guided = false;
   std::string corpus_dir;
+  // The backend each worker runs the programs on (made in the worker; null: the CPU backend).
+  std::function<std::unique_ptr<backend::Backend>()> make_backend;
+  // When set, workers are fork+exec'd with this command line plus "--first S --stride J
+  // --deadline D --replay-share K [--quiet]", the pipe on fd 3 and stderr on the slot's file; the
+  // command must end in run_campaign_worker. A CUDA backend needs this (a CUDA context does not
+  // survive fork). Empty: workers are forked and run in the parent's image.
+  std::vector<std::string> worker_command;
   double timeout = 10;      // a program making no progress for this long is a hang
   size_t memory_mb = 4096;  // the worker's address-space cap; past it a program is crash:oom
   oracles::PipelineOptions pipeline;
@@ -73,5 +83,11 @@ struct CampaignResult {
 };
 
 CampaignResult run_campaign(const CampaignOptions& opts);
+
+// A worker's loop (for a worker_command process): programs until `deadline` (steady-clock
+// seconds, as the parent passes it), lines on `fd`; never returns.
+[[noreturn]] void run_campaign_worker(int fd, int err_fd, uint64_t first, uint64_t stride,
+                                      double deadline, const CampaignOptions& o,
+                                      int64_t replay_share);
 
 }  // namespace sf::fuzz

@@ -130,6 +130,28 @@ expect_rc 1 "check of a missing corpus directory" "$cli" check --seconds 0 --pro
   --corpus "$tmp/no-such-dir"
 expect_output "no such directory"
 
+# fork+exec'd workers (what --backend cuda uses): programs run, a planted abort is recorded as a
+# crash against its program and its reproducer replays; --backend cuda without a GPU is exit 4.
+SHAPEFUZZ_FAULTS=extern_binds_unresolved_name expect_rc 1 "exec'd workers record crashes" \
+  "$cli" campaign --seconds 3 --exec-workers --jobs 2 --oracles structural --minimize-seconds 1 \
+  --out "$tmp/exec"
+expect_output "crash:signal6"
+exec_crash=$(ls "$tmp"/exec/crashes/*.sfz 2>/dev/null | grep -v min | head -1)
+if [[ -n "$exec_crash" ]]; then
+  expect_rc 0 "repro of an exec'd worker's crash" "$cli" repro "$exec_crash" --oracles structural
+  expect_output "reproduced"
+else
+  echo "FAIL: exec'd workers wrote no crash reproducer"; failures=$((failures + 1))
+fi
+out="$("$cli" campaign --seconds 1 --backend cuda --out "$tmp/cuda" 2>&1)"
+rc=$?
+if [[ $rc -eq 4 ]]; then
+  grep -q "CUDA backend is unavailable" <<<"$out" ||
+    { echo "FAIL: cuda campaign exit 4 without the reason"; failures=$((failures + 1)); }
+elif [[ $rc -ne 0 && $rc -ne 1 ]]; then
+  echo "FAIL: cuda campaign exit $rc"; failures=$((failures + 1))
+fi
+
 if ((failures)); then
   echo "$failures check(s) failed"
   exit 1

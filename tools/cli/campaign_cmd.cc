@@ -14,6 +14,7 @@
 #include "fuzz/files.h"
 #include "fuzz/gen_stats.h"
 #include "fuzz/isolated.h"
+#include "tools/cli/backends.h"
 #include "tools/cli/commands.h"
 
 namespace sf::cli {
@@ -26,6 +27,8 @@ struct CampaignFlags {
   int jobs = 1;
   bool guided = false;
   std::string corpus;
+  std::string backend = "cpu";
+  bool exec_workers = false;
   std::string out = "report";
   IsolationFlags isolation;  // the worker's, and each minimizing run's
   double minimize_seconds = 30;
@@ -63,6 +66,28 @@ int campaign(const CampaignFlags& flags) {
       std::fprintf(stderr, "campaign: cannot write the corpus %s: %s\n", opts.corpus_dir.c_str(),
                    why->c_str());
       return kExitUsage;
+    }
+  }
+  if (flags.backend == "cuda") {
+    // Checked here so the campaign says why at once, not once per worker.
+    std::unique_ptr<backend::Backend> probe = make_backend("cuda");
+    std::string why;
+    if (!probe || !probe->available(&why)) {
+      std::fprintf(stderr, "campaign: the CUDA backend is unavailable: %s\n", why.c_str());
+      return kExitUnavailable;
+    }
+  }
+  if (flags.backend != "cpu" || flags.exec_workers) {
+    // Workers are fork+exec'd (`campaign-worker`): a CUDA context does not survive fork.
+    opts.worker_command = {"/proc/self/exe",      "campaign-worker",
+                           "--backend",           flags.backend,
+                           "--oracles",           flags.oracles.oracles,
+                           "--oracle-timeout-ms", std::to_string(flags.oracles.timeout_ms),
+                           "--memory-mb",         std::to_string(flags.isolation.limits.memory_mb)};
+    if (flags.oracles.cross_check) opts.worker_command.push_back("--cross-check");
+    if (opts.guided) {
+      opts.worker_command.push_back("--corpus");
+      opts.worker_command.push_back(opts.corpus_dir);
     }
   }
   uint64_t features = 0;
@@ -159,6 +184,13 @@ void add_campaign_command(CLI::App& app, Action* action) {
   cmd->add_option("--corpus", f->corpus,
                   "the guided campaign's corpus directory, read at start and grown (implies "
                   "--guided; default OUT/corpus)");
+  cmd->add_option("--backend", f->backend,
+                  "where compiled programs run: cpu, or cuda (workers are then fork+exec'd; exit "
+                  "4 with the reason when CUDA is unavailable)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  cmd->add_flag("--exec-workers", f->exec_workers,
+                "fork+exec workers (as --backend cuda does) on the CPU backend too");
   cmd->add_option("--out", f->out, "output directory")->capture_default_str();
   f->isolation.add_to(cmd);
   cmd->add_option("--minimize-seconds", f->minimize_seconds,
@@ -167,6 +199,52 @@ void add_campaign_command(CLI::App& app, Action* action) {
       ->check(non_negative_number());
   f->oracles.add_to(cmd);
   cmd->callback([=] { *action = [=] { return campaign(*f); }; });
+}
+
+namespace {
+
+struct WorkerFlags {
+  uint64_t first = 1, stride = 1;
+  double deadline = 0;
+  int64_t replay_share = -1;
+  std::string backend = "cpu";
+  std::string corpus;
+  size_t memory_mb = 4096;
+  bool quiet = false;
+  OracleFlags oracles;
+};
+
+}  // namespace
+
+// The process a fork+exec'd campaign worker runs (campaign --backend cuda / --exec-workers):
+// the campaign's worker loop on fd 3. Hidden from --help: only the campaign starts it.
+void add_campaign_worker_command(CLI::App& app, Action* action) {
+  auto f = std::make_shared<WorkerFlags>();
+  CLI::App* cmd = app.add_subcommand("campaign-worker", "a campaign's fork+exec'd worker");
+  cmd->group("");
+  cmd->add_option("--first", f->first)->required();
+  cmd->add_option("--stride", f->stride)->required();
+  cmd->add_option("--deadline", f->deadline)->required();
+  cmd->add_option("--replay-share", f->replay_share);
+  cmd->add_option("--backend", f->backend)->check(CLI::IsMember({"cpu", "cuda"}));
+  cmd->add_option("--corpus", f->corpus);
+  cmd->add_option("--memory-mb", f->memory_mb);
+  cmd->add_flag("--quiet", f->quiet);
+  f->oracles.add_to(cmd);
+  cmd->callback([=] {
+    *action = [=]() -> int {
+      fuzz::CampaignOptions o;
+      o.pipeline = f->oracles.options();
+      o.memory_mb = f->memory_mb;
+      o.quiet_workers = f->quiet;
+      o.guided = !f->corpus.empty();
+      o.corpus_dir = f->corpus;
+      std::string name = f->backend;
+      o.make_backend = [name] { return make_backend(name); };
+      fuzz::run_campaign_worker(3, f->quiet ? -1 : 2, f->first, f->stride, f->deadline, o,
+                                f->replay_share);
+    };
+  });
 }
 
 }  // namespace sf::cli

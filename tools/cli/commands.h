@@ -28,6 +28,7 @@ using Action = std::function<int()>;
 
 // Each adds its subcommand to `app`; when the command line selects it, `*action` is set.
 void add_campaign_command(CLI::App& app, Action* action);
+void add_campaign_worker_command(CLI::App& app, Action* action);
 void add_run_command(CLI::App& app, Action* action);
 void add_repro_command(CLI::App& app, Action* action);
 void add_minimize_command(CLI::App& app, Action* action);

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   add_bench_shape_env_command(app, &action);
   add_fuzz_shape_env_command(app, &action);
   add_check_command(app, &action);
+  add_campaign_worker_command(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
