@@ -7,16 +7,11 @@
 #include <set>
 
 #include "engine/program/schema.h"
+#include "fuzz/fuzz_source.h"
 
 namespace sf::fuzz {
 
 namespace {
-
-// "u12 >= 2*s3 + 4" -> "uN >= N*sN + N": the shape of an expression, not its numbers.
-std::string abstract(const std::string& text) {
-  static const std::regex number("[0-9]+");
-  return std::regex_replace(text, number, "N");
-}
 
 // "u" for unbacked ints, "s" backed, "zuf"/"zf" floats...: a symbol's kind by its printed prefix.
 std::string kind_of(const ExprRef& e) {
@@ -51,13 +46,12 @@ void collect_statements(const std::vector<program::Stmt>& body, std::string* pre
   }
 }
 
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
-
 }  // namespace
+
+std::string abstract_numbers(const std::string& text) {
+  static const std::regex number("[0-9]+");
+  return std::regex_replace(text, number, "N");
+}
 
 std::vector<std::string> program_feature_texts(const program::Program& p,
                                                const oracles::PipelineResult& r,
@@ -72,7 +66,7 @@ std::vector<std::string> program_feature_texts(const program::Program& p,
       std::string op = n->kind == graph::NodeKind::kCall ? program::schema(n->op).name
                                                          : graph::node_kind_name(n->kind);
       for (const auto& [symbol, path] : n->unbacked_bindings) {
-        out.insert("bind:" + op + ":" + abstract(keypath_str(path)));
+        out.insert("bind:" + op + ":" + abstract_numbers(keypath_str(path)));
       }
     });
   }
@@ -82,9 +76,11 @@ std::vector<std::string> program_feature_texts(const program::Program& p,
       out.insert("repl:" + kind_of(from) + "->" + kind_of(to));
     }
     for (const auto& [key, asserts] : env.deferred_runtime_asserts()) {
-      for (const RuntimeAssert& ra : asserts) out.insert("assert:" + abstract(ra.expr->str()));
+      for (const RuntimeAssert& ra : asserts)
+        out.insert("assert:" + abstract_numbers(ra.expr->str()));
     }
-    for (const ShapeGuard& guard : env.guards()) out.insert("guard:" + abstract(guard.expr->str()));
+    for (const ShapeGuard& guard : env.guards())
+      out.insert("guard:" + abstract_numbers(guard.expr->str()));
   }
   return {out.begin(), out.end()};
 }

@@ -13,6 +13,9 @@
 
 namespace sf::fuzz {
 
+// "u12 >= 2*s3 + 4" -> "uN >= N*sN + N": the shape of a text, not its numbers.
+std::string abstract_numbers(const std::string& text);
+
 // The feature texts ("op:nonzero", "pair:nonzero>item", "bind:nonzero:size(N)",
 // "repl:u->s", "assert:uN >= N", "guard:sN > N", "verdict:pass"), sorted and unique.
 std::vector<std::string> program_feature_texts(const program::Program& p,

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -53,6 +54,19 @@ std::optional<std::string> check_writable_dir(const std::filesystem::path& dir) 
   }
   std::filesystem::remove(probe, ec);
   return std::nullopt;
+}
+
+std::vector<std::filesystem::path> sfz_files_under(const std::filesystem::path& dir,
+                                                   std::error_code* error) {
+  std::vector<std::filesystem::path> out;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->path().extension() == ".sfz") out.push_back(it->path());
+  }
+  if (error) *error = ec;
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace sf::fuzz

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <vector>
 
 namespace sf::fuzz {
 
@@ -19,6 +21,9 @@ std::optional<std::string> read_text_file(const std::filesystem::path& path);
 // still starts with "# sfz 1" and runs as-is with `run`.
 std::string reproducer_text(const std::string& note, const std::string& program_text);
 
+// Every .sfz file under `dir` (recursively), sorted; *error is set when `dir` cannot be read.
+std::vector<std::filesystem::path> sfz_files_under(const std::filesystem::path& dir,
+                                                   std::error_code* error = nullptr);
 // Creates `dir` and checks that a file can be written there; the OS's reason when it cannot.
 std::optional<std::string> check_writable_dir(const std::filesystem::path& dir);
 

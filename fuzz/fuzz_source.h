@@ -9,6 +9,17 @@
 
 namespace sf::fuzz {
 
+// FNV-1a, 64 bits: a deterministic hash of bytes (seeds from inputs, crash-file names, feature
+// ids). Pure and allocation-free, so a signal handler may call it.
+inline uint64_t fnv1a(const uint8_t* data, size_t size) {
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 1099511628211ULL;
+  return h;
+}
+inline uint64_t fnv1a(const std::string& s) {
+  return fnv1a(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+}
+
 class FuzzSource {
  public:
   virtual ~FuzzSource() = default;

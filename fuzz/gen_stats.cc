@@ -6,13 +6,13 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/program/schema.h"
 #include "engine/sym/walk.h"
 #include "fuzz/campaign.h"
+#include "fuzz/features.h"
 #include "oracles/pipeline.h"
 
 namespace sf::fuzz {
@@ -150,7 +150,6 @@ std::string percent(int64_t n, int64_t of) {
 GenStats collect_gen_stats(uint64_t first_seed, uint64_t count) {
   GenStats st;
   auto cpu = backend::make_cpu_backend();
-  const std::regex number("[0-9]+");
   for (uint64_t seed = first_seed; seed < first_seed + count; ++seed) {
     GeneratedProgram g = generated_for_seed(seed);
     ++st.programs;
@@ -183,7 +182,7 @@ GenStats collect_gen_stats(uint64_t first_seed, uint64_t count) {
           for (const KeyEntry& e : path) kinds.insert(entry_kind(e));
           if (path.empty()) kinds.insert("empty path ()");
           for (const std::string& k : kinds) ++st.keypath_kinds[k];
-          ++st.keypath_shapes[std::regex_replace(keypath_str(path), number, "N")];
+          ++st.keypath_shapes[abstract_numbers(keypath_str(path))];
           // A divisibility factor is bound by a floordiv node (i0 // d), or by a DivideBy path.
           for (const KeyEntry& e : path) {
             if (e.kind == KeyEntry::Kind::kDivideBy)

@@ -9,34 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/signature.h"
+#include "fuzz/xml_text.h"
+
 namespace sf::fuzz {
 
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string esc(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') ? '?' : c;
-    }
-  }
-  return out;
-}
 
 std::string num(double v, int digits = 1) {
   char buf[64];
@@ -78,9 +58,9 @@ std::string line_chart(const std::string& title, const std::string& y_label,
   if (max_y <= 0) max_y = 1;
   auto px = [&](double x) { return L + (W - L - R) * x / max_x; };
   auto py = [&](double y) { return T + (H - T - B) * (1 - fy(y) / max_y); };
-  std::string out = "<figure><figcaption>" + esc(title) + "</figcaption>\n";
+  std::string out = "<figure><figcaption>" + xml_escape(title) + "</figcaption>\n";
   out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(W, 0) + "\" height=\"" +
-         num(H, 0) + "\" role=\"img\" aria-label=\"" + esc(title) + "\">\n";
+         num(H, 0) + "\" role=\"img\" aria-label=\"" + xml_escape(title) + "\">\n";
   out += "<rect x=\"" + num(L, 0) + "\" y=\"" + num(T, 0) + "\" width=\"" + num(W - L - R, 0) +
          "\" height=\"" + num(H - T - B, 0) + "\" fill=\"#fafafa\" stroke=\"#ccc\"/>\n";
   // Axis labels: 0 and the maximum on each axis.
@@ -94,19 +74,21 @@ std::string line_chart(const std::string& title, const std::string& y_label,
          "\" text-anchor=\"end\" font-size=\"11\">" + num(max_x, 0) + " s</text>\n";
   out += "<text x=\"12\" y=\"" + num(T + (H - T - B) / 2, 0) +
          "\" font-size=\"11\" transform=\"rotate(-90 12 " + num(T + (H - T - B) / 2, 0) +
-         ")\" text-anchor=\"middle\">" + esc(y_label) + (log_y ? " (log)" : "") + "</text>\n";
+         ")\" text-anchor=\"middle\">" + xml_escape(y_label) + (log_y ? " (log)" : "") +
+         "</text>\n";
   for (size_t i = 0; i < series.size(); ++i) {
     std::string pts;
     for (const auto& [x, y] : series[i].points) pts += num(px(x), 1) + "," + num(py(y), 1) + " ";
     out += "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" + std::string(kColors[i % 10]) +
-           "\" points=\"" + pts + "\"><title>" + esc(series[i].name) + "</title></polyline>\n";
+           "\" points=\"" + pts + "\"><title>" + xml_escape(series[i].name) +
+           "</title></polyline>\n";
   }
   out += "</svg>\n";
   if (series.size() > 1) {
     out += "<div class=\"legend\">";
     for (size_t i = 0; i < series.size(); ++i) {
       out += "<span><span class=\"swatch\" style=\"background:" + std::string(kColors[i % 10]) +
-             "\"></span>" + esc(series[i].name) + "</span> ";
+             "\"></span>" + xml_escape(series[i].name) + "</span> ";
     }
     out += "</div>\n";
   }
@@ -119,13 +101,13 @@ std::string bar_table(const std::string& title, const std::string& what,
                       const std::string& note) {
   double max = 1;
   for (const auto& r : rows) max = std::max(max, r.second);
-  std::string out = "<h3>" + esc(title) + "</h3>\n";
-  if (!note.empty()) out += "<p class=\"note\">" + esc(note) + "</p>\n";
-  out += "<table class=\"bars\"><thead><tr><th>" + esc(what) +
+  std::string out = "<h3>" + xml_escape(title) + "</h3>\n";
+  if (!note.empty()) out += "<p class=\"note\">" + xml_escape(note) + "</p>\n";
+  out += "<table class=\"bars\"><thead><tr><th>" + xml_escape(what) +
          "</th><th>count</th><th>share</th><th></th></tr></thead><tbody>\n";
   for (const auto& [name, n] : rows) {
-    out += "<tr><td>" + esc(name) + "</td><td class=\"n\">" + num(n, 0) + "</td><td class=\"n\">" +
-           (total > 0 ? num(100.0 * n / total, 1) + "%" : "") +
+    out += "<tr><td>" + xml_escape(name) + "</td><td class=\"n\">" + num(n, 0) +
+           "</td><td class=\"n\">" + (total > 0 ? num(100.0 * n / total, 1) + "%" : "") +
            "</td><td><div class=\"bar\" style=\"width:" + num(200.0 * n / max, 0) +
            "px\"></div></td></tr>\n";
   }
@@ -134,14 +116,12 @@ std::string bar_table(const std::string& title, const std::string& what,
 
 // At most n bytes of s, never cutting a UTF-8 sequence, with an ellipsis when cut.
 std::string abbreviate(const std::string& s, size_t n) {
-  if (s.size() <= n) return esc(s);
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  return esc(s.substr(0, n)) + "&#8230;";
+  return s.size() <= n ? xml_escape(s) : xml_escape(utf8_prefix(s, n)) + "&#8230;";
 }
 
 std::string link(const std::string& path, const std::string& label) {
   if (path.empty()) return "<span class=\"none\">none</span>";
-  return "<a href=\"" + esc(path) + "\">" + esc(label) + "</a>";
+  return "<a href=\"" + xml_escape(path) + "\">" + xml_escape(label) + "</a>";
 }
 
 }  // namespace
@@ -180,14 +160,14 @@ std::string report_html(const Json& r) {
       ".none{color:#999} .fail{color:#c0392b;font-weight:600} .triage{color:#b9770e}\n"
       "</style>\n</head>\n<body>\n";
   h += "<h1>shapefuzz campaign report</h1>\n<p class=\"sub\">" +
-       esc(str_of(r, "status") == "finished" ? "finished"
-                                             : "still running (this page is rewritten "
-                                               "as the campaign goes)") +
+       xml_escape(str_of(r, "status") == "finished" ? "finished"
+                                                    : "still running (this page is rewritten "
+                                                      "as the campaign goes)") +
        " &#183; report.json schema " + num(num_of(r, "schema_version"), 0) + "</p>\n";
   h += "<div class=\"cards\">";
   auto card = [&](const std::string& label, const std::string& value, const char* cls) {
-    h += std::string("<div class=\"card ") + cls + "\"><b>" + esc(value) + "</b>" + esc(label) +
-         "</div>";
+    h += std::string("<div class=\"card ") + cls + "\"><b>" + xml_escape(value) + "</b>" +
+         xml_escape(label) + "</div>";
   };
   card("programs", num(programs, 0), "");
   card("seconds", num(seconds, 1), "");
@@ -277,8 +257,8 @@ std::string report_html(const Json& r) {
       if (size_t at = summary.find(boilerplate); at != std::string::npos && at < 120) {
         summary = summary.substr(at + boilerplate.size());
       }
-      h += "<tr><td class=\"" + cls + "\">" + esc(str_of(*f, "bucket")) + "</td><td class=\"n\">" +
-           num(num_of(*f, "count"), 0) + "</td><td class=\"n\">" +
+      h += "<tr><td class=\"" + cls + "\">" + xml_escape(str_of(*f, "bucket")) +
+           "</td><td class=\"n\">" + num(num_of(*f, "count"), 0) + "</td><td class=\"n\">" +
            (f->contains("first_seed") && (*f)["first_seed"].is_number_unsigned()
                 ? std::to_string((*f)["first_seed"].get<uint64_t>())
                 : num(num_of(*f, "first_seed"), 0)) +
@@ -287,8 +267,8 @@ std::string report_html(const Json& r) {
            link(str_of(*f, "original"), "program") + "</td><td>" +
            link(str_of(*f, "minimized"), "minimized") + "</td><td>" +
            link(str_of(*f, "test"), "test") + "</td><td><details><summary>" +
-           abbreviate(summary, 90) + "</summary><pre>" + esc(str_of(*f, "signature")) + "\n\n" +
-           esc(detail) + "</pre></details></td></tr>\n";
+           abbreviate(summary, 90) + "</summary><pre>" + xml_escape(str_of(*f, "signature")) +
+           "\n\n" + xml_escape(detail) + "</pre></details></td></tr>\n";
     }
     h += "</tbody></table>\n";
   }

@@ -19,9 +19,7 @@ using fuzz::SeedSource;
 using sym::ExprRef;
 
 uint64_t seed_of(const std::vector<uint8_t>& bytes) {
-  uint64_t h = 1469598103934665603ULL;
-  for (uint8_t b : bytes) h = (h ^ b) * 1099511628211ULL;
-  return h;
+  return fuzz::fnv1a(bytes.data(), bytes.size());
 }
 
 std::string show(const sym::Assignment& a) {

@@ -46,15 +46,9 @@ const uint8_t* g_current = nullptr;
 size_t g_current_size = 0;
 std::string g_prefix = "./";
 
-uint64_t fnv1a(const uint8_t* data, size_t size) {
-  uint64_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 1099511628211ULL;
-  return h;
-}
-
 // "<prefix><kind>-<16 hex digits>" into buf, without allocating (it runs in a signal handler).
 void artifact_name(const char* kind, char* buf, size_t cap) {
-  uint64_t h = fnv1a(g_current, g_current_size);
+  uint64_t h = sf::fuzz::fnv1a(g_current, g_current_size);
   size_t n = 0;
   for (const char* p = g_prefix.c_str(); *p && n + 1 < cap; ++p) buf[n++] = *p;
   for (const char* p = kind; *p && n + 1 < cap; ++p) buf[n++] = *p;

@@ -46,17 +46,6 @@ double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::vector<fs::path> sfz_files(const std::string& dir) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_regular_file() && it->path().extension() == ".sfz") out.push_back(it->path());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // One corpus file in a child process: passed when its verdict matches its `# expect:`.
 JUnitCase check_file(const fs::path& path, const CheckFlags& flags) {
   JUnitCase c;
@@ -109,7 +98,7 @@ JUnitCase check_file(const fs::path& path, const CheckFlags& flags) {
 JUnitSuite corpus_suite(const CheckFlags& flags) {
   JUnitSuite suite{"corpus", {}};
   for (const std::string& dir : flags.corpus) {
-    std::vector<fs::path> files = sfz_files(dir);
+    std::vector<fs::path> files = fuzz::sfz_files_under(dir);
     if (!fs::is_directory(dir)) {  // a mistyped path must not pass CI having checked nothing
       JUnitCase c;
       c.classname = "corpus";

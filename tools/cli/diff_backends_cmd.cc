@@ -90,17 +90,15 @@ int diff_backends(const DiffFlags& flags) {
     std::printf("backend cuda unavailable: %s\n", why.c_str());
     return kExitUnavailable;
   }
-  std::vector<std::string> files;
   std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(flags.dir, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->path().extension() == ".sfz") files.push_back(it->path().string());
+  std::vector<std::string> files;
+  for (const std::filesystem::path& f : fuzz::sfz_files_under(flags.dir, &ec)) {
+    files.push_back(f.string());
   }
   if (ec) {
     std::fprintf(stderr, "cannot read %s: %s\n", flags.dir.c_str(), ec.message().c_str());
     return kExitUsage;
   }
-  std::sort(files.begin(), files.end());
   oracles::Tolerance tol{flags.rtol, flags.atol};
   std::unique_ptr<backend::Backend> cpu = backend::make_cpu_backend();
   int agree = 0, differ = 0, skipped = 0;

@@ -1,0 +1,13 @@
+// Text inside XML or HTML markup (JUnit XML, report.html): escaped, and reduced to what XML 1.0
+// in UTF-8 can hold, since CI parsers and browsers reject or garble a document for one bad byte.
+#pragma once
+
+#include <string>
+
+namespace sf::fuzz {
+
+// &, <, >, " and ' as entities; valid UTF-8 kept; invalid UTF-8 and control characters other
+// than tab and newline as '?'.
+std::string xml_escape(const std::string& s);
+
+}  // namespace sf::fuzz
