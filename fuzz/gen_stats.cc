@@ -2,6 +2,7 @@
 // and from the graph the pipeline traced for it, never from the generator's own bookkeeping.
 #include "fuzz/gen_stats.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "engine/sym/walk.h"
 #include "fuzz/campaign.h"
 #include "fuzz/features.h"
+#include "fuzz/gen/shape_env_gen.h"
 #include "oracles/pipeline.h"
 
 namespace sf::fuzz {
@@ -52,12 +54,17 @@ struct ProgramWalk {
   std::set<std::string> ops;
   std::set<std::string> features;
   std::map<std::string, int64_t> calls;
-  std::set<std::string> mutated;  // variables an in-place op has written so far
-  std::set<std::string> dd_read;  // variables a data-dependent op has read so far
+  std::set<std::string> mutated;                 // variables an in-place op has written so far
+  std::set<std::string> dd_read;                 // variables a data-dependent op has read so far
+  std::map<std::string, std::string> output_of;  // unpacked target -> "unique output [1]"
   int64_t statements = 0;
 
   void expr(const program::ExprPtr& e) {
     if (!e) return;
+    if (e->kind == Expr::Kind::kVar) {
+      auto it = output_of.find(e->name);
+      if (it != output_of.end()) features.insert(it->second + " read");
+    }
     for (const program::ExprPtr& x : e->elems) expr(x);
     for (const program::ExprPtr& x : e->args) expr(x);
     for (const auto& kw : e->kwargs) expr(kw.second);
@@ -95,6 +102,12 @@ struct ProgramWalk {
       switch (st.kind) {
         case Stmt::Kind::kAssign:
           expr(st.value);
+          if (st.targets.size() > 1 && st.value && st.value->kind == Expr::Kind::kCall) {
+            for (size_t i = 0; i < st.targets.size(); ++i) {
+              output_of[st.targets[i]] = program::schema(st.value->op).name + " output [" +
+                                         std::to_string(std::min<size_t>(i, 2)) + "]";
+            }
+          }
           // `t_ = add_(t, 1)`: the result aliases the mutated tensor; a later query on it counts
           // as after the in-place op.
           if (st.value && st.value->kind == Expr::Kind::kCall &&
@@ -162,7 +175,11 @@ GenStats collect_gen_stats(uint64_t first_seed, uint64_t count) {
       if (!in.is_tensor && in.scalar_mode == program::DimMode::kDynamic) {
         w.features.insert("dynamic scalar input");
       }
+      if (!in.is_tensor && in.scalar_mode == program::DimMode::kUnbacked) {
+        w.features.insert("unbacked scalar input");
+      }
     }
+    if (g.program.header.inference_mode) w.features.insert("inference mode");
     w.stmts(g.program.body);
     st.statements += w.statements;
 
@@ -172,6 +189,12 @@ GenStats collect_gen_stats(uint64_t first_seed, uint64_t count) {
     oracles::PipelineResult r = oracles::run_pipeline(g.program, opts);
     ++st.verdicts[r.verdict.bucket()];
     if (r.run || r.run_error) ++st.reached_execution;
+    // Re-propagation re-fakifies the inputs in a fresh fake mode; an unbacked input must come
+    // back as the same symbol (the source -> symbol cache), which the binding oracle checks.
+    if (r.final_graph &&
+        (w.features.count("unbacked input dim") || w.features.count("unbacked scalar input"))) {
+      w.features.insert("unbacked input re-fakified in a fresh fake mode");
+    }
     const graph::Graph* graph = r.final_graph ? &*r.final_graph
                                 : r.trace     ? &r.trace->graph
                                               : nullptr;
@@ -203,6 +226,16 @@ GenStats collect_gen_stats(uint64_t first_seed, uint64_t count) {
       });
     }
     if (w.features.count("data-dependent op")) ++st.data_dependent;
+    SeedSource driver_src(seed);
+    ShapeEnv env;
+    for (const auto& [value, bindings] : drive_shape_env(driver_src, env, 60).exposed) {
+      for (const auto& [symbol, path] : bindings) {
+        std::set<std::string> kinds;
+        for (const KeyEntry& e : path) kinds.insert(entry_kind(e));
+        if (path.empty()) kinds.insert("empty path ()");
+        for (const std::string& k : kinds) ++st.driver_keypath_kinds[k];
+      }
+    }
     for (const std::string& op : w.ops) ++st.op_programs[op];
     for (const auto& [op, n] : w.calls) st.op_calls[op] += n;
     for (const std::string& f : w.features) ++st.features[f];
@@ -221,22 +254,48 @@ std::string GenStats::report() const {
   for (const auto& [v, n] : verdicts) line("  " + percent(n, programs) + "  " + v);
   line("\nfeatures (programs with at least one):");
   // Every feature the report knows, so one never reached shows as 0 rather than missing.
-  for (const char* f :
-       {"dynamic input dim", "unbacked input dim", "dynamic scalar input", "data-dependent op",
-        "multi-output op", "in-place op", "data-dependent op after an in-place op on its operand",
-        "in-place op on a data-dependent op's operand", "check", "equality check (==)",
-        "check on a float value", "check_is_size", "static if", "item on a bool tensor",
-        "divisibility binding (// d)"}) {
+  for (const char* f : {"dynamic input dim",
+                        "unbacked input dim",
+                        "dynamic scalar input",
+                        "unbacked scalar input",
+                        "unbacked input re-fakified in a fresh fake mode",
+                        "inference mode",
+                        "data-dependent op",
+                        "multi-output op",
+                        "unique output [0] read",
+                        "unique output [1] read",
+                        "tolist output [0] read",
+                        "tolist output [1] read",
+                        "in-place op",
+                        "data-dependent op after an in-place op on its operand",
+                        "in-place op on a data-dependent op's operand",
+                        "check",
+                        "equality check (==)",
+                        "check on a float value",
+                        "check_is_size",
+                        "static if",
+                        "item on a bool tensor",
+                        "divisibility binding (// d)"}) {
     auto it = features.find(f);
     line("  " + percent(it == features.end() ? 0 : it->second, programs) + "  " + f);
   }
-  line("\nbinding-path entry kinds (bindings with one):");
+  line("\nbinding-path entry kinds (bindings with one): programs | ShapeEnv driver");
+  // Why the language's ops cannot produce a kind, where that is so.
+  const std::map<std::string, std::string> why_not = {
+      {"stride(i)", "no op makes a fresh symbol that only a stride holds"},
+      {"storage_offset()", "no op makes a view at a fresh offset (unbacked slicing will)"},
+      {"inner tensor .attr", "the language has no tensor subclasses"},
+      {"divide by // d",
+       "no op returns c*u for a fresh u; divisibility factors bind by floordiv (decisions.md)"}};
   for (const char* k : {"sequence [i]", "size(i)", "stride(i)", "storage_offset()",
                         "inner tensor .attr", "divide by // d", "convert int()", "empty path ()"}) {
-    auto it = keypath_kinds.find(k);
-    line("  " +
-         std::string(it == keypath_kinds.end() ? "NOT REACHED" : std::to_string(it->second)) +
-         "  " + k);
+    auto count = [&](const std::map<std::string, int64_t>& m) {
+      auto it = m.find(k);
+      return it == m.end() ? std::string("NOT REACHED") : std::to_string(it->second);
+    };
+    auto why = why_not.find(k);
+    line("  " + count(keypath_kinds) + " | " + count(driver_keypath_kinds) + "  " + k +
+         (why != why_not.end() && !keypath_kinds.count(k) ? "  (" + why->second + ")" : ""));
   }
   line("\nbinding paths:");
   for (const auto& [p, n] : keypath_shapes)
@@ -267,6 +326,7 @@ std::string GenStats::to_json() const {
                               {"features", features},
                               {"keypath_kinds", keypath_kinds},
                               {"keypath_shapes", keypath_shapes},
+                              {"driver_keypath_kinds", driver_keypath_kinds},
                               {"verdicts", verdicts}};
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
@@ -285,6 +345,7 @@ std::optional<GenStats> GenStats::from_json(const std::string& text) {
     s.features = j.at("features").get<std::map<std::string, int64_t>>();
     s.keypath_kinds = j.at("keypath_kinds").get<std::map<std::string, int64_t>>();
     s.keypath_shapes = j.at("keypath_shapes").get<std::map<std::string, int64_t>>();
+    s.driver_keypath_kinds = j.at("driver_keypath_kinds").get<std::map<std::string, int64_t>>();
     s.verdicts = j.at("verdicts").get<std::map<std::string, int64_t>>();
     return s;
   } catch (const nlohmann::json::exception&) {

@@ -20,7 +20,10 @@ struct GenStats {
   std::map<std::string, int64_t> features;        // programs with the feature
   std::map<std::string, int64_t> keypath_kinds;   // bindings whose path has an entry of the kind
   std::map<std::string, int64_t> keypath_shapes;  // bindings by path, numbers abstracted
-  std::map<std::string, int64_t> verdicts;        // programs by verdict bucket
+  // The same kinds over the ShapeEnv driver's sequences (fuzz/gen/shape_env_gen.h), one per
+  // seed: it exposes fresh symbols in layouts the language's ops never produce.
+  std::map<std::string, int64_t> driver_keypath_kinds;
+  std::map<std::string, int64_t> verdicts;  // programs by verdict bucket
 
   // A table for people: percentages, ops never drawn, features never reached.
   std::string report() const;

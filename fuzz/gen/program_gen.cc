@@ -83,7 +83,12 @@ class Generator {
       in.name = "n";
       in.is_tensor = false;
       in.dtype = DType::kInt64;
-      in.scalar_mode = src_.chance(1, 2) ? DimMode::kDynamic : DimMode::kStatic;
+      // An unbacked scalar input (mark_unbacked on an int) is re-fakified to its own symbol in
+      // the fresh fake mode of re-propagation, like an unbacked input dim.
+      size_t mode = src_.weighted({2, 2, 1});
+      in.scalar_mode = mode == 0   ? DimMode::kStatic
+                       : mode == 1 ? DimMode::kDynamic
+                                   : DimMode::kUnbacked;
       in.data.literal = {static_cast<double>(src_.range(2, 6))};
       in.loc.line = line_++;
       p_.inputs.push_back(in);
@@ -412,10 +417,28 @@ class Generator {
   // (check(b)), or a float against a literal. Mostly true on the program's inputs; sometimes
   // false on purpose (the compiled program must then raise like eager).
   bool try_check() {
-    const Var* s = pick([](const HostValue& x) {
-      return x.kind == HostValue::Kind::kInt || x.kind == HostValue::Kind::kFloat ||
-             x.kind == HostValue::Kind::kBool;
-    });
+    // Float items are rare among the scalars, so a check is on one half the time (making it
+    // from a float tensor, item(sum(t)), when there is none yet).
+    const Var* s = nullptr;
+    if (src_.chance(1, 2)) {
+      s = pick([](const HostValue& x) { return x.kind == HostValue::Kind::kFloat; });
+      const Var* t = s ? nullptr : pick([](const HostValue& x) {
+        return is_tensor(x) && x.tensor.dtype == DType::kFloat32;
+      });
+      std::string name = "f" + std::to_string(line_);
+      if (t && statement_allowed("item") &&
+          accept(
+              program::ProgramBuilder::assign_stmt(name, call("item", {call("sum", {v(t->name)})})),
+              name)) {
+        s = &vars_.back();
+      }
+    }
+    if (!s) {
+      s = pick([](const HostValue& x) {
+        return x.kind == HostValue::Kind::kInt || x.kind == HostValue::Kind::kFloat ||
+               x.kind == HostValue::Kind::kBool;
+      });
+    }
     if (!s) return false;
     bool want_true = src_.chance(7, 8);
     ExprPtr cond;
@@ -542,9 +565,29 @@ class Generator {
     if (!e) return false;
     std::string name = "v" + std::to_string(line_);
     Stmt st = program::ProgramBuilder::assign_stmt(name, e);
-    if (!accept(st, name)) return false;
+    if (returns_pair(*e)) {
+      // A multi-output op is unpacked, so later statements read each of its outputs (a binding
+      // path through [0] and one through [1]).
+      st.targets = {name + "a", name + "b"};
+      if (!accept_targets(st)) return false;
+    } else if (!accept(st, name)) {
+      return false;
+    }
     size_oblivious_squeeze_ = size_oblivious_squeeze_ || squeezes_a_one_;
     return true;
+  }
+
+  // unique(x, return_counts=True) gives (values, counts); tolist of the length-2 stack gives two
+  // ints.
+  static bool returns_pair(const program::Expr& e) {
+    if (e.kind != program::Expr::Kind::kCall) return false;
+    if (e.op == OpKind::kTolist) return true;
+    if (e.op != OpKind::kUnique) return false;
+    for (const auto& [key, value] : e.kwargs) {
+      if (key == "return_counts" && value->kind == program::Expr::Kind::kBool && value->bool_value)
+        return true;
+    }
+    return false;
   }
 
   // Appends `st` if eager accepts it after the statements so far (returning `name`, as the
@@ -564,6 +607,44 @@ class Generator {
     }
   }
 
+  // Like accept, for a statement with several targets (an unpacking).
+  bool accept_targets(Stmt st) {
+    st.loc.line = line_;
+    try {
+      eager_->run(st);
+      std::vector<Var> values;
+      for (const std::string& t : st.targets) values.push_back(Var{t, eager_->value(t)});
+      ++line_;
+      p_.body.push_back(st);
+      for (Var& v : values) vars_.push_back(std::move(v));
+      return true;
+    } catch (const UserError&) {
+      return false;
+    }
+  }
+
+  // Whether a named value is the operand of two data-dependent calls: their results share a
+  // symbol through the memo, which inference mode turns off.
+  bool shares_a_memo() const {
+    std::map<std::string, int> reads;
+    std::function<void(const ExprPtr&)> walk = [&](const ExprPtr& e) {
+      if (!e) return;
+      for (const ExprPtr& x : e->elems) walk(x);
+      for (const ExprPtr& x : e->args) walk(x);
+      for (const auto& kw : e->kwargs) walk(kw.second);
+      if (e->kind != program::Expr::Kind::kCall || !program::schema(e->op).allocates_unbacked)
+        return;
+      for (const ExprPtr& a : e->args) {
+        if (a && a->kind == program::Expr::Kind::kVar) ++reads[a->name];
+      }
+    };
+    for (const Stmt& st : p_.body) {
+      walk(st.value);
+      walk(st.max);
+    }
+    return std::any_of(reads.begin(), reads.end(), [](const auto& r) { return r.second > 1; });
+  }
+
   void finish() {
     Stmt ret;
     ret.kind = Stmt::Kind::kReturn;
@@ -578,8 +659,13 @@ class Generator {
     // (a data-dependent guard on an unbacked size), so any other rejection at trace is wrong.
     // Except after a squeeze of a dim that is 1 here: if that size is unbacked, the trace keeps
     // the dim (size-oblivious, as upstream) and a later rank-dependent op is rightly rejected.
+    // Sometimes under inference mode, where memos are never written (spec §4.1, #122127). Then
+    // two data-dependent calls on one value get two symbols, and a later op that needs them
+    // equal rightly raises a data-dependent guard: such a program is no longer valid by
+    // construction. Drawn last, so it leaves every earlier decision of a seed as it was.
+    p_.header.inference_mode = src_.chance(1, 8);
     p_.header.valid_by_construction =
-        !size_oblivious_squeeze_ &&
+        !size_oblivious_squeeze_ && !(p_.header.inference_mode && shares_a_memo()) &&
         std::none_of(p_.body.begin(), p_.body.end(),
                      [](const Stmt& st) { return st.kind == Stmt::Kind::kIf; });
   }

@@ -2,12 +2,55 @@
 // guards, retraces), with user errors counted rather than propagated.
 #include "fuzz/gen/shape_env_gen.h"
 
+#include <memory>
 #include <vector>
 
 #include "engine/base/errors.h"
 #include "engine/sym/make.h"
 
 namespace sf::fuzz {
+
+namespace {
+
+// A wrapper tensor subclass (spec §2.6 case 2): its metadata is its inner tensors'.
+class WrapperMeta : public TensorMeta {
+ public:
+  WrapperMeta(std::vector<SymInt> sizes, std::vector<std::pair<std::string, Value>> inner)
+      : TensorMeta(*TensorMeta::contiguous(std::move(sizes))), inner_(std::move(inner)) {}
+  std::vector<std::pair<std::string, Value>> inner_tensors() const override { return inner_; }
+
+ private:
+  std::vector<std::pair<std::string, Value>> inner_;
+};
+
+// Where a data-dependent op's output exposes its fresh symbol u: each layout reaches one
+// binding-path kind of spec §2.6 that the program language's ops never produce.
+enum class Layout { kStride, kStorageOffset, kMultiple, kInnerTensor, kCount };
+const char* const kLayoutNames[] = {"stride", "storage_offset", "multiple", "inner"};
+
+Value exposing(Layout layout, const SymInt& u, int64_t c) {
+  switch (layout) {
+    case Layout::kStride:  // a view whose stride is data-dependent (as_strided-like)
+      return Value::tensor(std::make_shared<TensorMeta>(std::vector<SymInt>{SymInt(2), SymInt(3)},
+                                                        std::vector<SymInt>{u, SymInt(1)}));
+    case Layout::kStorageOffset:  // a view at a data-dependent offset
+      return Value::tensor(std::make_shared<TensorMeta>(std::vector<SymInt>{SymInt(2)},
+                                                        std::vector<SymInt>{SymInt(1)}, u));
+    case Layout::kMultiple:  // a fake kernel returning c*u elements (T47's custom op)
+      return Value::tensor(TensorMeta::contiguous({SymInt(c) * u, SymInt(2)}));
+    case Layout::kInnerTensor:
+    case Layout::kCount:
+      break;
+  }
+  // A subclass whose data and per-row scales both have u rows.
+  return Value::tensor(std::make_shared<WrapperMeta>(
+      std::vector<SymInt>{u, SymInt(4)},
+      std::vector<std::pair<std::string, Value>>{
+          {"data", Value::tensor(TensorMeta::contiguous({u, SymInt(4)}))},
+          {"scale", Value::tensor(TensorMeta::contiguous({u}))}}));
+}
+
+}  // namespace
 
 SymBool relation(size_t op, const SymInt& a, const SymInt& b) {
   switch (op % kNumRelations) {
@@ -43,7 +86,7 @@ DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
   auto pick = [&]() { return src.pick(ints.size()); };
   auto ref = [](size_t i) { return "I[" + std::to_string(i) + "]"; };
   for (int step = 0; step < steps; ++step) {
-    size_t op = ints.empty() ? 0 : src.weighted({3, 4, 2, 5, 3, 3, 2, 2});
+    size_t op = ints.empty() ? 0 : src.weighted({3, 4, 2, 5, 3, 3, 2, 2, 2});
     ++stats.calls;
     try {
       switch (op) {
@@ -69,6 +112,22 @@ DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
           Value v = Value::tensor(TensorMeta::contiguous({u, SymInt(2)}));
           std::optional<Bindings> b = env.compute_unbacked_bindings(v);
           if (b) binding_sites.emplace_back(ints.size() - 1, *b);
+          if (b) stats.exposed.emplace_back(v, *b);
+          break;
+        }
+        case 8: {  // a fresh symbol exposed in a stride, an offset, as c*u, or in an inner tensor
+          auto layout = static_cast<Layout>(src.pick(static_cast<size_t>(Layout::kCount)));
+          int64_t c = src.range(2, 10);
+          log([&] {
+            return "expose " + std::to_string(ints.size()) + " " +
+                   kLayoutNames[static_cast<size_t>(layout)] + " " + std::to_string(c);
+          });
+          SymInt u = env.create_unbacked_symint();
+          ints.push_back(u);
+          env.constrain_range_for_size(u.expr(), std::nullopt, std::nullopt);
+          Value v = exposing(layout, u, c);
+          std::optional<Bindings> b = env.compute_unbacked_bindings(v);
+          if (b) stats.exposed.emplace_back(v, *b);
           break;
         }
         case 2: {  // item(): unconstrained
@@ -77,6 +136,7 @@ DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
           ints.push_back(u);
           std::optional<Bindings> b = env.compute_unbacked_bindings(Value(u));
           if (b) binding_sites.emplace_back(ints.size() - 1, *b);
+          if (b) stats.exposed.emplace_back(Value(u), *b);
           break;
         }
         case 3: {  // check(...)

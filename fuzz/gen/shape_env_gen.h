@@ -21,6 +21,9 @@ const char* relation_name(size_t op);
 struct DriveStats {
   int64_t calls = 0;
   int64_t user_errors = 0;
+  // Each value a fresh symbol was exposed in, with the paths compute_unbacked_bindings found
+  // (the ShapeEnv target checks them against INV-4 with an independent walk).
+  std::vector<std::pair<Value, Bindings>> exposed;
 };
 
 // Performs `steps` operations; user errors are counted, never propagated. With `script`, also

@@ -47,6 +47,14 @@ def run(lines):
                 _constrain_range_for_size(u, max=int(mx))
                 b = compute_unbacked_bindings(env, [u, 2])
                 sites[int(k)] = (u, b)
+            elif op == "expose":
+                k, layout, c = rest.split()
+                u = env.create_unbacked_symint()
+                I.append(u)
+                _constrain_range_for_size(u)
+                # Only the c*u layout has a peer without a fake tensor; the stride, offset and
+                # wrapper layouts bind u through a plain list here (the same ShapeEnv work).
+                compute_unbacked_bindings(env, [int(c) * u, 2] if layout == "multiple" else [u])
             elif op == "item":
                 u = env.create_unbacked_symint()
                 I.append(u)
