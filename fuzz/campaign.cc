@@ -35,6 +35,7 @@
 #include "fuzz/line_reader.h"
 #include "fuzz/outcome.h"
 #include "fuzz/recipe.h"
+#include "fuzz/sancov.h"
 
 namespace sf::fuzz {
 
@@ -200,10 +201,16 @@ std::vector<Recipe> read_corpus(const std::string& dir) {
       oracles::PipelineOptions opts = o.pipeline;
       opts.backend = be.get();
       opts.eager_reference = &g.eager;
+      reset_edge_counters();
       oracles::PipelineResult result = oracles::run_pipeline(g.program, opts);
+      std::vector<uint64_t> features;
+      append_edge_features(&features);  // the pipeline's edges only, in an instrumented build
       Outcome outcome = outcome_of(result.verdict);
-      std::string fresh;
       for (uint64_t f : program_features(g.program, result, outcome.bucket)) {
+        features.push_back(f & ~kEdgeFeatureBit);
+      }
+      std::string fresh;
+      for (uint64_t f : features) {
         if (!seen.insert(f).second) continue;
         char hex[24];
         std::snprintf(hex, sizeof hex, "%s%llx", fresh.empty() ? "" : ",",
@@ -328,7 +335,10 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
     for (size_t at = t4 + 1; t4 != std::string::npos && at < s.size();) {
       size_t comma = s.find(',', at);
       if (comma == std::string::npos) comma = s.size();
-      if (comma > at) coverage.insert(std::stoull(s.substr(at, comma - at), nullptr, 16));
+      if (comma > at) {
+        uint64_t f = std::stoull(s.substr(at, comma - at), nullptr, 16);
+        if (coverage.insert(f).second && (f & kEdgeFeatureBit)) ++r.edge_features;
+      }
       at = comma + 1;
     }
     r.features = coverage.size();

@@ -64,7 +64,7 @@ struct CampaignOptions {
   // Called about once a second with the running counts.
   std::function<void(double elapsed, uint64_t programs, const std::map<std::string, uint64_t>&)>
       on_progress;
-  // Called about once a second with the number of distinct engine-level features reached so far.
+  // Called about once a second with the number of distinct features reached so far.
   std::function<void(double elapsed, uint64_t features)> on_coverage;
   // Called for every program's verdict, findings included (tests check that no seed is lost).
   std::function<void(uint64_t seed, const std::string& bucket)> on_verdict;
@@ -77,8 +77,9 @@ struct CampaignResult {
   uint64_t programs = 0;
   std::map<std::string, uint64_t> buckets;
   std::map<std::string, uint64_t> first_seed_of;  // per non-pass, non-rejection bucket
-  uint64_t workers_lost = 0;  // workers that died between programs (replaced, nothing lost)
-  uint64_t features = 0;      // distinct engine-level features reached (fuzz/features.h)
+  uint64_t workers_lost = 0;   // workers that died between programs (replaced, nothing lost)
+  uint64_t features = 0;       // distinct features reached: engine-level (fuzz/features.h) + edges
+  uint64_t edge_features = 0;  // of which edge features, in an instrumented build (fuzz/sancov.h)
   bool stopped_early = false;
 };
 

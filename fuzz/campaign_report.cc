@@ -151,6 +151,7 @@ void CampaignReport::finish(const CampaignResult& r) {
   buckets_ = r.buckets;
   workers_lost_ = r.workers_lost;
   features_ = r.features;
+  edge_features_ = r.edge_features;
   add_sample();
   write_report(true);
 }
@@ -178,6 +179,7 @@ void CampaignReport::write_report(bool finished) {
   j["programs_per_second"] = elapsed_ > 0 ? static_cast<double>(programs_) / elapsed_ : 0.0;
   j["workers_lost"] = workers_lost_;
   j["features"] = features_;
+  j["edge_features"] = edge_features_;
   j["buckets"] = nlohmann::ordered_json::object();
   for (const auto& [k, n] : buckets_) j["buckets"][k] = n;
   j["findings"] = nlohmann::ordered_json::array();

@@ -78,7 +78,7 @@ class CampaignReport {
   std::vector<Entry> entries_;
   std::map<std::string, size_t> by_signature_;
   std::map<std::string, uint64_t> buckets_;
-  uint64_t programs_ = 0, workers_lost_ = 0, features_ = 0;
+  uint64_t programs_ = 0, workers_lost_ = 0, features_ = 0, edge_features_ = 0;
   double elapsed_ = 0, last_write_ = -1e9;
   // The counts about once a second (progress calls), for the report's charts.
   struct Sample {

@@ -135,9 +135,12 @@ int campaign(const CampaignFlags& flags) {
     }
   }
   report.finish(r);
-  std::printf("campaign: %llu programs in %.1fs (%.0f/s), %llu features, report in %s\n",
+  std::string edges =
+      r.edge_features ? " (" + std::to_string(r.edge_features) + " of them edge features)" : "";
+  std::printf("campaign: %llu programs in %.1fs (%.0f/s), %llu features%s, report in %s\n",
               static_cast<unsigned long long>(r.programs), r.seconds, r.programs / r.seconds,
-              static_cast<unsigned long long>(r.features), (ropts.out_dir / "report.json").c_str());
+              static_cast<unsigned long long>(r.features), edges.c_str(),
+              (ropts.out_dir / "report.json").c_str());
   for (const auto& [k, n] : r.buckets) {
     std::printf("  %-40s %llu\n", k.c_str(), static_cast<unsigned long long>(n));
   }
