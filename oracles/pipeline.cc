@@ -112,7 +112,7 @@ class StructuralOracles {
   Verdict& verdict_;
   OracleReport& report_;
   SymbolWindow traced_;
-  std::set<ExprRef, sym::ExprLess> constantified_;  // traced symbols re-propagation made constants
+  Constantified constantified_;  // traced symbols re-propagation made constants
   std::vector<Violation> vs_;
 };
 
@@ -222,9 +222,12 @@ void run_solver_oracles(const program::Program& p, const PipelineOptions& opts, 
     r.reports.push_back(guarded("memo", [&] { return check_memo(in, opts.smt); }));
   }
   if (set.has(OracleKind::kTv)) {
-    r.reports.push_back(
-        final_graph ? guarded("tv", [&] { return check_translation(env, *final_graph, opts.smt); })
-                    : OracleReport{"tv"});
+    r.reports.push_back(final_graph ? guarded("tv",
+                                              [&] {
+                                                return check_translation(env, *final_graph,
+                                                                         opts.smt, r.constantified);
+                                              })
+                                    : OracleReport{"tv"});
   }
   for (const OracleReport& rep : r.reports) {
     if (rep.outcome() == OracleReport::Outcome::kFail) {
@@ -350,6 +353,12 @@ PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& op
   for (const auto& [stage, f] : opts.observers) {
     pl.observe(stage, [f = f](const StageProducts& s) {
       f(s);
+      return Next::kContinue;
+    });
+  }
+  if (opts.repropagate) {
+    pl.observe(Stage::kRepropagate, [&r](const StageProducts& s) {
+      r.constantified = constantified_symbols(s.trace->graph, *s.graph, s.env());
       return Next::kContinue;
     });
   }

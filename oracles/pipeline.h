@@ -14,6 +14,7 @@
 #include "engine/backend/backend.h"
 #include "engine/compile/pipeline.h"
 #include "engine/eager/eager.h"
+#include "oracles/invariants/graph_invariants.h"
 #include "oracles/oracle_report.h"
 #include "oracles/oracle_set.h"
 #include "oracles/smt/solver.h"
@@ -49,6 +50,9 @@ struct PipelineResult {
                                             // to final_graph when re-propagation is off)
   std::optional<graph::Graph> final_graph;  // re-propagated, asserts inserted, DCE'd
   graph::RuntimeAssertReport asserts;
+  // Traced unbacked symbols whose binding site re-propagation made a constant, and that constant
+  // (the translation-validation oracle reads them as the compiled program computes them).
+  Constantified constantified;
   std::optional<lower::Plan> plan;
   std::map<std::string, program::HostValue> inputs;  // what the run ran on (none without one)
   std::optional<backend::RunResult> run;             // the compiled run, when it completed

@@ -39,13 +39,29 @@ std::optional<bool> at_hints(const ExprRef& e, const ShapeEnv& env,
       complete = false;
     }
   }
+  smt::Session& session = smt::Session::shared(opts);
+  smt::Stats before = session.stats();
   if (complete) {
     sym::EvalResult r = sym::evaluate(e, a);
     if (!r.defined || r.value.type != sym::ExprType::kBool) return std::nullopt;
-    return r.value.b;
+    bool at_trace = r.value.b;
+    // The engine reads hints only when replacements, axioms and ranges leave the expression
+    // open. When what was known by then decides it the other way (hints that violate an
+    // assert: a squeeze's Ne(X, 1) at inputs where X is 1), it answered from the facts, so
+    // that is what it assumed.
+    bool known_any = false;
+    for (const std::vector<smt::Fact>* facts : known) known_any = known_any || !facts->empty();
+    if (!known_any) return at_trace;
+    bool facts_decide_otherwise = false;
+    {
+      smt::Session::Scope scope(session);
+      for (const std::vector<smt::Fact>* facts : known) smt::assume_all(session, *facts);
+      facts_decide_otherwise =
+          session.entails(at_trace ? sym::not_(e) : e).status == smt::Status::kUnsat;
+    }
+    stats.add(session.stats().since(before));
+    return facts_decide_otherwise ? !at_trace : at_trace;
   }
-  smt::Session& session = smt::Session::shared(opts);
-  smt::Stats before = session.stats();
   std::optional<bool> value;
   {
     smt::Session::Scope scope(session);
@@ -223,7 +239,8 @@ bool all_symbols_live(const ExprRef& e, const ShapeEnv& env,
 }  // namespace
 
 OracleReport check_translation(const ShapeEnv& env, const graph::Graph& final_graph,
-                               const smt::Options& opts) {
+                               const smt::Options& opts,
+                               const std::map<ExprRef, ExprRef, sym::ExprLess>& constants) {
   auto start = std::chrono::steady_clock::now();
   OracleReport report;
   report.name = "tv";
@@ -248,7 +265,23 @@ OracleReport check_translation(const ShapeEnv& env, const graph::Graph& final_gr
       for (const auto& [s, path] : n->unbacked_bindings) bound.insert(env.resolve_renaming(s));
       for (const auto& [s, path] : n->input_bindings) bound.insert(env.resolve_renaming(s));
     }
-    for (const smt::Fact& s : sources) {
+    // A symbol re-propagation made a constant is that constant in the compiled program: its
+    // binding site computes the number (a nonzero of an input a later check emptied), so a
+    // trace assumption about it holds or fails with the number, not for every value.
+    auto with_constants = [&](const ExprRef& e) {
+      if (constants.empty()) return e;
+      return sym::substitute_symbols(e, [&](const ExprRef& x) -> ExprRef {
+        auto c = constants.find(env.resolve_renaming(x));
+        return c == constants.end() ? ExprRef() : c->second;
+      });
+    };
+    for (const smt::Fact& source : sources) {
+      smt::Fact s{with_constants(source.expr), source.label};
+      if (s.expr != source.expr) {
+        s.label += "; stated as " + source.expr->str() +
+                   " before re-propagation made its "
+                   "symbols constants";
+      }
       if (!all_symbols_live(s.expr, env, bound)) continue;
       smt::Result r = session.entails(s.expr);
       if (r.status == smt::Status::kSat) {

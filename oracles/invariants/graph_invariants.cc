@@ -206,10 +206,9 @@ std::vector<Violation> check_retrace_rebinding(const graph::Graph& old_graph,
   return out;
 }
 
-std::set<ExprRef, sym::ExprLess> constantified_symbols(const graph::Graph& old_graph,
-                                                       const graph::Graph& new_graph,
-                                                       const ShapeEnv& env) {
-  std::set<ExprRef, sym::ExprLess> out;
+Constantified constantified_symbols(const graph::Graph& old_graph, const graph::Graph& new_graph,
+                                    const ShapeEnv& env) {
+  Constantified out;
   std::map<std::string, Node*> by_name;
   for (Node* n : new_graph.nodes()) by_name[n->name] = n;
   for (Node* old : old_graph.nodes()) {
@@ -220,9 +219,10 @@ std::set<ExprRef, sym::ExprLess> constantified_symbols(const graph::Graph& old_g
     auto it = by_name.find(old->name);
     if (it == by_name.end()) continue;
     for (const auto& [s, path] : env.resolve_unbacked_bindings(old->unbacked_bindings)) {
-      if (key_get(it->second->value, keypath_without_conversion(path)).is_constant_scalar()) {
-        out.insert(s);
-      }
+      Value now = key_get(it->second->value, keypath_without_conversion(path));
+      if (!now.is_constant_scalar()) continue;
+      const ExprRef& c = now.expr();
+      out.emplace(s, c->is(sym::ExprKind::kBoolConst) ? sym::integer(c->bool_value() ? 1 : 0) : c);
     }
   }
   return out;

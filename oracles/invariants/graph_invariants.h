@@ -39,9 +39,10 @@ std::vector<Violation> check_retrace_rebinding(const graph::Graph& old_graph,
 // The traced symbols (resolved names) whose binding site re-propagation turned into a constant:
 // the node's fresh value at the binding path is a number (nonzero of an input that later facts
 // made statically empty), so no node of `new_graph` binds them. Upstream's rebind_unbacked drops
-// such a symbol silently and its asserts are never emitted (spec §2.12).
-std::set<ExprRef, sym::ExprLess> constantified_symbols(const graph::Graph& old_graph,
-                                                       const graph::Graph& new_graph,
-                                                       const ShapeEnv& env);
+// such a symbol silently and its asserts are never emitted (spec §2.12). Each maps to the number
+// its binding site now computes (a SymBool's 0/1 for a ConvertIntKey path).
+using Constantified = std::map<ExprRef, ExprRef, sym::ExprLess>;
+Constantified constantified_symbols(const graph::Graph& old_graph, const graph::Graph& new_graph,
+                                    const ShapeEnv& env);
 
 }  // namespace sf::oracles
