@@ -17,6 +17,42 @@ HostTensor with_sizes(const HostTensor& t, Shape sizes) {
   return out;
 }
 
+// The strides `view` gives a tensor of `old_sizes` and `old_strides` reshaped to `new_sizes`, or
+// none when no strides can (ATen's computeStride): the old dims split into chunks that are
+// contiguous among themselves, and the new shape must split into chunks of the same element
+// counts; size-1 dims fit anywhere. Element-free tensors keep their strides or become contiguous.
+std::optional<Shape> view_strides(const Shape& old_sizes, const Shape& old_strides,
+                                  const Shape& new_sizes) {
+  if (old_sizes.empty()) return Shape(new_sizes.size(), 1);
+  int64_t numel = 1;
+  for (int64_t s : old_sizes) numel *= s;
+  if (numel == 0) {
+    return old_sizes == new_sizes ? old_strides : contiguous_strides(new_sizes);
+  }
+  Shape out(new_sizes.size(), 0);
+  int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
+  int64_t chunk_base_stride = old_strides.back(), tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(old_sizes.size()) - 1; d >= 0; --d) {
+    tensor_numel *= old_sizes[d];
+    bool chunk_ends =
+        d == 0 || (old_sizes[d - 1] != 1 && old_strides[d - 1] != tensor_numel * chunk_base_stride);
+    if (!chunk_ends) continue;
+    while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
+      out[view_d] = view_numel * chunk_base_stride;
+      view_numel *= new_sizes[view_d];
+      --view_d;
+    }
+    if (view_numel != tensor_numel) return std::nullopt;
+    if (d > 0) {
+      chunk_base_stride = old_strides[d - 1];
+      tensor_numel = 1;
+      view_numel = 1;
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
 }  // namespace
 
 Value view(const Call& c) {
@@ -51,7 +87,18 @@ Value view(const Call& c) {
   } else if (known != n) {
     mismatch("");
   }
-  return Value::of_tensor(with_sizes(t, shape));
+  // reshape copies what view cannot describe, and reports contiguous strides either way (as the
+  // compiled program does; PyTorch's reshape would keep a view's strides).
+  if (c.op() != OpKind::kView) return Value::of_tensor(with_sizes(t, shape));
+  std::optional<Shape> strides = view_strides(t.sizes, strides_of(c.arg(0)), shape);
+  if (!strides) {
+    c.fail(UserErrorKind::kShape,
+           "view size " + shape_str(shape) + " is not compatible with input tensor's size " +
+               shape_str(t.sizes) + " and stride " + shape_str(strides_of(c.arg(0))) +
+               " (at least one dimension spans across two contiguous subspaces); use reshape "
+               "instead");
+  }
+  return Value::of_view(with_sizes(t, shape), *strides);
 }
 
 Value permute(const Call& c) {

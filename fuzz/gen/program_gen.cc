@@ -73,6 +73,7 @@ class Generator {
                           : mode == 1 ? DimMode::kDynamic
                                       : DimMode::kUnbacked);
       }
+      for (DimMode m : in.dims) unbacked_possible_ = unbacked_possible_ || m == DimMode::kUnbacked;
       in.data = data_for(in.dtype);
       in.loc.line = line_++;
       p_.inputs.push_back(in);
@@ -89,6 +90,7 @@ class Generator {
       in.scalar_mode = mode == 0   ? DimMode::kStatic
                        : mode == 1 ? DimMode::kDynamic
                                    : DimMode::kUnbacked;
+      unbacked_possible_ = unbacked_possible_ || in.scalar_mode == DimMode::kUnbacked;
       in.data.literal = {static_cast<double>(src_.range(2, 6))};
       in.loc.line = line_++;
       p_.inputs.push_back(in);
@@ -138,6 +140,18 @@ class Generator {
     return c[i];
   }
   static bool is_tensor(const HostValue& v) { return v.kind == HostValue::Kind::kTensor; }
+  static bool allocates_unbacked(const ExprPtr& e) {
+    if (!e) return false;
+    if (e->kind == program::Expr::Kind::kCall && program::schema(e->op).allocates_unbacked)
+      return true;
+    for (const ExprPtr& x : e->elems)
+      if (allocates_unbacked(x)) return true;
+    for (const ExprPtr& x : e->args)
+      if (allocates_unbacked(x)) return true;
+    for (const auto& kw : e->kwargs)
+      if (allocates_unbacked(kw.second)) return true;
+    return false;
+  }
   static bool is_int(const HostValue& v) { return v.kind == HostValue::Kind::kInt; }
   static int64_t rank(const HostValue& v) { return static_cast<int64_t>(v.tensor.sizes.size()); }
 
@@ -307,7 +321,19 @@ class Generator {
         return call(name, {v(t->name), list({dim_lit(tv)})}, kw);
       }
       // views
-      case OpKind::kView:
+      case OpKind::kView: {
+        // Over backed sizes the trace decides a view as eager does (its guards read the same
+        // numbers); once unbacked symbols exist, a layout eager views may not be provably
+        // viewable (a slice clamped to Min(5, u0) under a stride of u0), and the trace refuses it
+        // as PyTorch does: then the program is no longer valid by construction.
+        views_strided_ = unbacked_possible_;
+        size_t form = src_.pick(rank(tv) >= 2 ? 4 : 3);
+        std::vector<ExprPtr> shape = form == 0   ? std::vector<ExprPtr>{i(-1)}
+                                     : form == 1 ? std::vector<ExprPtr>{i(-1), i(1)}
+                                     : form == 2 ? std::vector<ExprPtr>{i(1), i(-1)}
+                                                 : std::vector<ExprPtr>{size_expr(), i(-1)};
+        return call(name, {v(t->name), list(shape)});
+      }
       case OpKind::kReshape:
         return call(name, {v(t->name), list({i(-1)})});
       case OpKind::kPermute: {
@@ -561,6 +587,7 @@ class Generator {
     if (d.kind == Draw::Kind::kIf) return try_if();
     if (d.op == OpKind::kAddInplace) return try_mutation();
     squeezes_a_one_ = false;
+    views_strided_ = false;
     ExprPtr e = candidate(d.op);
     if (!e) return false;
     std::string name = "v" + std::to_string(line_);
@@ -574,6 +601,7 @@ class Generator {
       return false;
     }
     size_oblivious_squeeze_ = size_oblivious_squeeze_ || squeezes_a_one_;
+    strided_view_ = strided_view_ || views_strided_;
     return true;
   }
 
@@ -598,6 +626,7 @@ class Generator {
       eager_->run(st);
       program::HostValue value = name.empty() ? program::HostValue{} : eager_->value(name);
       ++line_;
+      unbacked_possible_ = unbacked_possible_ || allocates_unbacked(st.value);
       p_.body.push_back(st);
       if (!name.empty()) vars_.push_back(Var{name, std::move(value)});
       return true;
@@ -615,6 +644,7 @@ class Generator {
       std::vector<Var> values;
       for (const std::string& t : st.targets) values.push_back(Var{t, eager_->value(t)});
       ++line_;
+      unbacked_possible_ = unbacked_possible_ || allocates_unbacked(st.value);
       p_.body.push_back(st);
       for (Var& v : values) vars_.push_back(std::move(v));
       return true;
@@ -659,13 +689,15 @@ class Generator {
     // (a data-dependent guard on an unbacked size), so any other rejection at trace is wrong.
     // Except after a squeeze of a dim that is 1 here: if that size is unbacked, the trace keeps
     // the dim (size-oblivious, as upstream) and a later rank-dependent op is rightly rejected.
+    // Likewise after a view once unbacked symbols may exist (see candidate).
     // Sometimes under inference mode, where memos are never written (spec §4.1, #122127). Then
     // two data-dependent calls on one value get two symbols, and a later op that needs them
     // equal rightly raises a data-dependent guard: such a program is no longer valid by
     // construction. Drawn last, so it leaves every earlier decision of a seed as it was.
     p_.header.inference_mode = src_.chance(1, 8);
     p_.header.valid_by_construction =
-        !size_oblivious_squeeze_ && !(p_.header.inference_mode && shares_a_memo()) &&
+        !size_oblivious_squeeze_ && !strided_view_ &&
+        !(p_.header.inference_mode && shares_a_memo()) &&
         std::none_of(p_.body.begin(), p_.body.end(),
                      [](const Stmt& st) { return st.kind == Stmt::Kind::kIf; });
   }
@@ -680,6 +712,9 @@ class Generator {
   std::vector<uint32_t> draw_weights_;
   bool squeezes_a_one_ = false;          // the last candidate squeezes a dim of size 1
   bool size_oblivious_squeeze_ = false;  // an accepted statement did
+  bool views_strided_ = false;      // the last candidate is a view that unbacked sizes may refuse
+  bool strided_view_ = false;       // an accepted statement is
+  bool unbacked_possible_ = false;  // an unbacked input or an accepted data-dependent op
 };
 
 }  // namespace

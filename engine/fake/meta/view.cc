@@ -50,6 +50,49 @@ Value view_of(MetaContext& ctx, const FakeTensor& a, std::vector<SymInt> sizes,
 }
 
 // reshape semantics: a view when the layout allows (contiguous), otherwise a contiguous copy.
+// ATen's computeStride over symbolic sizes and strides, as its SymInt instantiation decides:
+// a comparison guards where backed symbols decide it and falls back where it cannot be decided
+// (an undecidable "size is 1" is no; an undecidable "chunk continues" is no, ending the chunk),
+// so an unbacked layout may be refused that eager views (then reshape).
+std::optional<std::vector<SymInt>> view_strides(MetaContext& ctx, const FakeTensor& a,
+                                                const std::vector<SymInt>& new_sizes) {
+  ShapeEnv& env = ctx.env();
+  const std::vector<SymInt>& old_sizes = a.sizes();
+  const std::vector<SymInt>& old_strides = a.strides();
+  if (old_sizes.empty()) return std::vector<SymInt>(new_sizes.size(), SymInt(1));
+  if (env.guard_or_false(sym_eq(a.numel(), 0))) {
+    bool same = old_sizes.size() == new_sizes.size();
+    for (size_t d = 0; same && d < old_sizes.size(); ++d) {
+      same = env.guard_or_false(sym_eq(old_sizes[d], new_sizes[d]));
+    }
+    return same ? old_strides : ctx.mode.contiguous_strides(new_sizes);
+  }
+  std::vector<SymInt> out(new_sizes.size(), SymInt(0));
+  int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
+  SymInt chunk_base_stride = old_strides.back(), tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(old_sizes.size()) - 1; d >= 0; --d) {
+    tensor_numel = tensor_numel * old_sizes[d];
+    bool chunk_ends =
+        d == 0 || (env.guard_or_true(sym_ne(old_sizes[d - 1], 1)) &&
+                   env.guard_or_true(sym_ne(old_strides[d - 1], tensor_numel * chunk_base_stride)));
+    if (!chunk_ends) continue;
+    while (view_d >= 0 && (env.guard_or_true(sym_lt(view_numel, tensor_numel)) ||
+                           env.guard_or_false(sym_eq(new_sizes[view_d], 1)))) {
+      out[view_d] = view_numel * chunk_base_stride;
+      view_numel = view_numel * new_sizes[view_d];
+      --view_d;
+    }
+    if (env.guard_or_true(sym_ne(view_numel, tensor_numel))) return std::nullopt;
+    if (d > 0) {
+      chunk_base_stride = old_strides[d - 1];
+      tensor_numel = 1;
+      view_numel = 1;
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
 Value reshape_to(MetaContext& ctx, const FakeTensor& a, const std::vector<SymInt>& sizes,
                  bool must_view) {
   std::vector<SymInt> out = infer_reshape(ctx, a, sizes);
@@ -57,13 +100,28 @@ Value reshape_to(MetaContext& ctx, const FakeTensor& a, const std::vector<SymInt
     return view_of(ctx, a, out, ctx.mode.contiguous_strides(out), a.storage_offset());
   }
   if (must_view) {
+    if (std::optional<std::vector<SymInt>> strides = view_strides(ctx, a, out)) {
+      return view_of(ctx, a, out, *strides, a.storage_offset());
+    }
+    // Backed sizes decide computeStride through guards, as eager's numbers do: a shape error.
+    // Unbacked ones leave it to fallbacks: a data-dependent error (spec T30).
     bool all_static = true;
-    for (const SymInt& s : a.sizes()) all_static = all_static && s.is_constant();
-    for (const SymInt& s : a.strides()) all_static = all_static && s.is_constant();
-    std::string msg = "view " + shape_str(sizes) + " of " + a.describe() +
-                      ": the layout is not (provably) contiguous; use reshape instead";
-    if (!all_static) throw GuardOnDataDependentSymNode(ctx.where + ": " + msg);
-    fail(ctx, UserErrorKind::kShape, msg);
+    for (const std::vector<SymInt>* xs : {&a.sizes(), &a.strides()}) {
+      for (const SymInt& s : *xs) {
+        all_static = all_static && !sym::has_free_unbacked_symbols(ctx.env().replace(s.expr()));
+      }
+    }
+    if (!all_static) {
+      throw GuardOnDataDependentSymNode(ctx.where + ": view " + shape_str(sizes) + " of " +
+                                        a.describe() +
+                                        ": the layout is not (provably) contiguous; use reshape "
+                                        "instead");
+    }
+    fail(ctx, UserErrorKind::kShape,
+         "view size " + shape_str(out) + " is not compatible with input tensor's size " +
+             shape_str(a.sizes()) + " and stride " + shape_str(a.strides()) +
+             " (at least one dimension spans across two contiguous subspaces); use reshape "
+             "instead");
   }
   return Value::tensor(ctx.mode.make_contiguous(a.dtype(), out));
 }
