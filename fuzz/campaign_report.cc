@@ -3,6 +3,10 @@
 // and its test, and the report again.
 #include "fuzz/campaign_report.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -90,13 +94,95 @@ void CampaignReport::add(const Finding& f) {
                  (opts_.out_dir / e.original).c_str());
   }
   if (opts_.minimize_seconds > 0) {
-    double budget = opts_.minimize_seconds;
-    if (opts_.campaign_seconds > 0) {
-      budget = std::min(budget, std::max(2.0, opts_.campaign_seconds - f.elapsed));
-    }
-    minimize(entries_.back(), text, budget);
-    write_report(false);
+    minimize_queue_.push_back({entries_.size() - 1, text, f.elapsed});
+    take_minimizer_result(false);
+    start_next_minimizer();
   }
+}
+
+CampaignReport::~CampaignReport() {
+  if (minimizer_pid_ > 0) {
+    kill(minimizer_pid_, SIGKILL);
+    waitpid(minimizer_pid_, nullptr, 0);
+  }
+}
+
+namespace {
+
+std::filesystem::path minimizer_result_path(const std::filesystem::path& dir, size_t entry) {
+  return dir / (".minimize-" + std::to_string(entry) + ".json");
+}
+
+}  // namespace
+
+void CampaignReport::start_next_minimizer() {
+  if (minimizer_pid_ > 0 || minimize_queue_.empty()) return;
+  QueuedMinimization q = std::move(minimize_queue_.front());
+  minimize_queue_.pop_front();
+  // At most the campaign's time left (2 s at least), counted from when the finding came.
+  double budget = opts_.minimize_seconds;
+  if (opts_.campaign_seconds > 0) {
+    budget =
+        std::min(budget, std::max(2.0, opts_.campaign_seconds - std::max(q.found_at, elapsed_)));
+  }
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {  // no process to spare: minimize here, as before
+    minimize(entries_[q.entry], q.text, budget);
+    write_report(false);
+    return;
+  }
+  if (pid == 0) {
+    // The child keeps none of the parent's descriptors (worker pipes above all: a copy of a
+    // write end would hide a worker's exit from the parent).
+    close_range(3, ~0U, 0);
+    int code = 0;
+    try {
+      Entry e = entries_[q.entry];
+      minimize(e, q.text, budget);
+      nlohmann::json j = {{"replays", e.replays},
+                          {"lines_after", e.lines_after},
+                          {"minimize_seconds", e.minimize_seconds},
+                          {"minimize_attempts", e.minimize_attempts},
+                          {"minimize_stopped_by", e.minimize_stopped_by},
+                          {"minimized", e.minimized},
+                          {"test", e.test}};
+      write_atomically(minimizer_result_path(opts_.out_dir, q.entry), j.dump() + "\n");
+    } catch (...) {
+      code = 1;
+    }
+    std::fflush(nullptr);
+    _exit(code);
+  }
+  minimizer_pid_ = pid;
+  minimizer_entry_ = q.entry;
+}
+
+void CampaignReport::take_minimizer_result(bool block) {
+  if (minimizer_pid_ <= 0) return;
+  int status = 0;
+  pid_t done = waitpid(minimizer_pid_, &status, block ? 0 : WNOHANG);
+  if (done == 0) return;  // still minimizing
+  minimizer_pid_ = -1;
+  Entry& e = entries_[minimizer_entry_];
+  std::filesystem::path result = minimizer_result_path(opts_.out_dir, minimizer_entry_);
+  std::optional<std::string> text = read_text_file(result);
+  nlohmann::json j = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+  if (done < 0 || !text || j.is_discarded() || !j.is_object()) {
+    // The minimizer died (or wrote nothing): the original reproducer stands alone.
+    e.minimize_stopped_by = "minimizer died";
+  } else {
+    e.replays = j.value("replays", true);
+    e.lines_after = j.value("lines_after", 0);
+    e.minimize_seconds = j.value("minimize_seconds", 0.0);
+    e.minimize_attempts = j.value("minimize_attempts", 0);
+    e.minimize_stopped_by = j.value("minimize_stopped_by", std::string());
+    e.minimized = j.value("minimized", std::string());
+    e.test = j.value("test", std::string());
+  }
+  std::error_code ec;
+  std::filesystem::remove(result, ec);
+  write_report(false);
 }
 
 void CampaignReport::minimize(Entry& e, const std::string& text, double budget) {
@@ -142,10 +228,16 @@ void CampaignReport::progress(double elapsed, uint64_t programs,
   programs_ = programs;
   buckets_ = buckets;
   add_sample();
+  take_minimizer_result(false);
+  start_next_minimizer();
   if (elapsed - last_write_ >= 2.0) write_report(false);
 }
 
 void CampaignReport::finish(const CampaignResult& r) {
+  while (minimizer_pid_ > 0 || !minimize_queue_.empty()) {
+    take_minimizer_result(true);
+    start_next_minimizer();
+  }
   elapsed_ = r.seconds;
   programs_ = r.programs;
   buckets_ = r.buckets;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -38,9 +39,17 @@ class CampaignReport {
   // Refuses (std::runtime_error with the OS's reason) an output directory it cannot write.
   explicit CampaignReport(ReportOptions opts);
 
-  // A campaign finding: the first of a signature is written (then minimized), others counted.
+  // Kills and reaps a minimizer still running (the campaign ended by an exception).
+  ~CampaignReport();
+  CampaignReport(const CampaignReport&) = delete;
+  CampaignReport& operator=(const CampaignReport&) = delete;
+
+  // A campaign finding: the first of a signature is written at once and minimized in a child
+  // process, one at a time, while the campaign goes on (the parent's loop never waits for a
+  // minimizer); others are counted.
   void add(const Finding& f);
-  // Running totals; report.json is rewritten at most every two seconds.
+  // Running totals; report.json is rewritten at most every two seconds. Also takes the result
+  // of a minimizer that has finished and starts the next.
   void progress(double elapsed, uint64_t programs, const std::map<std::string, uint64_t>& buckets);
   // What the programs of seeds first_seed.. contain (gathered after the campaign; a guided
   // campaign's mutants are not among them): the report's op, feature and binding-path histograms.
@@ -50,7 +59,7 @@ class CampaignReport {
   }
   // Distinct engine-level features so far (CampaignOptions::on_coverage).
   void coverage(uint64_t features) { features_ = features; }
-  // The final report.
+  // The final report, once every queued minimization is done (each within its time budget).
   void finish(const CampaignResult& r);
 
   struct Entry {
@@ -73,6 +82,18 @@ class CampaignReport {
   void write_report(bool finished);
   void add_sample();
   void minimize(Entry& e, const std::string& text, double budget);
+  // Minimizers: one runs at a time in a forked child, which writes the minimized files and a
+  // result file; the parent reads the result back into the entry.
+  void start_next_minimizer();
+  void take_minimizer_result(bool block);
+  struct QueuedMinimization {
+    size_t entry;
+    std::string text;
+    double found_at;
+  };
+  std::deque<QueuedMinimization> minimize_queue_;
+  int minimizer_pid_ = -1;
+  size_t minimizer_entry_ = 0;
 
   ReportOptions opts_;
   std::vector<Entry> entries_;
