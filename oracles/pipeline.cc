@@ -36,7 +36,9 @@ void append(std::vector<Violation>& out, std::vector<Violation> more) {
 // reported once the graph is final.
 class StructuralOracles {
  public:
-  StructuralOracles(Verdict& verdict, OracleReport& report) : verdict_(verdict), report_(report) {
+  // `constantified`: filled by the pipeline's own observer at re-propagation, before this one.
+  StructuralOracles(Verdict& verdict, OracleReport& report, const Constantified& constantified)
+      : verdict_(verdict), report_(report), constantified_(constantified) {
     report_.name = "structural";
   }
 
@@ -63,7 +65,6 @@ class StructuralOracles {
     append(vs_, check_bindings(*s.graph, s.env(), fresh));
     append(vs_, check_retrace_rebinding(s.trace->graph, *s.graph, s.env()));
     append(vs_, check_state(s.env()));
-    constantified_ = constantified_symbols(s.trace->graph, *s.graph, s.env());
     return Next::kContinue;
   }
 
@@ -112,7 +113,7 @@ class StructuralOracles {
   Verdict& verdict_;
   OracleReport& report_;
   SymbolWindow traced_;
-  Constantified constantified_;  // traced symbols re-propagation made constants
+  const Constantified& constantified_;  // traced symbols re-propagation made constants
   std::vector<Violation> vs_;
 };
 
@@ -363,7 +364,7 @@ PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& op
     });
   }
   OracleReport structural_report, diff_report{"differential"};
-  StructuralOracles oracles(r.verdict, structural_report);
+  StructuralOracles oracles(r.verdict, structural_report, r.constantified);
   if (opts.oracles.has(OracleKind::kStructural)) oracles.register_with(pl);
 
   compile::PipelineOutcome o = pl.run(p);

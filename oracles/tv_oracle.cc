@@ -21,9 +21,12 @@ namespace {
 // values recorded for unbacked symbols, sizes of unbacked inputs). When some symbol has no value,
 // Z3 decides whether the expression is true (or false) for every value of the rest, given the
 // sources known so far, as evaluate_expr may (Min(s0, 4*u0) <= 3 at s0 = 3); otherwise none.
+// `against_hints` is set when the trace's assumptions so far decide the expression the other way
+// than the complete trace values do (the engine then answered from them, not from hints).
 std::optional<bool> at_hints(const ExprRef& e, const ShapeEnv& env,
                              std::initializer_list<const std::vector<smt::Fact>*> known,
-                             bool backed_hints_only, const smt::Options& opts, smt::Stats& stats) {
+                             bool backed_hints_only, const smt::Options& opts, smt::Stats& stats,
+                             const std::vector<smt::Fact>& sources, bool* against_hints) {
   auto value_at_trace = [&](const ExprRef& s) {
     std::optional<int64_t> h = env.symbols().hint(s);
     if (!h && !backed_hints_only) h = env.symbols().real_value(s);
@@ -46,21 +49,17 @@ std::optional<bool> at_hints(const ExprRef& e, const ShapeEnv& env,
     if (!r.defined || r.value.type != sym::ExprType::kBool) return std::nullopt;
     bool at_trace = r.value.b;
     // The engine reads hints only when replacements, axioms and ranges leave the expression
-    // open. When what was known by then decides it the other way (hints that violate an
-    // assert: a squeeze's Ne(X, 1) at inputs where X is 1), it answered from the facts, so
-    // that is what it assumed.
-    bool known_any = false;
-    for (const std::vector<smt::Fact>* facts : known) known_any = known_any || !facts->empty();
-    if (!known_any) return at_trace;
-    bool facts_decide_otherwise = false;
+    // open. When the trace's assumptions so far (premises aside: nothing obliges the program to
+    // them) decide it the other way (hints that violate an assert: a squeeze's Ne(X, 1) at
+    // inputs where X is 1), it answered from them without a guard.
+    if (sources.empty()) return at_trace;
     {
       smt::Session::Scope scope(session);
-      for (const std::vector<smt::Fact>* facts : known) smt::assume_all(session, *facts);
-      facts_decide_otherwise =
-          session.entails(at_trace ? sym::not_(e) : e).status == smt::Status::kUnsat;
+      smt::assume_all(session, sources);
+      *against_hints = session.entails(at_trace ? sym::not_(e) : e).status == smt::Status::kUnsat;
     }
     stats.add(session.stats().since(before));
-    return facts_decide_otherwise ? !at_trace : at_trace;
+    return *against_hints ? !at_trace : at_trace;
   }
   std::optional<bool> value;
   {
@@ -145,12 +144,21 @@ struct SourceCollector {
     // what was known, e.g. a replacement by a backed symbol) decide them, as they then guard.
     bool backed_only = e.size_oblivious || e.fallback.has_value();
     std::optional<bool> v;
+    bool against_hints = false;
     if (e.hint && e.hint->get()->is(sym::ExprKind::kBoolConst) && !backed_only) {
       v = e.hint->get()->bool_value();
     } else {
-      v = at_hints(e.expr, env, {&out, &premises}, backed_only, opts, stats);
+      v = at_hints(e.expr, env, {&out, &premises}, backed_only, opts, stats, out, &against_hints);
     }
     if (!v) return;
+    if (against_hints) {
+      // Decided by the sources, not guarded: it follows from them, so it obliges the program to
+      // nothing more (a premise for what was derived).
+      premises.push_back({*v ? e.expr : sym::not_(e.expr),
+                          where + "decided " + e.expr->str() + " == " + (*v ? "True" : "False") +
+                              " by the assumptions so far, against the trace values"});
+      return;
+    }
     // With an unbacked symbol left after replacements, the engine reads no hint (spec §2.17):
     // it answers by static reasoning, the size-oblivious assumption or guard_or_*'s default,
     // unguarded; or static reasoning removes that symbol and it guards the backed rest, a guard

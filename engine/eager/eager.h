@@ -47,9 +47,6 @@ class Session {
   // The value bound to `name` as a returned value would be (a UserError when unbound or when it
   // cannot be returned, like a dtype).
   program::HostValue value(const std::string& name) const;
-  // The strides the tensor bound to `name` reports (a view's own, else contiguous); a
-  // UserError when it is unbound or not a tensor.
-  std::vector<int64_t> strides(const std::string& name) const;
   // What the return statements run so far returned (run_eager's result once the return ran).
   EagerResult result() const;
 

@@ -174,12 +174,6 @@ class Interpreter {
     if (it == env_.end()) invalid("undefined variable '" + name + "'");
     return to_host(it->second);
   }
-  std::vector<int64_t> strides_of_var(const std::string& name) const {
-    auto it = env_.find(name);
-    if (it == env_.end()) invalid("undefined variable '" + name + "'");
-    if (it->second.kind != Value::Kind::kTensor) invalid("'" + name + "' is not a tensor");
-    return strides_of(it->second);
-  }
 
  private:
   bool run_stmt(const Stmt& s) {
@@ -387,10 +381,6 @@ Session::~Session() = default;
 void Session::run(const program::Stmt& st) { state_->interp.run_atomically(st); }
 
 HostValue Session::value(const std::string& name) const { return state_->interp.value_of(name); }
-
-std::vector<int64_t> Session::strides(const std::string& name) const {
-  return state_->interp.strides_of_var(name);
-}
 
 EagerResult Session::result() const { return EagerResult{state_->interp.outputs()}; }
 

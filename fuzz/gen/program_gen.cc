@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "engine/base/errors.h"
 #include "engine/eager/eager.h"
@@ -73,7 +74,9 @@ class Generator {
                           : mode == 1 ? DimMode::kDynamic
                                       : DimMode::kUnbacked);
       }
-      for (DimMode m : in.dims) unbacked_possible_ = unbacked_possible_ || m == DimMode::kUnbacked;
+      for (DimMode m : in.dims) {
+        if (m == DimMode::kUnbacked) unbacked_vars_.insert(in.name);
+      }
       in.data = data_for(in.dtype);
       in.loc.line = line_++;
       p_.inputs.push_back(in);
@@ -90,7 +93,7 @@ class Generator {
       in.scalar_mode = mode == 0   ? DimMode::kStatic
                        : mode == 1 ? DimMode::kDynamic
                                    : DimMode::kUnbacked;
-      unbacked_possible_ = unbacked_possible_ || in.scalar_mode == DimMode::kUnbacked;
+      if (in.scalar_mode == DimMode::kUnbacked) unbacked_vars_.insert(in.name);
       in.data.literal = {static_cast<double>(src_.range(2, 6))};
       in.loc.line = line_++;
       p_.inputs.push_back(in);
@@ -140,16 +143,19 @@ class Generator {
     return c[i];
   }
   static bool is_tensor(const HostValue& v) { return v.kind == HostValue::Kind::kTensor; }
-  static bool allocates_unbacked(const ExprPtr& e) {
+  // Whether a value may have unbacked symbols in its sizes, strides or value: it calls a
+  // data-dependent op or reads a value that may.
+  bool may_be_unbacked(const ExprPtr& e) const {
     if (!e) return false;
+    if (e->kind == program::Expr::Kind::kVar) return unbacked_vars_.count(e->name) > 0;
     if (e->kind == program::Expr::Kind::kCall && program::schema(e->op).allocates_unbacked)
       return true;
     for (const ExprPtr& x : e->elems)
-      if (allocates_unbacked(x)) return true;
+      if (may_be_unbacked(x)) return true;
     for (const ExprPtr& x : e->args)
-      if (allocates_unbacked(x)) return true;
+      if (may_be_unbacked(x)) return true;
     for (const auto& kw : e->kwargs)
-      if (allocates_unbacked(kw.second)) return true;
+      if (may_be_unbacked(kw.second)) return true;
     return false;
   }
   static bool is_int(const HostValue& v) { return v.kind == HostValue::Kind::kInt; }
@@ -323,10 +329,10 @@ class Generator {
       // views
       case OpKind::kView: {
         // Over backed sizes the trace decides a view as eager does (its guards read the same
-        // numbers); once unbacked symbols exist, a layout eager views may not be provably
-        // viewable (a slice clamped to Min(5, u0) under a stride of u0), and the trace refuses it
-        // as PyTorch does: then the program is no longer valid by construction.
-        views_strided_ = unbacked_possible_;
+        // numbers); over unbacked ones a layout eager views may not be provably viewable (a
+        // slice clamped to Min(5, u0) under a stride of u0), and the trace refuses it as PyTorch
+        // does: then the program is no longer valid by construction.
+        views_strided_ = unbacked_vars_.count(t->name) > 0;
         size_t form = src_.pick(rank(tv) >= 2 ? 4 : 3);
         std::vector<ExprPtr> shape = form == 0   ? std::vector<ExprPtr>{i(-1)}
                                      : form == 1 ? std::vector<ExprPtr>{i(-1), i(1)}
@@ -626,7 +632,7 @@ class Generator {
       eager_->run(st);
       program::HostValue value = name.empty() ? program::HostValue{} : eager_->value(name);
       ++line_;
-      unbacked_possible_ = unbacked_possible_ || allocates_unbacked(st.value);
+      if (!name.empty() && may_be_unbacked(st.value)) unbacked_vars_.insert(name);
       p_.body.push_back(st);
       if (!name.empty()) vars_.push_back(Var{name, std::move(value)});
       return true;
@@ -644,7 +650,7 @@ class Generator {
       std::vector<Var> values;
       for (const std::string& t : st.targets) values.push_back(Var{t, eager_->value(t)});
       ++line_;
-      unbacked_possible_ = unbacked_possible_ || allocates_unbacked(st.value);
+      if (may_be_unbacked(st.value)) unbacked_vars_.insert(st.targets.begin(), st.targets.end());
       p_.body.push_back(st);
       for (Var& v : values) vars_.push_back(std::move(v));
       return true;
@@ -712,9 +718,9 @@ class Generator {
   std::vector<uint32_t> draw_weights_;
   bool squeezes_a_one_ = false;          // the last candidate squeezes a dim of size 1
   bool size_oblivious_squeeze_ = false;  // an accepted statement did
-  bool views_strided_ = false;      // the last candidate is a view that unbacked sizes may refuse
-  bool strided_view_ = false;       // an accepted statement is
-  bool unbacked_possible_ = false;  // an unbacked input or an accepted data-dependent op
+  bool views_strided_ = false;  // the last candidate is a view that unbacked sizes may refuse
+  bool strided_view_ = false;   // an accepted statement is
+  std::set<std::string> unbacked_vars_;  // values that may hold unbacked symbols
 };
 
 }  // namespace

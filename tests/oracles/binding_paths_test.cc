@@ -99,6 +99,16 @@ TEST_F(BrokenPaths, EachWrongPathFires) {
   EXPECT_NE(check({size(), at(0), KeyEntry::convert_int()}), "") << "an int is no Eq(u, 1)";
 }
 
+TEST_F(BrokenPaths, ConvertIntNeedsEqOne) {
+  Value b = Value(SymBool(sym::eq(u.expr(), sym::integer(1))));
+  EXPECT_EQ(check({KeyEntry::convert_int()}, b), "");
+  EXPECT_NE(check({KeyEntry::convert_int()}, Value(u)), "") << "an int is no Eq(u, 1)";
+  EXPECT_NE(check({KeyEntry::convert_int()}, Value(SymBool(sym::eq(u.expr(), sym::integer(0))))),
+            "")
+      << "Eq(u, 0)";
+  EXPECT_NE(check({}, b), "") << "the SymBool itself is not u";
+}
+
 TEST_F(BrokenPaths, DivideByChecksTheFactor) {
   Value v = Value::tensor(TensorMeta::contiguous({SymInt(4) * u}));
   EXPECT_EQ(check({size(), at(0), KeyEntry::divide_by(sym::integer(4))}, v), "");

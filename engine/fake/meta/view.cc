@@ -60,13 +60,17 @@ std::optional<std::vector<SymInt>> view_strides(MetaContext& ctx, const FakeTens
   const std::vector<SymInt>& old_sizes = a.sizes();
   const std::vector<SymInt>& old_strides = a.strides();
   if (old_sizes.empty()) return std::vector<SymInt>(new_sizes.size(), SymInt(1));
-  if (env.guard_or_false(sym_eq(a.numel(), 0))) {
-    bool same = old_sizes.size() == new_sizes.size();
-    for (size_t d = 0; same && d < old_sizes.size(); ++d) {
-      same = env.guard_or_false(sym_eq(old_sizes[d], new_sizes[d]));
-    }
-    return same ? old_strides : ctx.mode.contiguous_strides(new_sizes);
+  bool same = old_sizes.size() == new_sizes.size();
+  for (size_t d = 0; same && d < old_sizes.size(); ++d) {
+    same = env.guard_or_false(sym_eq(old_sizes[d], new_sizes[d]));
   }
+  // Element-free: the old strides for the same shape, else contiguous ones.
+  std::vector<SymInt> empty_case = same ? old_strides : ctx.mode.contiguous_strides(new_sizes);
+  SymBool is_empty = sym_eq(a.numel(), 0);
+  if (env.guard_or_false(is_empty)) return empty_case;
+  // An unbacked numel may still be 0 at run time, where the real view takes that branch: the
+  // strides say so (the element-free strides when numel is 0), so stride() agrees with eager.
+  bool maybe_empty = !env.statically_known_true(sym_ne(a.numel(), 0));
   std::vector<SymInt> out(new_sizes.size(), SymInt(0));
   int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
   SymInt chunk_base_stride = old_strides.back(), tensor_numel = 1, view_numel = 1;
@@ -90,6 +94,11 @@ std::optional<std::vector<SymInt>> view_strides(MetaContext& ctx, const FakeTens
     }
   }
   if (view_d != -1) return std::nullopt;
+  if (maybe_empty) {
+    for (size_t d = 0; d < out.size(); ++d) {
+      out[d] = SymInt(sym::where(is_empty.expr(), empty_case[d].expr(), out[d].expr()));
+    }
+  }
   return out;
 }
 
