@@ -68,7 +68,10 @@ bool is_product_of(const ExprRef& e, const ExprRef& a, const ExprRef& b) {
 
 std::vector<Violation> check_binding_paths(const Value& value, const Bindings& bindings) {
   std::vector<Violation> out;
-  for (const auto& [s, path] : bindings) {
+  for (const auto& binding : bindings) {
+    // Named, not a structured binding: clang 14 cannot capture those in the lambda below.
+    const ExprRef& s = binding.first;
+    const KeyPath& path = binding.second;
     bool converts = !path.empty() && (path.back().kind == KeyEntry::Kind::kDivideBy ||
                                       path.back().kind == KeyEntry::Kind::kConvertInt);
     Step at = follow(value, path, converts ? path.size() - 1 : path.size());
