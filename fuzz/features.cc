@@ -21,11 +21,9 @@ std::string kind_of(const ExprRef& e) {
 }
 
 void collect_ops(const program::ExprPtr& e, std::set<std::string>* out) {
-  if (!e) return;
-  if (e->kind == program::Expr::Kind::kCall) out->insert("op:" + program::schema(e->op).name);
-  for (const auto& a : e->args) collect_ops(a, out);
-  for (const auto& kw : e->kwargs) collect_ops(kw.second, out);
-  for (const auto& x : e->elems) collect_ops(x, out);
+  program::for_each_subexpr(e, [out](const program::Expr& x) {
+    if (x.kind == program::Expr::Kind::kCall) out->insert("op:" + program::schema(x.op).name);
+  });
 }
 
 void collect_statements(const std::vector<program::Stmt>& body, std::string* prev,

@@ -49,6 +49,14 @@ const char* entry_kind(const KeyEntry& e) {
   return "?";
 }
 
+// One count per entry kind the path has (a path with two sequence entries counts once).
+void count_entry_kinds(const KeyPath& path, std::map<std::string, int64_t>* counts) {
+  std::set<std::string> kinds;
+  for (const KeyEntry& e : path) kinds.insert(entry_kind(e));
+  if (path.empty()) kinds.insert("empty path ()");
+  for (const std::string& k : kinds) ++(*counts)[k];
+}
+
 // Per program: what its statements do, in order (for "data-dependent op after an in-place op").
 struct ProgramWalk {
   std::set<std::string> ops;
@@ -201,10 +209,7 @@ GenStats collect_gen_stats(uint64_t first_seed, uint64_t count) {
     if (graph) {
       graph->for_each([&](const graph::Node* n) {
         for (const auto& [symbol, path] : n->unbacked_bindings) {
-          std::set<std::string> kinds;
-          for (const KeyEntry& e : path) kinds.insert(entry_kind(e));
-          if (path.empty()) kinds.insert("empty path ()");
-          for (const std::string& k : kinds) ++st.keypath_kinds[k];
+          count_entry_kinds(path, &st.keypath_kinds);
           ++st.keypath_shapes[abstract_numbers(keypath_str(path))];
           // A divisibility factor is bound by a floordiv node (i0 // d), or by a DivideBy path.
           for (const KeyEntry& e : path) {
@@ -229,12 +234,7 @@ GenStats collect_gen_stats(uint64_t first_seed, uint64_t count) {
     SeedSource driver_src(seed);
     ShapeEnv env;
     for (const auto& [value, bindings] : drive_shape_env(driver_src, env, 60).exposed) {
-      for (const auto& [symbol, path] : bindings) {
-        std::set<std::string> kinds;
-        for (const KeyEntry& e : path) kinds.insert(entry_kind(e));
-        if (path.empty()) kinds.insert("empty path ()");
-        for (const std::string& k : kinds) ++st.driver_keypath_kinds[k];
-      }
+      for (const auto& [symbol, path] : bindings) count_entry_kinds(path, &st.driver_keypath_kinds);
     }
     for (const std::string& op : w.ops) ++st.op_programs[op];
     for (const auto& [op, n] : w.calls) st.op_calls[op] += n;

@@ -96,6 +96,14 @@ bool same_all(const std::vector<T>& a, const std::vector<T>& b) {
 }
 }  // namespace
 
+void for_each_subexpr(const ExprPtr& e, const std::function<void(const Expr&)>& f) {
+  if (!e) return;
+  f(*e);
+  for (const ExprPtr& a : e->args) for_each_subexpr(a, f);
+  for (const auto& kw : e->kwargs) for_each_subexpr(kw.second, f);
+  for (const ExprPtr& x : e->elems) for_each_subexpr(x, f);
+}
+
 bool operator==(const Expr& a, const Expr& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {

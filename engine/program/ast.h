@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,6 +70,9 @@ struct Expr {
                       SourceLoc loc = {});
 };
 bool operator==(const Expr& a, const Expr& b);
+// Calls `f` on `e` and then on every expression inside it (call arguments, keyword arguments,
+// list elements), depth first; nothing for null.
+void for_each_subexpr(const ExprPtr& e, const std::function<void(const Expr&)>& f);
 
 struct Stmt {
   enum class Kind { kAssign, kCheck, kCheckIsSize, kIf, kReturn };

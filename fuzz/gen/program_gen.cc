@@ -146,17 +146,12 @@ class Generator {
   // Whether a value may have unbacked symbols in its sizes, strides or value: it calls a
   // data-dependent op or reads a value that may.
   bool may_be_unbacked(const ExprPtr& e) const {
-    if (!e) return false;
-    if (e->kind == program::Expr::Kind::kVar) return unbacked_vars_.count(e->name) > 0;
-    if (e->kind == program::Expr::Kind::kCall && program::schema(e->op).allocates_unbacked)
-      return true;
-    for (const ExprPtr& x : e->elems)
-      if (may_be_unbacked(x)) return true;
-    for (const ExprPtr& x : e->args)
-      if (may_be_unbacked(x)) return true;
-    for (const auto& kw : e->kwargs)
-      if (may_be_unbacked(kw.second)) return true;
-    return false;
+    bool found = false;
+    program::for_each_subexpr(e, [&](const program::Expr& x) {
+      found = found || (x.kind == program::Expr::Kind::kVar && unbacked_vars_.count(x.name) > 0) ||
+              (x.kind == program::Expr::Kind::kCall && program::schema(x.op).allocates_unbacked);
+    });
+    return found;
   }
   static bool is_int(const HostValue& v) { return v.kind == HostValue::Kind::kInt; }
   static int64_t rank(const HostValue& v) { return static_cast<int64_t>(v.tensor.sizes.size()); }
@@ -602,7 +597,7 @@ class Generator {
       // A multi-output op is unpacked, so later statements read each of its outputs (a binding
       // path through [0] and one through [1]).
       st.targets = {name + "a", name + "b"};
-      if (!accept_targets(st)) return false;
+      if (!accept(st, st.targets)) return false;
     } else if (!accept(st, name)) {
       return false;
     }
@@ -624,59 +619,43 @@ class Generator {
     return false;
   }
 
-  // Appends `st` if eager accepts it after the statements so far (returning `name`, as the
-  // program's return would), recording its value.
-  bool accept(Stmt st, const std::string& name) {
+  // Appends `st` if eager accepts it after the statements so far (returning each of `names`,
+  // as the program's return would), recording their values.
+  bool accept(Stmt st, const std::vector<std::string>& names) {
     st.loc.line = line_;
     try {
       eager_->run(st);
-      program::HostValue value = name.empty() ? program::HostValue{} : eager_->value(name);
+      std::vector<Var> values;
+      for (const std::string& n : names) values.push_back(Var{n, eager_->value(n)});
       ++line_;
-      if (!name.empty() && may_be_unbacked(st.value)) unbacked_vars_.insert(name);
+      if (may_be_unbacked(st.value)) unbacked_vars_.insert(names.begin(), names.end());
       p_.body.push_back(st);
-      if (!name.empty()) vars_.push_back(Var{name, std::move(value)});
+      for (Var& v : values) vars_.push_back(std::move(v));
       return true;
     } catch (const UserError&) {
       return false;  // a binding left by a value that cannot be returned is never read: the
                      // name is not in vars_, and the next candidate reuses it
     }
   }
-
-  // Like accept, for a statement with several targets (an unpacking).
-  bool accept_targets(Stmt st) {
-    st.loc.line = line_;
-    try {
-      eager_->run(st);
-      std::vector<Var> values;
-      for (const std::string& t : st.targets) values.push_back(Var{t, eager_->value(t)});
-      ++line_;
-      if (may_be_unbacked(st.value)) unbacked_vars_.insert(st.targets.begin(), st.targets.end());
-      p_.body.push_back(st);
-      for (Var& v : values) vars_.push_back(std::move(v));
-      return true;
-    } catch (const UserError&) {
-      return false;
-    }
+  // One name, or none ("") for a statement that binds nothing (a check).
+  bool accept(Stmt st, const std::string& name) {
+    return accept(std::move(st),
+                  name.empty() ? std::vector<std::string>{} : std::vector<std::string>{name});
   }
 
   // Whether a named value is the operand of two data-dependent calls: their results share a
   // symbol through the memo, which inference mode turns off.
   bool shares_a_memo() const {
     std::map<std::string, int> reads;
-    std::function<void(const ExprPtr&)> walk = [&](const ExprPtr& e) {
-      if (!e) return;
-      for (const ExprPtr& x : e->elems) walk(x);
-      for (const ExprPtr& x : e->args) walk(x);
-      for (const auto& kw : e->kwargs) walk(kw.second);
-      if (e->kind != program::Expr::Kind::kCall || !program::schema(e->op).allocates_unbacked)
-        return;
-      for (const ExprPtr& a : e->args) {
+    auto count = [&](const program::Expr& e) {
+      if (e.kind != program::Expr::Kind::kCall || !program::schema(e.op).allocates_unbacked) return;
+      for (const ExprPtr& a : e.args) {
         if (a && a->kind == program::Expr::Kind::kVar) ++reads[a->name];
       }
     };
     for (const Stmt& st : p_.body) {
-      walk(st.value);
-      walk(st.max);
+      program::for_each_subexpr(st.value, count);
+      program::for_each_subexpr(st.max, count);
     }
     return std::any_of(reads.begin(), reads.end(), [](const auto& r) { return r.second > 1; });
   }
