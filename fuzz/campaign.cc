@@ -262,7 +262,7 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
   double next_report = start + 1.0;
   const uint64_t jobs = std::max(1, opts.jobs);
   std::set<std::string> signatures;
-  std::unordered_set<uint64_t> coverage;  // every engine-level feature any worker reached
+  std::unordered_set<uint64_t> coverage;  // every feature any worker reached (edges included)
   // Records one verdict; returns true when the caller asked to stop.
   auto record = [&](const std::string& bucket, const Recipe& recipe, const std::string& detail) {
     uint64_t s = recipe.seed;

@@ -202,8 +202,8 @@ std::string report_html(const Json& r) {
       coverage.points.push_back({num_of(t, "seconds"), num_of(t, "features")});
     }
     h += line_chart(
-        "Coverage: distinct engine-level features reached (ops and op pairs, binding "
-        "paths, replacement kinds, assert and guard shapes, verdicts)",
+        "Coverage: distinct features reached (ops and op pairs, binding paths, replacement "
+        "kinds, assert and guard shapes, verdicts; code edges in a --config=sancov build)",
         "features", {coverage}, false);
     std::vector<std::pair<std::string, double>> order;
     for (const auto& [k, v] : buckets.items()) order.push_back({k, v.get<double>()});

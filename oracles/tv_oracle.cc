@@ -24,9 +24,9 @@ namespace {
 // `against_hints` is set when the trace's assumptions so far decide the expression the other way
 // than the complete trace values do (the engine then answered from them, not from hints).
 std::optional<bool> at_hints(const ExprRef& e, const ShapeEnv& env,
-                             std::initializer_list<const std::vector<smt::Fact>*> known,
-                             bool backed_hints_only, const smt::Options& opts, smt::Stats& stats,
-                             const std::vector<smt::Fact>& sources, bool* against_hints) {
+                             const std::vector<smt::Fact>& sources,
+                             const std::vector<smt::Fact>& premises, bool backed_hints_only,
+                             const smt::Options& opts, smt::Stats& stats, bool* against_hints) {
   auto value_at_trace = [&](const ExprRef& s) {
     std::optional<int64_t> h = env.symbols().hint(s);
     if (!h && !backed_hints_only) h = env.symbols().real_value(s);
@@ -73,7 +73,7 @@ std::optional<bool> at_hints(const ExprRef& e, const ShapeEnv& env,
     // when the replacements leave no unbacked symbol in the expression.
     bool hints_through_replacements =
         !backed_hints_only || sym::free_unbacked_symbols(env.replace(e)).empty();
-    for (const std::vector<smt::Fact>* facts : known) {
+    for (const std::vector<smt::Fact>* facts : {&sources, &premises}) {
       for (const smt::Fact& f : *facts) {
         session.assume(f.expr, f.label);
         if (!f.expr->is(sym::ExprKind::kEq) || !hints_through_replacements) continue;
@@ -148,7 +148,7 @@ struct SourceCollector {
     if (e.hint && e.hint->get()->is(sym::ExprKind::kBoolConst) && !backed_only) {
       v = e.hint->get()->bool_value();
     } else {
-      v = at_hints(e.expr, env, {&out, &premises}, backed_only, opts, stats, out, &against_hints);
+      v = at_hints(e.expr, env, out, premises, backed_only, opts, stats, &against_hints);
     }
     if (!v) return;
     if (against_hints) {
@@ -287,8 +287,7 @@ OracleReport check_translation(const ShapeEnv& env, const graph::Graph& final_gr
       smt::Fact s{with_constants(source.expr), source.label};
       if (s.expr != source.expr) {
         s.label += "; stated as " + source.expr->str() +
-                   " before re-propagation made its "
-                   "symbols constants";
+                   " before re-propagation made its symbols constants";
       }
       if (!all_symbols_live(s.expr, env, bound)) continue;
       smt::Result r = session.entails(s.expr);

@@ -183,7 +183,8 @@ void add_campaign_command(CLI::App& app, Action* action) {
   cmd->add_flag("--guided", f->guided,
                 "coverage-guided: keep the programs that reach a new engine-level feature (ops "
                 "and op pairs, binding paths, replacement kinds, runtime-assert and guard shapes, "
-                "verdicts) and run mutants of them (one generator decision changed at a time)");
+                "verdicts; with --config=sancov, code edges too) and run mutants of them (one to "
+                "three generator decisions changed)");
   cmd->add_option("--corpus", f->corpus,
                   "the guided campaign's corpus directory, read at start and grown (implies "
                   "--guided; default OUT/corpus)");
