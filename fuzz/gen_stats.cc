@@ -283,7 +283,7 @@ std::string GenStats::report() const {
   // Why the language's ops cannot produce a kind, where that is so.
   const std::map<std::string, std::string> why_not = {
       {"stride(i)", "no op makes a fresh symbol that only a stride holds"},
-      {"storage_offset()", "no op makes a view at a fresh offset (unbacked slicing will)"},
+      {"storage_offset()", "only a slice with an undecided start does"},
       {"inner tensor .attr", "the language has no tensor subclasses"},
       {"divide by // d",
        "no op returns c*u for a fresh u; divisibility factors bind by floordiv (decisions.md)"}};

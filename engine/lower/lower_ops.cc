@@ -3,6 +3,7 @@
 // index_select (a gather).
 #include "engine/base/check.h"
 #include "engine/fake/fake_tensor.h"
+#include "engine/fake/meta/slice_geometry.h"
 #include "engine/lower/lowering_internal.h"
 #include "engine/program/schema.h"
 #include "engine/sym/make.h"
@@ -184,8 +185,49 @@ IrValue lower_reduction(Lowering& L, const Node* n) {
   return IrValue::tensor(out_layout);
 }
 
+// A slice or narrow whose clamp the trace could not decide bound fresh size and storage-offset
+// symbols: each is computed here from the operands' values with the clamp written out
+// (Inductor's DynamicSliceSize), so the run knows them before any later step uses them.
+void bind_slice_symbols(Lowering& L, const Node* n, const Layout& in) {
+  Bindings bindings = L.env().resolve_unbacked_bindings(n->unbacked_bindings);
+  if (bindings.empty()) return;
+  SF_CHECK(n->op == OpKind::kSlice || n->op == OpKind::kNarrow)
+      << "%" << n->name << ": a view that binds " << bindings_str(n->unbacked_bindings);
+  int64_t rank = static_cast<int64_t>(in.sizes.size());
+  int64_t d = n->args[1].i < 0 ? n->args[1].i + rank : n->args[1].i;
+  auto scalar = [&](const NodeArg& a) {
+    return a.kind == NodeArg::Kind::kNone ? ExprRef() : L.arg_value(a).scalar;
+  };
+  ExprRef start = scalar(n->args[2]), end, step = sym::integer(1);
+  if (n->op == OpKind::kSlice) {
+    end = scalar(n->args[3]);
+    step = scalar(n->args[4]);
+  } else {
+    end = fake::narrow_end(in.sizes[d], start, scalar(n->args[3]));
+  }
+  fake::SliceGeometry g =
+      fake::exact_slice_geometry(in.sizes[d], in.strides[d], in.offset, start, end, step);
+  for (const auto& [s, path] : bindings) {
+    Step b;
+    b.kind = Step::Kind::kBind;
+    b.symbol = s;
+    if (path.size() == 1 && path[0].kind == KeyEntry::Kind::kCallMethod &&
+        path[0].method == TensorMethod::kStorageOffset) {
+      b.expr = g.offset;
+    } else {
+      SF_CHECK(path.size() == 2 && path[0].kind == KeyEntry::Kind::kCallMethod &&
+               path[0].method == TensorMethod::kSize && path[1].index == d)
+          << "%" << n->name << " binds " << s->str() << " at " << keypath_str(path);
+      b.expr = g.size;
+    }
+    L.add_step(b);
+    record_def(L, s, n);
+  }
+}
+
 IrValue lower_view(Lowering& L, const Node* n) {
   const IrValue& in = L.value_of(n->args[0]);
+  bind_slice_symbols(L, n, in.layout);
   const fake::FakeTensor& out = fake::fake_of(n->value);
   const fake::FakeTensor& src = fake::fake_of(n->args[0].node->value);
   Layout l;

@@ -27,6 +27,14 @@ void AssertionStore::add_axiom(const ExprRef& e, bool v, const ExprRef& simplifi
   if (!simplified->is_ground()) axiom_rewrites_[simplified] = sym::boolean(v);
   axiom_entries_.push_back(AxiomEntry{simplified, v});
   index_entry(axiom_entries_.size() - 1);
+  ++axiom_revision_;
+}
+
+std::vector<std::pair<ExprRef, bool>> AssertionStore::current_axioms() const {
+  std::vector<std::pair<ExprRef, bool>> out;
+  out.reserve(axiom_entries_.size());
+  for (const AxiomEntry& e : axiom_entries_) out.emplace_back(e.current, e.value);
+  return out;
 }
 
 void AssertionStore::add_axiom_and_negation(const ExprRef& e, bool v, const ExprRef& simplified,
@@ -62,6 +70,7 @@ void AssertionStore::reindex_mentioning(const ExprRef& s,
   entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
   auto rewrite = [&](size_t i, const ExprRef& current) {
     AxiomEntry& entry = axiom_entries_[i];
+    if (entry.current != current) ++axiom_revision_;
     entry.current = current;
     if (!current->is_ground()) axiom_rewrites_[current] = sym::boolean(entry.value);
     index_entry(i);  // s itself stays indexed while the new form still mentions it

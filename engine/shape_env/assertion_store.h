@@ -60,6 +60,10 @@ class AssertionStore {
   void reindex_mentioning(const ExprRef& s, const std::function<ExprRef(const ExprRef&)>& simplify);
   // e with every known axiom (as stated or in its current form) replaced by its value.
   ExprRef apply_axioms(const ExprRef& e) const;
+  // Every axiom in its current form, with its value, in the order they were added.
+  std::vector<std::pair<ExprRef, bool>> current_axioms() const;
+  // Changes whenever an axiom is added or its current form rewritten.
+  uint64_t axiom_revision() const { return axiom_revision_; }
 
   // Read-only views.
   const std::vector<ShapeGuard>& guards() const { return guards_; }
@@ -90,6 +94,7 @@ class AssertionStore {
   std::unordered_map<const sym::Expr*, std::vector<size_t>> entries_mentioning_;
   void index_entry(size_t i);
   sym::ExprMap axiom_rewrites_;  // original and current forms -> True/False
+  uint64_t axiom_revision_ = 0;
 };
 
 }  // namespace sf

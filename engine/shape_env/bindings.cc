@@ -190,6 +190,12 @@ void ShapeEnv::rebind_unbacked(const Bindings& node_bindings, const Value& resul
       SF_CHECK(u1.kind() == Value::Kind::kInt || u1.kind() == Value::Kind::kFloat)
           << "binding path " << keypath_str(path) << " reaches " << u1.str();
       ExprRef raw_u1 = replace(u1.expr());
+      // A fresh symbol its own range asserts pinned to a constant (the size of a slice of an
+      // empty dim) still renames to the old one, as upstream, which reads the raw symbol: the
+      // old symbol's asserts then stay placed at this node.
+      if (raw_u1->is_ground() && u1.expr()->is_unbacked_symbol() && u1.expr() != raw_u0) {
+        raw_u1 = u1.expr();
+      }
       if (has_hint(raw_u1) && !raw_u1->is_unbacked_symbol()) continue;  // backed now
       // Undo int(bool(x)): Piecewise((1, Eq(x, 1)), (0, True)) with x in [0, 1] is x itself.
       if (raw_u1->is(ExprKind::kWhere) && !fault_on(Fault::kSymboolRebindNoUnwrap)) {

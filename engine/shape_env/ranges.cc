@@ -87,6 +87,26 @@ bool ShapeEnv::Ranges::known_divisible(const ExprRef& a, const ExprRef& b) const
   return env_.ranges_.is_divisible(sym::mod(a, b));
 }
 
+bool ShapeEnv::Ranges::fact_nonnegative(const ExprRef& d) const {
+  consulted_facts_ = true;  // also when there are none: a fact added later may decide it
+  const FactGraph& facts = env_.facts();
+  return !facts.empty() && facts.proves_nonnegative(d, *this);
+}
+
+const FactGraph& ShapeEnv::facts() const {
+  if (axioms_read_ != asserts_.axiom_revision()) {
+    FactGraph now(asserts_.current_axioms());
+    axioms_read_ = asserts_.axiom_revision();
+    // Most new axioms bound one symbol (its range's business) and leave the graph as it was:
+    // then cached answers that read it stay valid.
+    if (!now.same_facts(facts_)) {
+      facts_ = std::move(now);
+      ++facts_version_;
+    }
+  }
+  return facts_;
+}
+
 ValueRange ShapeEnv::bound(const ExprRef& e, bool size_oblivious) const {
   return sym::bound_expr(replace(e), Ranges(*this, size_oblivious));
 }

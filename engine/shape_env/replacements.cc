@@ -119,12 +119,12 @@ ExprRef ShapeEnv::simplify(const ExprRef& e, bool size_oblivious) const {
   if (e->is_ground()) return e;
   auto& cache = simplify_cache_[size_oblivious ? 1 : 0];
   auto it = cache.find(e);
-  if (it != cache.end() && stamps_.unchanged_since(it->second.read, it->second.stamp)) {
-    return it->second.out;
-  }
+  if (it != cache.end() && still_valid(it->second)) return it->second.out;
   ExprRef replaced = replace(e);
-  Simplified entry{sym::simplify(replaced, Ranges(*this, size_oblivious)), stamps_.now(),
-                   sym::free_symbols(e), state_changes_};
+  Ranges ranges(*this, size_oblivious);
+  Simplified entry{sym::simplify(replaced, ranges), stamps_.now(), sym::free_symbols(e),
+                   state_changes_};
+  if (ranges.consulted_facts()) entry.facts_version = facts_version();
   if (replaced != e) {
     for (const ExprRef& s : sym::free_symbols(replaced)) entry.read.push_back(s);
   }
@@ -137,18 +137,26 @@ ExprRef ShapeEnv::simplify(const ExprRef& e, bool size_oblivious) const {
   return out;
 }
 
+bool ShapeEnv::still_valid(const Simplified& entry) const {
+  if (entry.facts_version && *entry.facts_version != facts_version()) return false;
+  return stamps_.unchanged_since(entry.read, entry.stamp);
+}
+
 std::vector<ShapeEnv::CachedSimplification> ShapeEnv::cached_simplifications() const {
   std::vector<CachedSimplification> out;
   for (int so = 0; so < 2; ++so) {
     for (const auto& [e, entry] : simplify_cache_[so]) {
-      if (!stamps_.unchanged_since(entry.read, entry.stamp)) continue;  // stale: never returned
+      if (!still_valid(entry)) continue;  // stale: never returned
       out.push_back({e, so == 1, entry.out, entry.changes_before});
     }
   }
   return out;
 }
 
-void ShapeEnv::symbol_changed(const ExprRef& s) { stamps_.touch(s); }
+void ShapeEnv::symbol_changed(const ExprRef& s) {
+  stamps_.touch(s);
+  if (facts_.mentions(s)) ++facts_version_;  // answers through the facts read its range
+}
 
 void ShapeEnv::rename_unbacked_to(const ExprRef& orig, const ExprRef& dest) {
   return recorded(event::RenameUnbackedTo{orig, dest}, [&]() -> void {

@@ -17,6 +17,7 @@
 
 #include "engine/shape_env/assertion_store.h"
 #include "engine/shape_env/events.h"
+#include "engine/shape_env/fact_graph.h"
 #include "engine/shape_env/keypath.h"
 #include "engine/shape_env/range_table.h"
 #include "engine/shape_env/replacement_table.h"
@@ -238,11 +239,17 @@ class ShapeEnv {
     Ranges(const ShapeEnv& env, bool size_oblivious) : env_(env), size_oblivious_(size_oblivious) {}
     ValueRange symbol_range(const ExprRef& sym) const override;
     bool known_divisible(const ExprRef& a, const ExprRef& b) const override;
+    bool fact_nonnegative(const ExprRef& d) const override;
+    // Whether an answer read the facts (a result that did is stale once the axioms change).
+    bool consulted_facts() const { return consulted_facts_; }
 
    private:
     const ShapeEnv& env_;
     bool size_oblivious_;
+    mutable bool consulted_facts_ = false;
   };
+  // The difference-constraint closure of the current axioms (rebuilt when they change).
+  const FactGraph& facts() const;
 
  private:
   // Runs the body of a public mutating call, recording the call (top-level calls only) and how
@@ -255,7 +262,7 @@ class ShapeEnv {
   void bump_version();
   void on_state_change();  // follows the cache-key tuple (version_)
   // s's range, replacement, size-likeness or a divisibility fact over it changed: simplify
-  // results that read s are stale.
+  // results that read s are stale, and so are those that read facts over an atom mentioning s.
   void symbol_changed(const ExprRef& s);
   void add_axioms(const ExprRef& g);
   // The implications of a simplified guard (each stored as its own current form).
@@ -298,7 +305,17 @@ class ShapeEnv {
     uint64_t stamp;
     std::vector<ExprRef> read;
     uint64_t changes_before;  // state changes when it was computed (for the INV-21 checker)
+    // The facts version it read, when it read the facts (stale once it moves).
+    std::optional<uint64_t> facts_version;
   };
+  bool still_valid(const Simplified& entry) const;
+  mutable FactGraph facts_;
+  mutable std::optional<uint64_t> axioms_read_;  // the axiom revision facts_ is current for
+  mutable uint64_t facts_version_ = 0;           // changes when facts_ closes other facts
+  uint64_t facts_version() const {
+    facts();
+    return facts_version_;
+  }
   SymbolStamps stamps_;
   mutable std::unordered_map<ExprRef, Simplified, sym::ExprHash> simplify_cache_[2];
 };

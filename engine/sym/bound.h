@@ -19,6 +19,9 @@ class RangeEnv {
   virtual ValueRange symbol_range(const ExprRef& sym) const;
   // True when Mod(a, b) == 0 is known (lets FloorDiv(a, b) become CleanDiv(a, b)).
   virtual bool known_divisible(const ExprRef& a, const ExprRef& b) const;
+  // True when recorded facts (beyond the symbols' own ranges) prove the integer expression d
+  // >= 0: relations between symbols that ranges cannot hold (u0 <= u1). None by default.
+  virtual bool fact_nonnegative(const ExprRef& d) const;
 };
 
 // The unknown range of an expression's type.

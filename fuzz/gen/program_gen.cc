@@ -361,7 +361,11 @@ class Generator {
         if (rank(tv) == 0 || tv.tensor.sizes[0] == 0) return nullptr;
         return call(name, {v(t->name), i(0), int_expr(-1, 0)});
       case OpKind::kNarrow:
-        return call(name, {v(t->name), i(0), i(0), int_expr(0, 1)});
+        // A start of -1 counts from the end; from an unbacked value its sign is unknown to the
+        // trace (narrow then slices to a fresh size equated with the length).
+        if (rank(tv) == 0 || tv.tensor.sizes[0] == 0)
+          return call(name, {v(t->name), i(0), i(0), i(0)});
+        return call(name, {v(t->name), i(0), int_expr(-1, 0), i(1)});
       case OpKind::kExpand: {
         std::vector<ExprPtr> shape;
         shape.push_back(i(src_.range(1, 3)));

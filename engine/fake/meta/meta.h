@@ -3,6 +3,7 @@
 // and report user errors (bad shapes, data-dependent guards) as typed UserErrors.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,14 @@ struct MetaContext {
   FakeMode& mode;
   std::string where;  // "line 4: index" — prefixes every error message
   ShapeEnv& env() const { return mode.env(); }
+  // Re-propagation of a slice whose trace bound fresh symbols: bind fresh ones at the same
+  // places again, even where the facts recorded since would now decide the clamp, so the
+  // re-propagated node rebinds to the traced symbols (INV-17) instead of dropping them.
+  struct SliceReplay {
+    bool fresh_size = false;
+    bool fresh_offset = false;
+  };
+  std::optional<SliceReplay> slice_replay;
 };
 
 Value run_meta(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);

@@ -3,6 +3,7 @@
 // Piecewise/Max/Min expressions the ShapeEnv simplifies where ranges allow).
 #include "engine/base/check.h"
 #include "engine/fake/meta/meta_internal.h"
+#include "engine/fake/meta/slice_geometry.h"
 #include "engine/shape_env/contiguity.h"
 #include "engine/sym/make.h"
 
@@ -135,12 +136,62 @@ Value reshape_to(MetaContext& ctx, const FakeTensor& a, const std::vector<SymInt
   return Value::tensor(ctx.mode.make_contiguous(a.dtype(), out));
 }
 
-// Python's index normalization for slice bounds: negative counts from the end, then clamp.
-SymInt clamp_index(MetaContext& ctx, const SymInt& i, const SymInt& n) {
-  ExprRef x = i.expr(), size = n.expr();
-  ExprRef wrapped = sym::where(sym::lt(x, sym::integer(0)), sym::add(x, size), x);
-  ExprRef clamped = sym::min(sym::max(wrapped, sym::integer(0)), size);
-  return simplified(ctx, SymInt(clamped));
+// PyTorch's _compute_slice_index: the normalized index when the comparisons decide it (guards
+// where backed symbols do, fallbacks where unbacked ones leave it open); nullopt otherwise.
+std::optional<SymInt> slice_index(MetaContext& ctx, const SymInt& i, const SymInt& n) {
+  ShapeEnv& env = ctx.env();
+  if (env.guard_or_false(sym_and(sym_ge(i, 0), sym_le(i, n)))) return i;
+  if (env.guard_or_false(sym_and(sym_lt(i, 0), sym_ge(i, -n)))) return simplified(ctx, i + n);
+  if (env.guard_or_false(sym_lt(i, -n))) return SymInt(0);
+  if (env.guard_or_false(sym_gt(i, n))) return n;
+  return std::nullopt;
+}
+
+// slice along dim d (PyTorch's slice_forward fake impl): where the clamp of start or end, or
+// their order, cannot be decided, the size (and without a start, the storage offset) is a fresh
+// unbacked symbol bound at the slice, with range asserts, instead of a Min/Max clamp carried
+// into every later shape.
+Value slice_along(MetaContext& ctx, const FakeTensor& a, int64_t d,
+                  const std::optional<SymInt>& start_arg, const std::optional<SymInt>& end_arg,
+                  const SymInt& step) {
+  std::vector<SymInt> sizes = a.sizes(), strides = a.strides();
+  const SymInt n = sizes[d];
+  std::optional<SymInt> start = start_arg ? slice_index(ctx, *start_arg, n) : SymInt(0);
+  std::optional<SymInt> end = end_arg ? slice_index(ctx, *end_arg, n) : n;
+  const auto& replay = ctx.slice_replay;
+  if (replay && replay->fresh_offset) start.reset();
+  std::optional<SymInt> size;
+  if (start && end && !(replay && replay->fresh_size)) {
+    if (ctx.env().guard_or_false(sym_ge(*end, *start))) {
+      size = floordiv(*end - *start + step - SymInt(1), step);
+    } else if (ctx.env().guard_or_false(sym_ge(*start, *end))) {
+      size = SymInt(0);
+    }
+  }
+  bool fresh_size = !size, fresh_offset = !start;
+  if (!size) {
+    size = ctx.env().create_unbacked_symint();
+    require(ctx, sym_ge(*size, 0), UserErrorKind::kShape, "slice: negative size " + size->str());
+    require(ctx, sym_le(*size, n), UserErrorKind::kShape,
+            "slice: size " + size->str() + " exceeds dimension size " + n.str());
+  }
+  SymInt offset;
+  if (start) {
+    offset = a.storage_offset() + *start * strides[d];
+  } else {
+    offset = ctx.env().create_unbacked_symint();
+    require(ctx, sym_ge(offset, 0), UserErrorKind::kShape,
+            "slice: negative storage offset " + offset.str());
+  }
+  strides[d] = strides[d] * step;
+  // Fresh symbols stay raw, so the node's bindings find them even where their range asserts
+  // already pinned them to a constant (as upstream's as_strided keeps the SymInt it is given).
+  for (SymInt& x : sizes) x = simplified(ctx, x);
+  for (SymInt& x : strides) x = simplified(ctx, x);
+  sizes[d] = fresh_size ? *size : simplified(ctx, *size);
+  if (!fresh_offset) offset = simplified(ctx, offset);
+  return Value::tensor(
+      ctx.mode.make_view(a, std::move(sizes), std::move(strides), offset, a.dtype()));
 }
 
 }  // namespace
@@ -255,40 +306,44 @@ Value meta_view(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
     case OpKind::kSlice: {
       if (rank == 0) fail(ctx, UserErrorKind::kShape, "slice of a 0-d tensor");
       int64_t d = normalize_dim(ctx, args[1].dims[0], rank);
-      const SymInt& n = sizes[d];
       SymInt step = args[4].value.as_int();
       require(ctx, sym_gt(step, 0), UserErrorKind::kValue,
               "slice step must be positive, got " + step.str());
-      SymInt start = args[2].present ? clamp_index(ctx, args[2].value.as_int(), n) : SymInt(0);
-      SymInt end = args[3].present ? clamp_index(ctx, args[3].value.as_int(), n) : n;
-      SymInt len = sym_max(floordiv(end - start + step - SymInt(1), step), 0);
-      offset = offset + start * strides[d];
-      sizes[d] = simplified(ctx, len);
-      strides[d] = strides[d] * step;
-      return view_of(ctx, a, sizes, strides, offset);
+      std::optional<SymInt> start, end;
+      if (args[2].present) start = args[2].value.as_int();
+      if (args[3].present) end = args[3].value.as_int();
+      return slice_along(ctx, a, d, start, end, step);
     }
     case OpKind::kNarrow: {
+      // ATen's narrow_symint: checks, then the slice [start, start + length).
       if (rank == 0) fail(ctx, UserErrorKind::kShape, "narrow of a 0-d tensor");
       int64_t d = normalize_dim(ctx, args[1].dims[0], rank);
-      const SymInt& n = sizes[d];
+      const SymInt n = sizes[d];
       SymInt start = args[2].value.as_int(), length = args[3].value.as_int();
-      SymInt s =
-          simplified(ctx, SymInt(sym::where(sym::lt(start.expr(), sym::integer(0)),
-                                            sym::add(start.expr(), n.expr()), start.expr())));
       require(ctx, sym_ge(length, 0), UserErrorKind::kValue,
               "narrow: negative length " + length.str());
       require(
           ctx, sym_and(sym_ge(start, -n), sym_le(start, n)), UserErrorKind::kIndex,
           "narrow: start " + start.str() + " out of range [" + (-n).str() + ", " + n.str() + "]");
-      require(ctx, sym_ge(s, 0), UserErrorKind::kIndex,
-              "narrow: start " + start.str() + " out of range for dim " + std::to_string(d) +
-                  " of size " + n.str());
-      require(ctx, sym_le(s + length, n), UserErrorKind::kIndex,
+      bool negative = ctx.env().guard_or_false(sym_lt(start, 0));
+      if (negative || ctx.env().guard_or_false(sym_ge(start, 0))) {
+        SymInt s = negative ? simplified(ctx, start + n) : start;
+        require(ctx, sym_le(s + length, n), UserErrorKind::kIndex,
+                "narrow: start (" + start.str() + ") + length (" + length.str() +
+                    ") exceeds dimension size (" + n.str() + ")");
+        return slice_along(ctx, a, d, s, s + length, SymInt(1));
+      }
+      // The sign of start is unknown: slice to the end narrow means, then the slice's size is
+      // the length (a fresh size symbol is replaced by it).
+      require(ctx, sym_le(start + length, n), UserErrorKind::kIndex,
               "narrow: start (" + start.str() + ") + length (" + length.str() +
-                  ") exceeds dimension size (" + n.str() + ")");
-      offset = offset + s * strides[d];
-      sizes[d] = length;
-      return view_of(ctx, a, sizes, strides, offset);
+                  ") exceeds dimension size (" + n.str() + ") or start is negative");
+      SymInt end(narrow_end(n.expr(), start.expr(), length.expr()));
+      Value out = slice_along(ctx, a, d, start, end, SymInt(1));
+      require(ctx, sym_eq(fake_of(out).sizes()[d], length), UserErrorKind::kIndex,
+              "narrow: the slice of " + n.str() + " from " + start.str() + " has not length " +
+                  length.str());
+      return out;
     }
     case OpKind::kSelect: {
       if (rank == 0) fail(ctx, UserErrorKind::kShape, "select of a 0-d tensor");

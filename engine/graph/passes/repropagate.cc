@@ -100,6 +100,17 @@ Graph repropagate(Trace& t, const RepropagateOptions& opts) {
       continue;
     }
     fake::MetaContext ctx{*t.mode, "line " + std::to_string(old->line) + ": " + old->name};
+    if (old->kind == NodeKind::kCall &&
+        (old->op == program::OpKind::kSlice || old->op == program::OpKind::kNarrow) &&
+        !old->unbacked_bindings.empty()) {
+      fake::MetaContext::SliceReplay replay;
+      for (const auto& [s, path] : old->unbacked_bindings) {
+        bool offset = path.size() == 1 && path[0].kind == KeyEntry::Kind::kCallMethod &&
+                      path[0].method == TensorMethod::kStorageOffset;
+        (offset ? replay.fresh_offset : replay.fresh_size) = true;
+      }
+      ctx.slice_replay = replay;
+    }
     n->value = eval_node(ctx, *old, value_of);
     std::optional<Bindings> fresh = env.compute_unbacked_bindings(n->value);
     if (fresh) n->unbacked_bindings = *fresh;

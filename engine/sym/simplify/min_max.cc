@@ -1,4 +1,5 @@
-// Rules for Max and Min: drop arguments that ranges prove dominated.
+// Rules for Max and Min: drop arguments that ranges, or the facts the RangeEnv knows, prove
+// dominated.
 #include <vector>
 
 #include "engine/sym/make.h"
@@ -14,10 +15,15 @@ ExprRef Simplifier::minmax(const ExprRef& e) {
   auto dominates = [&](const ExprRef& y, const ExprRef& x) {
     if (y->is_int() && x->is_int() && !shares_symbol(y, x)) {
       ValueRange by = bound(y), bx = bound(x);
-      if (by.is_int() && bx.is_int()) return is_max ? by.lo() >= bx.hi() : bx.lo() >= by.hi();
+      if (by.is_int() && bx.is_int()) {
+        if (is_max ? by.lo() >= bx.hi() : bx.lo() >= by.hi()) return true;
+        return env().fact_nonnegative(is_max ? sub(y, x) : sub(x, y));
+      }
     }
-    ValueRange d = bound(is_max ? sub(y, x) : sub(x, y));
-    return d.is_float() ? d.flo() >= 0.0 : d.lo() >= ExtInt(0);
+    ExprRef diff = is_max ? sub(y, x) : sub(x, y);
+    ValueRange d = bound(diff);
+    if (d.is_float() ? d.flo() >= 0.0 : d.lo() >= ExtInt(0)) return true;
+    return diff->is_int() && env().fact_nonnegative(diff);
   };
   std::vector<ExprRef> kept;
   for (const ExprRef& x : e->args()) {

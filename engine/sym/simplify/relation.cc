@@ -50,6 +50,27 @@ ExprRef Simplifier::relation(const ExprRef& e) {
     case ExprKind::kNot:
       break;
   }
+  return by_facts(e);
+}
+
+ExprRef Simplifier::by_facts(const ExprRef& e) {
+  // Ranges left it open: the facts may decide it (over the integers, d = rhs - lhs; a <= b is
+  // d >= 0 and its negation -d - 1 >= 0; a < b is d - 1 >= 0 and its negation -d >= 0).
+  if (!e->arg(0)->is_int() || !e->arg(1)->is_int()) return e;
+  ExprRef d = relation_difference(e);
+  ExprRef one = integer(1);
+  auto proves = [&](const ExprRef& x) { return env().fact_nonnegative(x); };
+  if (e->is(ExprKind::kLe)) {
+    if (proves(d)) return fired(boolean(true));
+    if (proves(sub(neg(d), one))) return fired(boolean(false));
+  } else if (e->is(ExprKind::kLt)) {
+    if (proves(sub(d, one))) return fired(boolean(true));
+    if (proves(neg(d))) return fired(boolean(false));
+  } else {
+    bool is_eq = e->is(ExprKind::kEq);
+    if (proves(d) && proves(neg(d))) return fired(boolean(is_eq));
+    if (proves(sub(d, one)) || proves(sub(neg(d), one))) return fired(boolean(!is_eq));
+  }
   return e;
 }
 

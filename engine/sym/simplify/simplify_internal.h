@@ -25,6 +25,8 @@ class Simplifier {
   ExprRef mod(const ExprRef& e);
   ExprRef minmax(const ExprRef& e);
   ExprRef relation(const ExprRef& e);
+  // A relation ranges left open, decided by the RangeEnv's facts when they prove it.
+  ExprRef by_facts(const ExprRef& e);
   ExprRef where(const ExprRef& e);
   ExprRef trunc_to_int(const ExprRef& e);
   ExprRef connective(const ExprRef& e);

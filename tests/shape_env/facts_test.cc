@@ -1,0 +1,85 @@
+// Facts beyond ranges: relations the checks record, closed under transitivity, decide relations
+// and fold Max/Min in simplify and static evaluation (0 <= u0 <= u1 <= n makes u0 <= n known
+// and Max(0, u1 - u0) equal to u1 - u0); the fact graph alone; the simplify cache under facts.
+#include <gtest/gtest.h>
+
+#include "engine/shape_env/fact_graph.h"
+#include "engine/shape_env/shape_env.h"
+#include "tests/shape_env/test_util.h"
+
+namespace sf {
+namespace {
+
+using namespace sf::testing;
+
+struct Checked {
+  ShapeEnv env;
+  SymInt n, u0, u1;
+  Checked() {
+    n = env.create_symbol(10, "x.size()[0]", DimDynamic::kDynamic);
+    u0 = env.create_unbacked_symint();
+    u1 = env.create_unbacked_symint();
+  }
+};
+
+TEST(Facts, ChainOfChecksProvesTheTransitiveRelation) {
+  Checked c;
+  EXPECT_FALSE(c.env.statically_known_true(sym_le(c.u0, c.n)));
+  c.env.check(sym_ge(c.u0, 0), "start");
+  c.env.check(sym_le(c.u0, c.u1), "ordered");
+  EXPECT_FALSE(c.env.statically_known_true(sym_le(c.u0, c.n))) << "u1 <= n not known yet";
+  c.env.check(sym_le(c.u1, c.n), "stop");
+  EXPECT_TRUE(c.env.statically_known_true(sym_le(c.u0, c.n)));
+  EXPECT_TRUE(c.env.statically_known_true(sym_le(c.u0 - c.n, 0)));
+  EXPECT_TRUE(c.env.statically_known_false(sym_gt(c.u0, c.n)));
+  EXPECT_FALSE(c.env.statically_known_true(sym_lt(c.u0, c.n))) << "u0 == n is possible";
+  EXPECT_FALSE(c.env.statically_known_true(sym_le(c.u1, c.u0)));
+}
+
+TEST(Facts, MaxOfZeroFoldsWhenFactsProveNonnegative) {
+  Checked c;
+  ExprRef d = sym::sub(c.u1.expr(), c.u0.expr());
+  ExprRef clamped = sym::max(I(0), d);
+  EXPECT_EQ(c.env.simplify(clamped), clamped) << "ranges alone leave it open";
+  c.env.check(sym_le(c.u0, c.u1), "ordered");
+  EXPECT_EQ(c.env.simplify(clamped), d) << "the simplify cache must not answer the old form";
+  EXPECT_EQ(c.env.simplify(sym::min(I(0), d)), I(0));
+  // The slice-size form: Max(0, Min(n, u1) - Min(n, u0)) once 0 <= u0 <= u1 <= n.
+  c.env.check(sym_ge(c.u0, 0), "start");
+  c.env.check(sym_le(c.u1, c.n), "stop");
+  ExprRef slice_size = sym::max(
+      I(0), sym::sub(sym::min(c.n.expr(), c.u1.expr()), sym::min(c.n.expr(), c.u0.expr())));
+  EXPECT_EQ(c.env.simplify(slice_size), d);
+  // A guard on it is decided, not a data-dependent error.
+  EXPECT_TRUE(c.env.guard_bool(SymBool(sym::eq(slice_size, d)), "test"));
+}
+
+TEST(Facts, GraphAlone) {
+  ExprRef x = U(0), y = U(1), z = U(2);
+  sym::MapRangeEnv ranges;
+  // z <= 7 bounds one symbol: that is its range's business, not an edge of the graph.
+  FactGraph g({{sym::le(x, y), true}, {sym::lt(y, z), true}, {sym::le(z, I(7)), true}});
+  EXPECT_TRUE(g.proves_nonnegative(sym::sub(z, x), ranges));                   // x <= z
+  EXPECT_TRUE(g.proves_nonnegative(sym::sub(sym::sub(z, x), I(1)), ranges));   // x < z
+  EXPECT_FALSE(g.proves_nonnegative(sym::sub(sym::sub(z, x), I(2)), ranges));  // x + 2 <= z?
+  EXPECT_FALSE(g.proves_nonnegative(sym::sub(I(6), y), ranges)) << "z's range is unknown here";
+  ranges.ranges[z] = sym::ValueRange::ints(sym::ExtInt::neg_inf(), 7);
+  EXPECT_TRUE(g.proves_nonnegative(sym::sub(I(6), y), ranges)) << "y < z <= 7";
+  EXPECT_FALSE(g.proves_nonnegative(sym::sub(x, z), ranges));
+  EXPECT_FALSE(g.proves_nonnegative(x, ranges)) << "nothing bounds x below";
+  ranges.ranges[x] = sym::ValueRange::ints(3, 5);
+  EXPECT_TRUE(g.proves_nonnegative(sym::sub(x, I(3)), ranges)) << "an endpoint's range counts";
+  EXPECT_TRUE(g.proves_nonnegative(sym::add(x, y), ranges)) << "x >= 3 and y >= x";
+  // A negated fact: not(z <= x) is x < z.
+  FactGraph n({{sym::le(z, x), false}});
+  EXPECT_TRUE(n.proves_nonnegative(sym::sub(sym::sub(z, x), I(1)), ranges));
+  // Contradictory facts prove nothing (vacuous truth is no evidence).
+  FactGraph bad({{sym::lt(x, y), true}, {sym::lt(y, x), true}});
+  EXPECT_FALSE(bad.proves_nonnegative(sym::sub(y, x), ranges));
+  // Non-difference facts are ignored, not misread.
+  FactGraph scaled({{sym::le(sym::mul(I(2), x), y), true}});
+  EXPECT_FALSE(scaled.proves_nonnegative(sym::sub(y, x), ranges));
+}
+
+}  // namespace
+}  // namespace sf
