@@ -144,6 +144,15 @@ struct ProgramWalk {
         case Stmt::Kind::kReturn:
           for (const program::ExprPtr& r : st.returns) expr(r);
           break;
+        case Stmt::Kind::kCond:
+          features.insert("cond");
+          expr(st.value);
+          for (const program::ExprPtr& o : st.operands) expr(o);
+          break;
+        case Stmt::Kind::kWhileLoop:
+          features.insert("while_loop");
+          for (const program::ExprPtr& o : st.operands) expr(o);
+          break;
       }
     }
   }

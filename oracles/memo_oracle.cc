@@ -3,6 +3,7 @@
 #include "oracles/memo_oracle.h"
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -164,17 +165,24 @@ ExprRef follow_renamings(const ShapeEnv& env, ExprRef s) {
 
 void check_plan_defs(const MemoInputs& in, OracleReport& report) {
   std::map<ExprRef, int, sym::ExprLess> defined;
-  for (const lower::Step& st : in.plan->steps) {
-    if (st.kind == lower::Step::Kind::kBind) ++defined[st.symbol];
-  }
+  // The plan and the nested plans of its cond / while_loop steps (each symbol of a subgraph is
+  // defined by its own plan; a HOP step defines the symbols of its outputs).
+  std::function<void(const lower::Plan&)> collect = [&](const lower::Plan& p) {
+    for (const lower::Step& st : p.steps) {
+      if (st.kind == lower::Step::Kind::kBind) ++defined[st.symbol];
+      for (const auto& [sym_, path] : st.result_binds) ++defined[sym_];
+    }
+    for (const lower::Plan& sub : p.subplans) collect(sub);
+  };
+  collect(*in.plan);
   for (const auto& [s, count] : defined) {
     if (count > 1) {
       report.violations.push_back(
           {"memo", "the plan binds " + s->str() + " " + std::to_string(count) + " times"});
     }
   }
-  for (const Node* n : in.final_graph->nodes()) {
-    if (n->kind == NodeKind::kPlaceholder) continue;
+  in.final_graph->for_each_nested([&](const Node* n) {
+    if (n->kind == NodeKind::kPlaceholder) return;
     for (const auto& [s, path] : n->unbacked_bindings) {
       ExprRef resolved = follow_renamings(*in.env, s);
       if (!defined.count(resolved) && !defined.count(s)) {
@@ -183,7 +191,7 @@ void check_plan_defs(const MemoInputs& in, OracleReport& report) {
                                                  ") but no step of the plan defines it"});
       }
     }
-  }
+  });
 }
 
 }  // namespace

@@ -106,8 +106,17 @@ struct SourceCollector {
   std::vector<smt::Fact>& premises;
   std::string where;
   bool& frozen;  // runtime asserts were frozen: lowering has begun
+  // Symbols replaced by the events so far: a later replacement (a check after the evaluation)
+  // did not make the engine read hints for an evaluation before it.
+  std::set<ExprRef, sym::ExprLess>& replaced;
 
+  // An equality checked or guarded may install a replacement (maybe_guard_rel).
+  void note_replacements(const ExprRef& e) {
+    if (!e->is(sym::ExprKind::kEq)) return;
+    for (const ExprRef& s : sym::free_unbacked_symbols(e)) replaced.insert(s);
+  }
   void operator()(const event::GuardOrDeferRuntimeAssert& e) {
+    note_replacements(e.expr);
     out.push_back({e.expr, where + "deferred " + e.expr->str() +
                                (e.msg.empty() ? "" : " ('" + e.msg + "')")});
   }
@@ -139,6 +148,7 @@ struct SourceCollector {
   }
   void operator()(const event::EvaluateExpr& e) {
     if (!e.expr->is_bool()) return;
+    if (!e.fallback && !e.size_oblivious) note_replacements(e.expr);
     // A size-oblivious evaluation may take a size-like symbol to be >= 2, and guard_or_* may
     // fall back to a default: neither is a fact. They are sources only where backed hints (and
     // what was known, e.g. a replacement by a backed symbol) decide them, as they then guard.
@@ -165,19 +175,26 @@ struct SourceCollector {
     // that needs this premise. Either way nothing obliges the program to enforce it (a
     // broadcast's guard_or_false(Eq(size, 1)) over s0*u0 is False at s0 = 3 for every u0, and 1
     // at s0 = 2, u0 = 1).
-    bool premise_only = backed_only && sym::has_free_unbacked_symbols(env.replace(e.expr));
+    bool unreplaced_then = false;
+    for (const ExprRef& s : sym::free_unbacked_symbols(e.expr))
+      unreplaced_then = unreplaced_then || !replaced.count(s);
+    bool premise_only =
+        backed_only && (unreplaced_then || sym::has_free_unbacked_symbols(env.replace(e.expr)));
     (premise_only ? premises : out)
         .push_back({*v ? e.expr : sym::not_(e.expr),
                     where + "guarded " + e.expr->str() + " == " + (*v ? "True" : "False")});
   }
   void operator()(const event::SetReplacement& e) {
+    replaced.insert(e.sym);
     if (e.sym->is_float() != e.target->is_float()) return;
     out.push_back({sym::eq(e.sym, e.target), where + "set_replacement " + e.sym->str()});
   }
   void operator()(const event::RenameUnbackedTo& e) {
+    replaced.insert(e.orig);
     out.push_back({sym::eq(e.orig, e.dest), where + "rename " + e.orig->str()});
   }
   void operator()(const event::EliminateUnbacked& e) {
+    replaced.insert(e.orig);
     out.push_back({sym::eq(e.orig, e.dest), where + "eliminate " + e.orig->str()});
   }
   template <typename T>
@@ -218,12 +235,14 @@ std::vector<smt::Fact> targets(const ShapeEnv& env, const graph::Graph& g) {
                      "divisibility symbol " + tgt->arg(1)->str()});
     }
   }
-  for (const graph::Node* n : g.nodes()) {
+  // Asserts inside a cond branch or loop body are checked only when it runs, as the trace's
+  // assumptions recorded while tracing it hold only then: both are taken unconditionally here.
+  g.for_each_nested([&](const graph::Node* n) {
     if (n->assert_expr &&
         (n->kind == graph::NodeKind::kAssertScalar || n->kind == graph::NodeKind::kCheck)) {
       out.push_back({n->assert_expr, "graph assert %" + n->name + " " + n->assert_expr->str()});
     }
-  }
+  });
   return out;
 }
 
@@ -255,11 +274,12 @@ OracleReport check_translation(const ShapeEnv& env, const graph::Graph& final_gr
   report.ran = true;
   std::vector<smt::Fact> sources, premises;
   bool frozen = false;
+  std::set<ExprRef, sym::ExprLess> replaced;
   const EventLog& log = env.events();
   for (size_t i = 0; i < log.size(); ++i) {
     if (log[i].outcome.kind != EventOutcome::Kind::kOk) continue;
     std::visit(SourceCollector{env, opts, report.smt, sources, premises,
-                               "event " + std::to_string(i) + ": ", frozen},
+                               "event " + std::to_string(i) + ": ", frozen, replaced},
                log[i].call);
   }
   // Nothing dropped: what the program enforces implies every assumption of the trace.
@@ -269,10 +289,10 @@ OracleReport check_translation(const ShapeEnv& env, const graph::Graph& final_gr
     smt::Session::Scope scope(session);
     smt::assume_all(session, targets(env, final_graph));
     std::set<ExprRef, sym::ExprLess> bound;
-    for (const graph::Node* n : final_graph.nodes()) {
+    final_graph.for_each_nested([&](const graph::Node* n) {
       for (const auto& [s, path] : n->unbacked_bindings) bound.insert(env.resolve_renaming(s));
       for (const auto& [s, path] : n->input_bindings) bound.insert(env.resolve_renaming(s));
-    }
+    });
     // A symbol re-propagation made a constant is that constant in the compiled program: its
     // binding site computes the number (a nonzero of an input a later check emptied), so a
     // trace assumption about it holds or fails with the number, not for every value.

@@ -350,35 +350,126 @@ RunResult PlanRunner::run(const lower::Plan& plan, const ShapeEnv& env,
       case Step::Kind::kFree:
         release(s.buffer);
         break;
-      case Step::Kind::kOutput: {
-        std::function<program::HostValue(const lower::OutputRef&)> make =
-            [&](const lower::OutputRef& o) {
-              switch (o.kind) {
-                case lower::OutputRef::Kind::kTensor:
-                  return program::HostValue::of_tensor(download(resolve(o.layout, sigma)));
-                case lower::OutputRef::Kind::kScalar: {
-                  sym::Concrete c = sigma.eval(o.scalar);
-                  if (c.type == sym::ExprType::kInt) return program::HostValue::of_int(c.i);
-                  if (c.type == sym::ExprType::kFloat) return program::HostValue::of_float(c.f);
-                  return program::HostValue::of_bool(c.b);
-                }
-                case lower::OutputRef::Kind::kTuple: {
-                  std::vector<program::HostValue> elems;
-                  for (const lower::OutputRef& e : o.elems) elems.push_back(make(e));
-                  return program::HostValue::tuple(elems);
-                }
-                case lower::OutputRef::Kind::kNone:
-                  break;
-              }
-              return program::HostValue();
-            };
-        for (const lower::OutputRef& o : s.outputs) result.outputs.push_back(make(o));
+      case Step::Kind::kOutput:
+        for (const lower::OutputRef& o : s.outputs) result.outputs.push_back(host_value(o, sigma));
         break;
-      }
+      case Step::Kind::kCond:
+      case Step::Kind::kWhileLoop:
+        run_higher_order(plan, s, env, sigma, result);
+        break;
     }
   }
   result.sigma = sigma.values();
   return result;
+}
+
+program::HostValue PlanRunner::host_value(const lower::OutputRef& o, const SymbolEnv& sigma) {
+  switch (o.kind) {
+    case lower::OutputRef::Kind::kTensor:
+      return program::HostValue::of_tensor(download(resolve(o.layout, sigma)));
+    case lower::OutputRef::Kind::kScalar: {
+      sym::Concrete c = sigma.eval(o.scalar);
+      if (c.type == sym::ExprType::kInt) return program::HostValue::of_int(c.i);
+      if (c.type == sym::ExprType::kFloat) return program::HostValue::of_float(c.f);
+      return program::HostValue::of_bool(c.b);
+    }
+    case lower::OutputRef::Kind::kTuple: {
+      std::vector<program::HostValue> elems;
+      for (const lower::OutputRef& e : o.elems) elems.push_back(host_value(e, sigma));
+      return program::HostValue::tuple(elems);
+    }
+    case lower::OutputRef::Kind::kNone:
+      break;
+  }
+  return program::HostValue();
+}
+
+namespace {
+
+// The value of a predicate read back on the host: a bool, or a one-element bool tensor.
+bool predicate_value(const program::HostValue& v) {
+  if (v.kind == program::HostValue::Kind::kBool) return v.b;
+  if (v.kind == program::HostValue::Kind::kInt) return v.i != 0;
+  SF_CHECK(v.kind == program::HostValue::Kind::kTensor && v.tensor.numel() == 1)
+      << "predicate " << v.str();
+  return v.tensor.ints.at(0) != 0;
+}
+
+// A keypath into the tuple of a HOP step's outputs: (i) for an int output, (i, size(d)) for a
+// size of a tensor output.
+sym::Concrete output_binding(const std::vector<program::HostValue>& outs, const KeyPath& path) {
+  SF_CHECK(!path.empty() && path[0].kind == KeyEntry::Kind::kSequence)
+      << "HOP output keypath " << keypath_str(path);
+  const program::HostValue& v = outs.at(path[0].index);
+  if (path.size() == 1) {
+    SF_CHECK(v.kind == program::HostValue::Kind::kInt) << "HOP output " << v.str();
+    return sym::Concrete::of_int(v.i);
+  }
+  SF_CHECK(path.size() == 3 && path[1].kind == KeyEntry::Kind::kCallMethod &&
+           path[1].method == TensorMethod::kSize && v.kind == program::HostValue::Kind::kTensor)
+      << "HOP output keypath " << keypath_str(path);
+  return sym::Concrete::of_int(v.tensor.sizes.at(path[2].index));
+}
+
+// The loop bound of the plan, as eager's (engine/eager/interpreter.cc).
+constexpr int64_t kMaxLoopIterations = 10000;
+
+}  // namespace
+
+void PlanRunner::run_higher_order(const lower::Plan& plan, const lower::Step& s,
+                                  const ShapeEnv& env, SymbolEnv& sigma, RunResult& result) {
+  std::unique_ptr<PlanRunner> nested = nested_runner();
+  if (!nested) {
+    throw Unavailable(name() + " backend: cond and while_loop (nested plans) are not supported");
+  }
+  bool is_cond = s.kind == Step::Kind::kCond;
+  std::vector<program::HostValue> operands;
+  for (size_t i = is_cond ? 1 : 0; i < s.operands.size(); ++i)
+    operands.push_back(host_value(s.operands[i], sigma));
+  auto run_plan = [&](int index) {
+    const lower::Plan& sub = plan.subplans.at(index);
+    SF_CHECK(sub.input_order.size() == operands.size())
+        << "subplan " << index << " takes " << sub.input_order.size() << " inputs, given "
+        << operands.size();
+    std::map<std::string, program::HostValue> inputs;
+    for (size_t i = 0; i < operands.size(); ++i) inputs[sub.input_order[i]] = operands[i];
+    return nested->run(sub, env, inputs).outputs;
+  };
+  std::vector<program::HostValue> outs;
+  if (is_cond) {
+    // The predicate is read back once: the only device-to-host sync of a cond.
+    bool taken = predicate_value(host_value(s.operands.at(0), sigma));
+    outs = run_plan(s.subplans.at(taken ? 0 : 1));
+  } else {
+    for (int64_t it = 0;; ++it) {
+      std::vector<program::HostValue> c = run_plan(s.subplans.at(0));
+      SF_CHECK(c.size() == 1) << "while_loop condition returned " << c.size() << " values";
+      if (!predicate_value(c[0])) break;  // read back once per iteration
+      if (it == kMaxLoopIterations) {
+        throw_user_error(
+            UserErrorKind::kTooComplex,
+            "while_loop ran more than " + std::to_string(kMaxLoopIterations) + " iterations");
+      }
+      std::vector<program::HostValue> next = run_plan(s.subplans.at(1));
+      SF_CHECK(next.size() == s.carries.size()) << "while_loop body returned " << next.size();
+      for (size_t k = 0; k < s.carries.size(); ++k) operands.at(s.carries[k]) = next[k];
+    }
+    for (size_t k : s.carries) outs.push_back(operands.at(k));
+  }
+  SF_CHECK(outs.size() == s.result_buffers.size())
+      << "HOP step returned " << outs.size() << " values for " << s.result_buffers.size();
+  for (const auto& [symbol, path] : s.result_binds) {
+    sym::Concrete c = output_binding(outs, path);
+    sigma.bind(symbol, c);
+    result.bindings.push_back(symbol->str() + " = " + (is_cond ? "cond" : "while_loop") + "." +
+                              keypath_str(path) + " -> " + c.str());
+  }
+  for (size_t i = 0; i < outs.size(); ++i) {
+    int b = s.result_buffers[i];
+    if (b < 0) continue;
+    SF_CHECK(outs[i].kind == program::HostValue::Kind::kTensor) << "HOP output " << outs[i].str();
+    upload_input(b, outs[i].tensor);
+  }
 }
 
 }  // namespace sf::backend

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,8 +64,18 @@ class PlanRunner : public Backend {
   virtual program::HostTensor download(const ResolvedLayout& layout) = 0;
   virtual void begin_run() {}
   virtual void end_run() {}
+  // A runner of the same kind for the nested plans of cond / while_loop (their buffers are
+  // their own); null: this backend does not run them.
+  virtual std::unique_ptr<PlanRunner> nested_runner() const { return nullptr; }
 
   ResolvedLayout resolve(const lower::Layout& l, const SymbolEnv& sigma) const;
+
+ private:
+  // A kCond / kWhileLoop step: its nested plans run on a nested runner with the step's operands
+  // as inputs (downloaded tensors, evaluated scalars); outputs uploaded into the step's buffers.
+  void run_higher_order(const lower::Plan& plan, const lower::Step& s, const ShapeEnv& env,
+                        SymbolEnv& sigma, RunResult& result);
+  program::HostValue host_value(const lower::OutputRef& o, const SymbolEnv& sigma);
 };
 
 // Like eager, a plan never allocates a buffer of more than 2^26 elements (too_complex instead),

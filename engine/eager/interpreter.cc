@@ -140,8 +140,19 @@ HostValue to_host(const Value& v) {
   SF_UNREACHABLE();
 }
 
+// A while_loop runs at most this many iterations in eager (too_complex beyond): the trace and
+// the plan have no bound of their own, so eager's is the one a program can hit.
+constexpr int64_t kMaxLoopIterations = 10000;
+// cond / while_loop calls nest at most this deep (functions call only earlier ones, so it is
+// bounded by their number anyway; this keeps the C++ stack small).
+constexpr int kMaxCallDepth = 64;
+
 class Interpreter {
  public:
+  Interpreter() = default;
+  explicit Interpreter(const std::vector<program::FunctionDef>* functions, int depth = 0)
+      : functions_(functions), depth_(depth) {}
+
   // Runs the block; true when a return statement ran (execution stops there).
   bool run_block(const std::vector<Stmt>& body) {
     for (const Stmt& s : body) {
@@ -218,12 +229,124 @@ class Interpreter {
         check_is_size(s);
         return false;
       case Stmt::Kind::kReturn:
-        for (const auto& e : s.returns) outputs_.push_back(to_host(eval(*e)));
+        if (in_function_) {
+          for (const auto& e : s.returns) returned_.push_back(eval(*e));
+        } else {
+          for (const auto& e : s.returns) outputs_.push_back(to_host(eval(*e)));
+        }
         return true;
       case Stmt::Kind::kIf:
         SF_UNREACHABLE() << "if handled by run_stmt";
+      case Stmt::Kind::kCond:
+        assign_all(s.targets, run_cond(s), "cond");
+        return false;
+      case Stmt::Kind::kWhileLoop:
+        assign_all(s.targets, run_while_loop(s), "while_loop");
+        return false;
     }
     SF_UNREACHABLE();
+  }
+
+  // ---- higher-order ops ----
+
+  // Calls a `def` block in a scope holding only its parameters; its returned values.
+  std::vector<Value> call(const std::string& name, const std::vector<Value>& args) {
+    const program::FunctionDef* f = nullptr;
+    for (const program::FunctionDef& g : functions_ ? *functions_ : no_functions()) {
+      if (g.name == name) f = &g;
+    }
+    if (!f) invalid("undefined function '" + name + "'");
+    if (args.size() != f->params.size()) {
+      invalid("function '" + name + "' takes " + std::to_string(f->params.size()) +
+              " operands, got " + std::to_string(args.size()));
+    }
+    if (depth_ + 1 > kMaxCallDepth) {
+      throw_user_error(UserErrorKind::kTooComplex,
+                       "cond/while_loop calls nested deeper than " + std::to_string(kMaxCallDepth));
+    }
+    Interpreter inner(functions_, depth_ + 1);
+    inner.in_function_ = true;
+    for (size_t i = 0; i < args.size(); ++i) inner.bind(f->params[i], args[i]);
+    inner.run_block(f->body);
+    return std::move(inner.returned_);
+  }
+
+  std::vector<Value> operands(const Stmt& s) {
+    std::vector<Value> out;
+    for (const auto& e : s.operands) out.push_back(eval(*e));
+    return out;
+  }
+
+  // A predicate: a bool scalar, or a bool tensor of one element (as torch.cond takes).
+  static bool predicate(const Value& v, const char* what) {
+    if (v.kind == Value::Kind::kBool) return v.b;
+    if (v.kind == Value::Kind::kTensor && v.tensor->dtype == DType::kBool &&
+        v.tensor->numel() == 1) {
+      return v.tensor->ints[0] != 0;
+    }
+    invalid(std::string(what) +
+            ": the predicate must be a bool or a one-element bool tensor, got " + v.describe());
+  }
+
+  std::vector<Value> run_cond(const Stmt& s) {
+    bool taken = predicate(eval(*s.value), "cond");
+    return call(s.functions[taken ? 0 : 1], operands(s));
+  }
+
+  std::vector<Value> run_while_loop(const Stmt& s) {
+    std::vector<Value> carries = operands(s);
+    for (int64_t it = 0;; ++it) {
+      std::vector<Value> c = call(s.functions[0], carries);
+      if (c.size() != 1) invalid("while_loop: the condition must return one value");
+      if (!predicate(c[0], "while_loop")) return carries;
+      if (it == kMaxLoopIterations) {
+        throw_user_error(
+            UserErrorKind::kTooComplex,
+            "while_loop ran more than " + std::to_string(kMaxLoopIterations) + " iterations");
+      }
+      std::vector<Value> next = call(s.functions[1], carries);
+      check_carries(carries, next);
+      carries = std::move(next);
+    }
+  }
+
+  // The body returns what it was given: as many values, each of the same kind, and tensors of
+  // the same dtype and shape (torch.while_loop's check on the carried inputs).
+  static void check_carries(const std::vector<Value>& before, const std::vector<Value>& after) {
+    if (before.size() != after.size()) {
+      invalid("while_loop: the body returns " + std::to_string(after.size()) + " values for " +
+              std::to_string(before.size()) + " carries");
+    }
+    for (size_t i = 0; i < before.size(); ++i) {
+      const Value &a = before[i], &b = after[i];
+      bool same = a.kind == b.kind;
+      if (same && a.is_tensor()) {
+        same = a.tensor->dtype == b.tensor->dtype && a.tensor->sizes == b.tensor->sizes;
+      }
+      if (!same) {
+        throw_user_error(UserErrorKind::kShape, "while_loop: carry " + std::to_string(i) + " is " +
+                                                    a.describe() + " but the body returns " +
+                                                    b.describe());
+      }
+    }
+  }
+
+  void assign_all(const std::vector<std::string>& targets, std::vector<Value> values,
+                  const char* what) {
+    if (targets.size() == 1 && values.size() == 1) {
+      bind(targets[0], std::move(values[0]));
+      return;
+    }
+    if (values.size() != targets.size()) {
+      invalid(std::string(what) + " returns " + std::to_string(values.size()) + " values for " +
+              std::to_string(targets.size()) + " names");
+    }
+    for (size_t k = 0; k < targets.size(); ++k) bind(targets[k], std::move(values[k]));
+  }
+
+  static const std::vector<program::FunctionDef>& no_functions() {
+    static const std::vector<program::FunctionDef> none;
+    return none;
   }
 
   void assign(const std::vector<std::string>& targets, Value v) {
@@ -307,6 +430,10 @@ class Interpreter {
 
   std::map<std::string, Value> env_;
   std::vector<HostValue> outputs_;
+  const std::vector<program::FunctionDef>* functions_ = nullptr;
+  int depth_ = 0;
+  bool in_function_ = false;
+  std::vector<Value> returned_;  // a function's return values
 };
 
 bool tensor_data_ok(const program::HostTensor& t) {
@@ -355,7 +482,7 @@ void bind_inputs(Interpreter& interp, const program::Program& p,
 }  // namespace
 
 EagerResult run_eager(const program::Program& p, const std::map<std::string, HostValue>& inputs) {
-  Interpreter interp;
+  Interpreter interp(&p.functions);
   bind_inputs(interp, p, inputs);
   interp.run_block(p.body);
   return EagerResult{interp.take_outputs()};
@@ -366,11 +493,13 @@ EagerResult run_eager(const program::Program& p) {
 }
 
 struct Session::State {
+  explicit State(const program::Program& p) : functions(p.functions), interp(&functions) {}
+  std::vector<program::FunctionDef> functions;  // a copy: the session may outlive the program
   Interpreter interp;
 };
 
 Session::Session(const program::Program& p, const std::map<std::string, HostValue>& inputs)
-    : state_(std::make_unique<State>()) {
+    : state_(std::make_unique<State>(p)) {
   bind_inputs(state_->interp, p, inputs);
 }
 

@@ -29,6 +29,10 @@ const char* node_kind_name(NodeKind k) {
       return "assert_scalar";
     case NodeKind::kOutput:
       return "output";
+    case NodeKind::kCond:
+      return "cond";
+    case NodeKind::kWhileLoop:
+      return "while_loop";
   }
   return "?";
 }
@@ -216,6 +220,8 @@ std::string Graph::print() const {
       case NodeKind::kCall:
       case NodeKind::kGetItem:
       case NodeKind::kStorageOffset:
+      case NodeKind::kCond:
+      case NodeKind::kWhileLoop:
         break;
     }
     line += "%" + n.name + ": " + value_type_str(n.value) + " = ";
@@ -231,9 +237,23 @@ std::string Graph::print() const {
       line += (first_arg ? "" : ", ") + arg_str(a);
       first_arg = false;
     }
+    if (is_higher_order(n.kind)) line += (first_arg ? "" : "; ") + n.function_names;
     line += ")";
     if (!n.unbacked_bindings.empty()) line += "  " + bindings_str(n.unbacked_bindings);
     out += line + "\n";
+  }
+  // Subgraphs after their graph, indented, as FX prints submodules.
+  for (const auto& up : nodes_) {
+    for (size_t i = 0; i < up->subgraphs.size(); ++i) {
+      std::string sub = up->subgraphs[i]->print();
+      out += "%" + up->name + "." + std::to_string(i) + " = ";
+      size_t start = 0;
+      while (start < sub.size()) {
+        size_t end = sub.find('\n', start);
+        out += (start ? "  " : "") + sub.substr(start, end - start + 1);
+        start = end + 1;
+      }
+    }
   }
   return out;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/program/ast.h"
+#include "engine/shape_env/assertion_store.h"
 #include "engine/shape_env/keypath.h"
 #include "engine/shape_env/value.h"
 
@@ -26,7 +27,13 @@ enum class NodeKind {
   kCheck,          // check(...) / check_is_size(...) from the program: args [cond]
   kAssertScalar,   // a runtime assert inserted by the runtime-assert pass
   kOutput,         // args: the returned values
+  kCond,       // cond: args [pred, then the subgraphs' placeholder values]; subgraphs [then, else]
+  kWhileLoop,  // while_loop: args [the subgraphs' placeholder values]; subgraphs [cond, body]
 };
+// The higher-order ops: nodes whose subgraphs run as nested programs.
+inline bool is_higher_order(NodeKind k) {
+  return k == NodeKind::kCond || k == NodeKind::kWhileLoop;
+}
 const char* node_kind_name(NodeKind k);
 
 struct NodeArg {
@@ -68,6 +75,12 @@ struct Node {
   std::string input_name;                      // kPlaceholder
   int line = 0;                                // program line, for messages
   bool derived_binding = false;  // binds a divisibility factor as i0 // d (not re-allocated)
+  // kCond / kWhileLoop: the branches or the loop's condition and body, each a graph whose
+  // placeholders are, in order, the lifted symbols and operands the node's args supply (after
+  // cond's predicate) and whose output node returns the function's values.
+  std::vector<std::shared_ptr<class Graph>> subgraphs;
+  std::string function_names;      // "then_fn, else_fn" (for printing)
+  std::vector<size_t> carry_args;  // kWhileLoop: the args that are carries (others: lifted)
   std::vector<Node*> users;
   std::list<std::unique_ptr<Node>>::iterator pos;
 };
@@ -92,16 +105,31 @@ class Graph {
   }
   std::vector<Node*> nodes() const;
   std::vector<Node*> placeholders() const;
+  // A subgraph: the deferred asserts recorded while it was traced (not its own subgraphs'). The
+  // runtime-assert pass places them in it, never in its caller: a branch's check holds only when
+  // the branch runs.
+  std::vector<RuntimeAssert> scoped_asserts;
   Node* output() const;
   size_t size() const { return nodes_.size(); }
-  // FX-style text: example values, bindings and asserts.
+  // FX-style text: example values, bindings and asserts; subgraphs follow their graph.
   std::string print() const;
+  // Calls fn on every node of this graph and, depth first, of the subgraphs of its nodes.
+  template <typename F>
+  void for_each_nested(F&& fn) const;
 
  private:
   std::list<std::unique_ptr<Node>> nodes_;
   int64_t next_id_ = 0;
   std::map<std::string, int> name_counts_;
 };
+
+template <typename F>
+void Graph::for_each_nested(F&& fn) const {
+  for (const auto& n : nodes_) {
+    fn(n.get());
+    for (const auto& g : n->subgraphs) g->for_each_nested(fn);
+  }
+}
 
 std::string value_type_str(const Value& v);  // "f32[u0, 4]", "Sym(u1)", "(i64[u2], i64[u2])"
 std::string arg_str(const NodeArg& a);

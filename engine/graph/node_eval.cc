@@ -137,8 +137,11 @@ Value eval_node(fake::MetaContext& ctx, const Node& n,
     case NodeKind::kOutput:
     case NodeKind::kPlaceholder:
       return Value();
+    case NodeKind::kCond:
+    case NodeKind::kWhileLoop:
+      break;  // re-propagation re-runs their subgraphs itself
   }
-  SF_UNREACHABLE();
+  SF_UNREACHABLE() << "eval_node of " << node_kind_name(n.kind);
 }
 
 }  // namespace sf::graph

@@ -3,12 +3,15 @@
 // into select + item, functionalizing add_, and binding divisibility factors after checks.
 #include "engine/graph/tracer.h"
 
+#include <set>
 #include <string_view>
 
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
 #include "engine/base/faults.h"
+#include "engine/graph/hop_outputs.h"
 #include "engine/graph/node_eval.h"
+#include "engine/graph/scoped_asserts.h"
 #include "engine/program/schema.h"
 #include "engine/sym/make.h"
 
@@ -38,7 +41,9 @@ struct TV {
 
 class Tracer {
  public:
-  Tracer(const program::Program& p, Trace& out) : p_(p), t_(out) {}
+  // Traces into `g` (the trace's graph, or a subgraph of a cond/while_loop at `depth`).
+  Tracer(const program::Program& p, Trace& out, Graph& g, int depth = 0)
+      : p_(p), t_(out), g_(g), depth_(depth) {}
 
   void run() {
     for (const program::InputDecl& in : p_.inputs) add_input(in);
@@ -61,7 +66,7 @@ class Tracer {
   }
 
   void add_input(const program::InputDecl& in) {
-    Node* n = t_.graph.add(NodeKind::kPlaceholder, in.name, {});
+    Node* n = g_.add(NodeKind::kPlaceholder, in.name, {});
     n->input_name = in.name;
     n->line = in.loc.line;
     n->value = t_.mode->fakify_input(in, &t_.contexts[in.name]);
@@ -97,7 +102,7 @@ class Tracer {
 
   // Creates a call node whose value was computed already, and records what it binds.
   Node* add_node(OpKind op, std::vector<NodeArg> args, Value value, int line) {
-    Node* n = t_.graph.add(NodeKind::kCall, program::op_name(op), std::move(args));
+    Node* n = g_.add(NodeKind::kCall, program::op_name(op), std::move(args));
     n->op = op;
     n->line = line;
     n->value = std::move(value);
@@ -191,8 +196,8 @@ class Tracer {
         out.push_back(tv.elems[i].arg);
         continue;
       }
-      Node* g = t_.graph.add(NodeKind::kGetItem, "getitem",
-                             {tv.arg, NodeArg::integer(static_cast<int64_t>(i))});
+      Node* g = g_.add(NodeKind::kGetItem, "getitem",
+                       {tv.arg, NodeArg::integer(static_cast<int64_t>(i))});
       g->line = line;
       g->value = tv.value.elems()[i];
       out.push_back(g->value.is_constant_scalar() ? literal_tv(g->value).arg : NodeArg::of(g));
@@ -345,8 +350,8 @@ class Tracer {
         continue;
       }
       SF_CHECK(tv.arg.kind == NodeArg::Kind::kNode) << "tuple without a producing node";
-      Node* g = t_.graph.add(NodeKind::kGetItem, "getitem",
-                             {tv.arg, NodeArg::integer(static_cast<int64_t>(i))});
+      Node* g = g_.add(NodeKind::kGetItem, "getitem",
+                       {tv.arg, NodeArg::integer(static_cast<int64_t>(i))});
       g->line = s.loc.line;
       g->value = tv.value.elems()[i];
       vars_[s.targets[i]] = TV{g->value, NodeArg::of(g), {}};
@@ -371,10 +376,10 @@ class Tracer {
         throw EngineBug("divisibility factor of unbound symbol " + i0->str());
       Node* anchor = site->second.first;
       // Placeholders stay together at the top of the graph.
-      if (anchor->kind == NodeKind::kPlaceholder) anchor = t_.graph.placeholders().back();
-      Node* src = reify_keypath(t_.graph, site->second.first, site->second.second, anchor);
-      Node* n = t_.graph.add(NodeKind::kCall, "floordiv", {NodeArg::of(src), NodeArg::integer(d)},
-                             src == site->second.first ? anchor : src);
+      if (anchor->kind == NodeKind::kPlaceholder) anchor = g_.placeholders().back();
+      Node* src = reify_keypath(g_, site->second.first, site->second.second, anchor);
+      Node* n = g_.add(NodeKind::kCall, "floordiv", {NodeArg::of(src), NodeArg::integer(d)},
+                       src == site->second.first ? anchor : src);
       n->op = OpKind::kFloorDiv;
       n->line = line;
       n->value = Value(SymInt(p));
@@ -387,7 +392,7 @@ class Tracer {
   }
 
   void add_check(const Stmt& s, const TV& cond, const ExprRef& expr, const std::string& msg) {
-    Node* n = t_.graph.add(NodeKind::kCheck, "check", {cond.arg});
+    Node* n = g_.add(NodeKind::kCheck, "check", {cond.arg});
     n->line = s.loc.line;
     n->assert_expr = expr;
     n->message = msg;
@@ -444,6 +449,12 @@ class Tracer {
         run_block(taken ? s.then_body : s.else_body);
         return;
       }
+      case Stmt::Kind::kCond:
+        assign_all(s, trace_cond(s));
+        return;
+      case Stmt::Kind::kWhileLoop:
+        assign_all(s, trace_while_loop(s));
+        return;
       case Stmt::Kind::kReturn: {
         std::vector<NodeArg> args;
         std::vector<Value> values;
@@ -451,8 +462,10 @@ class Tracer {
           TV tv = eval(r);
           args.push_back(tv.arg);
           values.push_back(tv.value);
+          returned_.push_back(tv);
         }
-        Node* out = t_.graph.add(NodeKind::kOutput, "output", std::move(args));
+        if (inline_) return;  // a branch traced into its caller's graph
+        Node* out = g_.add(NodeKind::kOutput, "output", std::move(args));
         out->line = s.loc.line;
         out->value = Value::tuple(values);
         return;
@@ -474,8 +487,307 @@ class Tracer {
     }
   }
 
+  // ---- higher-order ops (spec §6) ----
+
+  static constexpr int kMaxHopDepth = 64;
+
+  const program::FunctionDef& function(const Stmt& s, size_t i) {
+    const program::FunctionDef* f = p_.function(s.functions.at(i));
+    if (!f) {
+      throw_user_error(UserErrorKind::kInvalidProgram,
+                       where(s.loc.line, "undefined function '" + s.functions[i] + "'"));
+    }
+    return *f;
+  }
+
+  std::vector<TV> operand_values(const Stmt& s, const program::FunctionDef& f) {
+    std::vector<TV> out;
+    for (const ExprPtr& e : s.operands) out.push_back(eval(e));
+    if (out.size() != f.params.size()) {
+      throw_user_error(
+          UserErrorKind::kInvalidProgram,
+          where(s.loc.line, "function '" + f.name + "' takes " + std::to_string(f.params.size()) +
+                                " operands, got " + std::to_string(out.size())));
+    }
+    for (const TV& tv : out) {
+      Value::Kind k = tv.value.kind();
+      if (k != Value::Kind::kTensor && k != Value::Kind::kInt) {
+        throw_user_error(
+            UserErrorKind::kUnsupported,
+            where(s.loc.line,
+                  "operands of cond/while_loop are tensors and ints, got " + tv.value.str()));
+      }
+    }
+    return out;
+  }
+
+  // A subgraph's inputs (spec §6.4): per operand, a placeholder for each basic symbol of its
+  // sizes, strides, offset or value not lifted yet (named after the symbol, before the operand's
+  // own placeholder), then the operand. `args` holds the outer value of each placeholder.
+  struct SubgraphInputs {
+    std::vector<std::pair<std::string, Value>> placeholders;
+    std::vector<NodeArg> args;
+    std::vector<size_t> operand_slots;  // the placeholders that are operands, in order
+
+    // The same inputs for another function over the same operands (its parameter names).
+    SubgraphInputs renamed(const std::vector<std::string>& params) const {
+      SubgraphInputs out = *this;
+      for (size_t i = 0; i < operand_slots.size(); ++i)
+        out.placeholders[operand_slots[i]].first = params.at(i);
+      return out;
+    }
+  };
+
+  SubgraphInputs lift(const std::vector<TV>& operands, const std::vector<Value>& param_values,
+                      const std::vector<std::string>& params) {
+    SubgraphInputs in;
+    std::set<ExprRef, sym::ExprLess> lifted;  // the cache of this subgraph's tracer
+    for (size_t i = 0; i < operands.size(); ++i) {
+      std::vector<ExprRef> exprs;
+      const Value& v = param_values[i];
+      if (v.kind() == Value::Kind::kTensor) {
+        const TensorLike& t = *v.tensor();
+        for (const SymInt& x : t.sizes()) exprs.push_back(x.expr());
+        for (const SymInt& x : t.strides()) exprs.push_back(x.expr());
+        exprs.push_back(t.storage_offset().expr());
+      } else {
+        exprs.push_back(v.expr());
+      }
+      for (const ExprRef& e : exprs) {
+        for (const ExprRef& sym_ : sym::free_symbols(e)) {
+          if (!lifted.insert(sym_).second) continue;
+          // A symbol the operand's placeholder itself binds at the top (a bare int operand)
+          // needs no placeholder of its own.
+          if (v.kind() != Value::Kind::kTensor && v.expr() == sym_) continue;
+          auto site = sites_.find(sym_);
+          if (site == sites_.end()) {
+            throw EngineBug("lifting " + sym_->str() +
+                            " into a subgraph: no binding site in scope");
+          }
+          Node* src = reify_keypath(g_, site->second.first, site->second.second, nullptr);
+          in.placeholders.emplace_back(sym_->str(), Value(SymInt(sym_)));
+          in.args.push_back(NodeArg::of(src));
+        }
+      }
+      in.operand_slots.push_back(in.placeholders.size());
+      in.placeholders.emplace_back(params[i], v);
+      in.args.push_back(operands[i].arg);
+    }
+    return in;
+  }
+
+  struct TracedFunction {
+    std::shared_ptr<Graph> graph;
+    std::vector<Value> outputs;
+  };
+
+  // Traces `f` into a subgraph with the given inputs, in a fresh epoch so no memo crosses the
+  // subgraph boundary (each branch is speculated on its own, as Dynamo bumps the epoch).
+  TracedFunction trace_function(const program::FunctionDef& f, const SubgraphInputs& in, int line) {
+    if (depth_ + 1 > kMaxHopDepth) {
+      throw_user_error(
+          UserErrorKind::kTooComplex,
+          where(line, "cond/while_loop nested deeper than " + std::to_string(kMaxHopDepth)));
+    }
+    SF_CHECK(t_.env->pending_fresh_unbacked_symbols().empty())
+        << "pending symbols before a subgraph: " << pending_str();
+    t_.mode->bump_epoch();
+    auto g = std::make_shared<Graph>();
+    Tracer inner(p_, t_, *g, depth_ + 1);
+    for (const auto& [name, value] : in.placeholders) inner.add_placeholder(name, value, line);
+    {
+      ScopedAsserts scope(*t_.env, *g);
+      inner.run_block(f.body);
+    }
+    if (!t_.env->pending_fresh_unbacked_symbols().empty()) {
+      throw EngineBug("pending unbacked symbols left at the end of subgraph '" + f.name +
+                      "' (INV-1): " + pending_str());
+    }
+    t_.mode->bump_epoch();
+    TracedFunction out{g, {}};
+    for (const TV& tv : inner.returned_) out.outputs.push_back(tv.value);
+    return out;
+  }
+
+  void add_placeholder(const std::string& name, const Value& v, int line) {
+    Node* n = g_.add(NodeKind::kPlaceholder, name, {});
+    n->input_name = name;
+    n->line = line;
+    n->value = v;
+    record_input_bindings(n);
+    vars_[name] = TV{n->value, NodeArg::of(n), {}};
+  }
+
+  // The HOP node: its value, bindings for the symbols created for its outputs (INV-22: exactly
+  // those are pending now), and the tuple the targets unpack.
+  TV add_hop_node(NodeKind kind, const Stmt& s, std::vector<NodeArg> args,
+                  std::vector<std::shared_ptr<Graph>> subgraphs, std::vector<Value> outputs) {
+    Node* n = g_.add(kind, kind == NodeKind::kCond ? "cond" : "while_loop", std::move(args));
+    n->line = s.loc.line;
+    n->subgraphs = std::move(subgraphs);
+    n->function_names = s.functions[0] + ", " + s.functions[1];
+    n->value = Value::tuple(outputs);
+    std::optional<Bindings> b = t_.env->compute_unbacked_bindings(n->value);
+    if (b) {
+      n->unbacked_bindings = *b;
+      for (const auto& [sym_, path] : *b) sites_.emplace(sym_, std::make_pair(n, path));
+    }
+    return TV{n->value, NodeArg::of(n), {}};
+  }
+
+  std::vector<TV> trace_cond(const Stmt& s) {
+    const program::FunctionDef &then_fn = function(s, 0), &else_fn = function(s, 1);
+    TV pred = eval(s.value);
+    std::vector<TV> operands = operand_values(s, then_fn);
+    if (else_fn.params.size() != operands.size()) operand_values(s, else_fn);  // its message
+    if (pred.value.kind() == Value::Kind::kTensor) {
+      const fake::FakeTensor& t = fake::fake_of(pred.value);
+      if (t.dtype() != program::DType::kBool || !t.numel().is_constant() ||
+          t.numel().as_int() != 1) {
+        throw_user_error(UserErrorKind::kInvalidProgram,
+                         where(s.loc.line,
+                               "cond: the predicate must be a bool or a one-element "
+                               "bool tensor, got " +
+                                   t.type_str()));
+      }
+    } else if (pred.value.kind() != Value::Kind::kBool) {
+      throw_user_error(UserErrorKind::kInvalidProgram,
+                       where(s.loc.line,
+                             "cond: the predicate must be a bool or a one-element bool "
+                             "tensor, got " +
+                                 pred.value.str()));
+    } else if (pred.value.is_constant_scalar()) {
+      // A Python-constant predicate: torch.cond calls the taken branch (nothing to merge).
+      return trace_inline(pred.value.expr()->bool_value() ? then_fn : else_fn, operands);
+    }
+    std::vector<Value> values;
+    for (const TV& tv : operands) values.push_back(tv.value);
+    SubgraphInputs in = lift(operands, values, then_fn.params);
+    SubgraphInputs else_in = in.renamed(else_fn.params);
+    TracedFunction t = trace_function(then_fn, in, s.loc.line);
+    TracedFunction e = trace_function(else_fn, else_in, s.loc.line);
+    if (t.outputs.size() != e.outputs.size()) {
+      throw_user_error(
+          UserErrorKind::kInvalidProgram,
+          where(s.loc.line, "cond: the branches return " + std::to_string(t.outputs.size()) +
+                                " and " + std::to_string(e.outputs.size()) + " values"));
+    }
+    std::vector<Value> merged;
+    for (size_t i = 0; i < t.outputs.size(); ++i)
+      merged.push_back(merge_cond_output(*t_.mode, t.outputs[i], e.outputs[i], i,
+                                         "line " + std::to_string(s.loc.line)));
+    std::vector<NodeArg> args{pred.arg};
+    args.insert(args.end(), in.args.begin(), in.args.end());
+    return unpack(add_hop_node(NodeKind::kCond, s, std::move(args), {t.graph, e.graph}, merged),
+                  merged.size(), s.loc.line);
+  }
+
+  // The taken branch of a constant-predicate cond, in this graph: its parameters name the
+  // operands' values, and nothing else of the caller is visible.
+  std::vector<TV> trace_inline(const program::FunctionDef& f, const std::vector<TV>& operands) {
+    Tracer inner(p_, t_, g_, depth_ + 1);
+    inner.inline_ = true;
+    inner.sites_ = sites_;
+    for (size_t i = 0; i < operands.size(); ++i) inner.vars_[f.params[i]] = operands[i];
+    inner.run_block(f.body);
+    for (const auto& site : inner.sites_) sites_.insert(site);
+    return inner.returned_;
+  }
+
+  std::vector<TV> trace_while_loop(const Stmt& s) {
+    const program::FunctionDef &cond_fn = function(s, 0), &body_fn = function(s, 1);
+    std::vector<TV> carries = operand_values(s, cond_fn);
+    if (body_fn.params.size() != carries.size()) operand_values(s, body_fn);  // its message
+    // Int carries are unspecialized into fresh unbacked symbols that are never bound outside
+    // (ignored): in the subgraphs their placeholders bind them. Tensor carries are cloned, so
+    // memos on the caller's tensors are not reused (PR #158467).
+    std::vector<Value> values;
+    {
+      auto ignore = t_.env->ignore_fresh_unbacked_symbols();
+      for (const TV& tv : carries) {
+        if (tv.value.kind() == Value::Kind::kInt) {
+          values.push_back(Value(t_.env->create_unbacked_symint()));
+        } else {
+          const fake::FakeTensor& f = fake::fake_of(tv.value);
+          values.push_back(Value::tensor(
+              t_.mode->make_tensor(f.dtype(), f.sizes(), f.strides(), f.storage_offset())));
+        }
+      }
+    }
+    SubgraphInputs cin = lift(carries, values, cond_fn.params);
+    SubgraphInputs bin = cin.renamed(body_fn.params);
+    TracedFunction c = trace_function(cond_fn, cin, s.loc.line);
+    TracedFunction b = trace_function(body_fn, bin, s.loc.line);
+    if (c.outputs.size() != 1 || !(c.outputs[0].kind() == Value::Kind::kBool ||
+                                   (c.outputs[0].kind() == Value::Kind::kTensor &&
+                                    fake::fake_of(c.outputs[0]).dtype() == program::DType::kBool &&
+                                    fake::fake_of(c.outputs[0]).numel().is_constant() &&
+                                    fake::fake_of(c.outputs[0]).numel().as_int() == 1))) {
+      throw_user_error(UserErrorKind::kInvalidProgram,
+                       where(s.loc.line, "while_loop: the condition '" + cond_fn.name +
+                                             "' must return one bool or one-element bool tensor"));
+    }
+    if (b.outputs.size() != carries.size()) {
+      throw_user_error(
+          UserErrorKind::kInvalidProgram,
+          where(s.loc.line, "while_loop: the body returns " + std::to_string(b.outputs.size()) +
+                                " values for " + std::to_string(carries.size()) + " carries"));
+    }
+    // check_meta_consistency: each carry keeps its kind, dtype and shape.
+    std::vector<Value> outputs;
+    for (size_t i = 0; i < carries.size(); ++i) {
+      const Value &in = values[i], &out = b.outputs[i];
+      bool same = in.kind() == out.kind();
+      if (same && in.kind() == Value::Kind::kTensor) {
+        const fake::FakeTensor &fi = fake::fake_of(in), &fo = fake::fake_of(out);
+        same = fi.dtype() == fo.dtype() && fi.dim() == fo.dim();
+        for (int64_t d = 0; same && d < fi.dim(); ++d)
+          same = t_.env->statically_known_true(sym_eq(fi.sizes()[d], fo.sizes()[d]));
+      }
+      if (!same) {
+        throw_user_error(UserErrorKind::kShape,
+                         where(s.loc.line, "while_loop: carry " + std::to_string(i) + " is " +
+                                               in.str() + " but the body returns " + out.str() +
+                                               " (a carry keeps its kind, dtype and shape)"));
+      }
+      // Int outputs are fresh unbacked symbols bound at the loop node; tensors keep the shape.
+      outputs.push_back(while_loop_output(*t_.mode, carries[i].value));
+    }
+    TV node = add_hop_node(NodeKind::kWhileLoop, s, cin.args, {c.graph, b.graph}, outputs);
+    node.arg.node->carry_args = cin.operand_slots;
+    return unpack(node, outputs.size(), s.loc.line);
+  }
+
+  // getitem nodes for each output of a HOP node.
+  std::vector<TV> unpack(const TV& node, size_t n, int line) {
+    std::vector<TV> out;
+    for (size_t i = 0; i < n; ++i) {
+      Node* g = g_.add(NodeKind::kGetItem, "getitem",
+                       {node.arg, NodeArg::integer(static_cast<int64_t>(i))});
+      g->line = line;
+      g->value = node.value.elems()[i];
+      out.push_back(TV{g->value, NodeArg::of(g), {}});
+    }
+    return out;
+  }
+
+  void assign_all(const Stmt& s, std::vector<TV> values) {
+    if (values.size() != s.targets.size()) {
+      throw_user_error(
+          UserErrorKind::kInvalidProgram,
+          where(s.loc.line, std::string(s.kind == Stmt::Kind::kCond ? "cond" : "while_loop") +
+                                " returns " + std::to_string(values.size()) + " values for " +
+                                std::to_string(s.targets.size()) + " names"));
+    }
+    for (size_t i = 0; i < values.size(); ++i) vars_[s.targets[i]] = std::move(values[i]);
+  }
+
   const program::Program& p_;
   Trace& t_;
+  Graph& g_;
+  int depth_ = 0;
+  bool inline_ = false;       // a constant-predicate branch traced into the caller's graph
+  std::vector<TV> returned_;  // what the function's return statement evaluated
   std::map<std::string, TV> vars_;
   // Where each symbol can be read from at runtime: the binding node and keypath.
   std::map<ExprRef, std::pair<Node*, KeyPath>, sym::ExprLess> sites_;
@@ -538,7 +850,7 @@ Trace trace_program(const program::Program& p, const TraceOptions& opts) {
   t.mode = std::make_unique<fake::FakeMode>(t.env.get());
   t.mode->inference_mode = p.header.inference_mode;
   t.program = std::make_shared<const program::Program>(p);
-  Tracer(p, t).run();
+  Tracer(p, t, t.graph).run();
   return t;
 }
 

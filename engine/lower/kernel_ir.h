@@ -71,8 +71,8 @@ struct KExpr {
   int gather_dim = -1;
   KExprPtr gather;
   ExprRef gather_size;
-  ExprRef gather_stride;  // the source's stride along the gathered dim
-  int dim = -1;           // kIndex: the iteration variable of this dim (as i64)
+  ExprRef gather_stride;          // the source's stride along the gathered dim
+  int dim = -1;                   // kIndex: the iteration variable of this dim (as i64)
   UnaryOp unary = UnaryOp::kNeg;  // kUnary
   BinaryOp binary = BinaryOp::kAdd;
   std::vector<KExprPtr> args;  // kUnary 1, kBinary 2, kWhere 3 (cond, a, b), kCast 1
@@ -94,7 +94,7 @@ struct Kernel {
   std::string name;            // "k3_add"
   std::vector<ExprRef> sizes;  // the iteration space
   std::vector<Access> inputs;
-  KExprPtr body;               // value per iteration point
+  KExprPtr body;  // value per iteration point
   // Pointwise: written at output.offset + sum(j_d * output.strides[d]).
   // Reduction: output.strides are 0 on reduced dims; the body's values at the iteration points
   // that share an output element are combined with `reduce` (accumulating in acc_dtype, which is
@@ -112,7 +112,7 @@ struct Extern {
   std::vector<Layout> inputs;
   std::vector<int> outputs;  // buffers it allocates (unique with counts: values, counts)
   bool return_counts = false;
-  int64_t dim = -1;          // repeat_interleave: the dim, or -1 for the flattened / indices form
+  int64_t dim = -1;           // repeat_interleave: the dim, or -1 for the flattened / indices form
   bool repeats_only = false;  // repeat_interleave(repeats): the indices form
   // From the process_kernel re-propagation: symbol (fresh name) -> keypath into the outputs (a
   // tensor, a tuple of tensors, or the scalar for item). `defs` are the resolved symbols.

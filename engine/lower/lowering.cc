@@ -312,6 +312,10 @@ void Lowering::lower_node(const Node* n) {
     case NodeKind::kGetItem:
       values_[n] = value_of(n->args[0]).elems.at(n->args[1].i);
       break;
+    case NodeKind::kCond:
+    case NodeKind::kWhileLoop:
+      lower_higher_order(n);
+      break;
     case NodeKind::kStorageOffset:
       values_[n] = IrValue::scalar_of(n->value.expr());
       break;
@@ -335,27 +339,7 @@ void Lowering::lower_node(const Node* n) {
           return o;
         }
         if (a.kind == NodeArg::Kind::kNone) return o;
-        std::function<OutputRef(const IrValue&)> conv = [&](const IrValue& v) {
-          OutputRef r;
-          switch (v.kind) {
-            case IrValue::Kind::kTensor:
-              r.kind = OutputRef::Kind::kTensor;
-              r.layout = v.layout;
-              break;
-            case IrValue::Kind::kScalar:
-              r.kind = OutputRef::Kind::kScalar;
-              r.scalar = v.scalar;
-              break;
-            case IrValue::Kind::kTuple:
-              r.kind = OutputRef::Kind::kTuple;
-              for (const IrValue& e : v.elems) r.elems.push_back(conv(e));
-              break;
-            case IrValue::Kind::kNone:
-              break;
-          }
-          return r;
-        };
-        return conv(arg_value(a));
+        return output_ref(arg_value(a));
       };
       for (const NodeArg& a : n->args) s.outputs.push_back(out_of(a));
       add_step(s);
@@ -363,6 +347,67 @@ void Lowering::lower_node(const Node* n) {
     }
   }
   check_definitions_cover_bindings(n, first_new_def);
+}
+
+OutputRef output_ref(const IrValue& v) {
+  OutputRef r;
+  switch (v.kind) {
+    case IrValue::Kind::kTensor:
+      r.kind = OutputRef::Kind::kTensor;
+      r.layout = v.layout;
+      break;
+    case IrValue::Kind::kScalar:
+      r.kind = OutputRef::Kind::kScalar;
+      r.scalar = v.scalar;
+      break;
+    case IrValue::Kind::kTuple:
+      r.kind = OutputRef::Kind::kTuple;
+      for (const IrValue& e : v.elems) r.elems.push_back(output_ref(e));
+      break;
+    case IrValue::Kind::kNone:
+      break;
+  }
+  return r;
+}
+
+void Lowering::lower_higher_order(const Node* n) {
+  Step s;
+  s.kind = n->kind == NodeKind::kCond ? Step::Kind::kCond : Step::Kind::kWhileLoop;
+  for (const auto& sub : n->subgraphs) {
+    Plan p = Lowering(*sub, t_).run();
+    for (const Node* ph : sub->placeholders()) p.input_order.push_back(ph->input_name);
+    s.subplans.push_back(static_cast<int>(plan_.subplans.size()));
+    plan_.subplans.push_back(std::move(p));
+  }
+  for (const NodeArg& a : n->args) s.operands.push_back(output_ref(arg_value(a)));
+  if (n->kind == NodeKind::kWhileLoop) s.carries = n->carry_args;
+  // The outputs: each tensor into a buffer of its own (the step allocates it once the nested
+  // run gives its shape), each int an expression over the symbols the step binds.
+  IrValue result;
+  result.kind = IrValue::Kind::kTuple;
+  std::vector<SymInt> sizes;
+  for (const Value& v : n->value.elems()) {
+    if (v.kind() == Value::Kind::kTensor) {
+      const fake::FakeTensor& f = fake::fake_of(v);
+      Layout l;
+      l.dtype = f.dtype();
+      for (const SymInt& x : f.sizes()) l.sizes.push_back(x.expr());
+      for (const SymInt& x : f.strides()) l.strides.push_back(x.expr());
+      l.offset = sym::integer(0);
+      l.buffer = add_buffer(f.dtype(), l.sizes);
+      s.result_buffers.push_back(l.buffer);
+      result.elems.push_back(IrValue::tensor(l));
+    } else {
+      s.result_buffers.push_back(-1);
+      result.elems.push_back(IrValue::scalar_of(v.expr()));
+    }
+  }
+  for (const auto& [sym_, path] : env_.resolve_unbacked_bindings(n->unbacked_bindings)) {
+    s.result_binds.emplace_back(sym_, path);
+    record_def(*this, sym_, n);
+  }
+  add_step(s);
+  values_[n] = result;
 }
 
 void Lowering::insert_frees() {
@@ -396,6 +441,18 @@ void Lowering::insert_frees() {
       case Step::Kind::kOutput:
         for (const OutputRef& o : s.outputs) keep_output(o);
         break;
+      case Step::Kind::kCond:
+      case Step::Kind::kWhileLoop: {
+        std::function<void(const OutputRef&)> use_ref = [&](const OutputRef& o) {
+          if (o.kind == OutputRef::Kind::kTensor) use(o.layout.buffer, i);
+          for (const OutputRef& e : o.elems) use_ref(e);
+        };
+        for (const OutputRef& o : s.operands) use_ref(o);
+        for (int b : s.result_buffers) {
+          if (b >= 0) use(b, i);
+        }
+        break;
+      }
       case Step::Kind::kGuard:
       case Step::Kind::kBindInput:
       case Step::Kind::kAlloc:
@@ -496,6 +553,10 @@ void Lowering::check_closure() {
       case Step::Kind::kOutput:
         for (const OutputRef& o : s.outputs) use_output(o);
         break;
+      case Step::Kind::kCond:
+      case Step::Kind::kWhileLoop:
+        for (const OutputRef& o : s.operands) use_output(o);
+        break;
       case Step::Kind::kFree:
         break;
     }
@@ -505,6 +566,7 @@ void Lowering::check_closure() {
                              << plan_.print();
     }
     if (s.kind == Step::Kind::kBind) defined.insert(s.symbol);
+    for (const auto& [sym_, path] : s.result_binds) defined.insert(sym_);
   }
 }
 

@@ -49,6 +49,8 @@ class Lowering {
  private:
   void lower_node(const graph::Node* n);
   void lower_call(const graph::Node* n);
+  // cond / while_loop: each subgraph lowered to its own plan, run by one step.
+  void lower_higher_order(const graph::Node* n);
   void bind_inputs();
   void check_definitions_cover_bindings(const graph::Node* n, size_t first_new_def);
   void insert_frees();
@@ -64,6 +66,9 @@ class Lowering {
   friend IrValue lower_extern(Lowering& L, const graph::Node* n);
   friend void record_def(Lowering& L, const ExprRef& s, const graph::Node* n);
 };
+
+// A value as a plan step refers to it (outputs, HOP operands).
+OutputRef output_ref(const IrValue& v);
 
 // Family entry points (lower_ops.cc, lower_extern.cc).
 IrValue lower_pointwise(Lowering& L, const graph::Node* n);

@@ -16,7 +16,8 @@ std::string exprs_str(const std::vector<ExprRef>& es) {
 }
 
 std::string access_str(const Plan& p, const Access& a) {
-  return p.buffers.at(a.buffer).name + "[" + a.offset->str() + " + j.*" + exprs_str(a.strides) + "]";
+  return p.buffers.at(a.buffer).name + "[" + a.offset->str() + " + j.*" + exprs_str(a.strides) +
+         "]";
 }
 
 std::string output_str(const Plan& p, const OutputRef& o) {
@@ -31,7 +32,8 @@ std::string output_str(const Plan& p, const OutputRef& o) {
              o.layout.offset->str();
     case OutputRef::Kind::kTuple: {
       std::string out = "(";
-      for (size_t i = 0; i < o.elems.size(); ++i) out += (i ? ", " : "") + output_str(p, o.elems[i]);
+      for (size_t i = 0; i < o.elems.size(); ++i)
+        out += (i ? ", " : "") + output_str(p, o.elems[i]);
       return out + ")";
     }
   }
@@ -130,7 +132,8 @@ std::string Plan::print() const {
       }
       case Step::Kind::kBind:
         if (s.kernel >= 0) {
-          line += "bind " + s.symbol->str() + " = " + externs.at(s.kernel).name + "." + keypath_str(s.path);
+          line += "bind " + s.symbol->str() + " = " + externs.at(s.kernel).name + "." +
+                  keypath_str(s.path);
         } else {
           line += "bind " + s.symbol->str() + " = " + s.expr->str();
         }
@@ -143,12 +146,46 @@ std::string Plan::print() const {
         break;
       case Step::Kind::kOutput: {
         line += "return (";
-        for (size_t k = 0; k < s.outputs.size(); ++k) line += (k ? ", " : "") + output_str(*this, s.outputs[k]);
+        for (size_t k = 0; k < s.outputs.size(); ++k)
+          line += (k ? ", " : "") + output_str(*this, s.outputs[k]);
         line += ")";
+        break;
+      }
+      case Step::Kind::kCond:
+      case Step::Kind::kWhileLoop: {
+        bool is_cond = s.kind == Step::Kind::kCond;
+        line += std::string(is_cond ? "cond" : "while_loop") + " plans " +
+                std::to_string(s.subplans.at(0)) + ", " + std::to_string(s.subplans.at(1)) +
+                " on (";
+        for (size_t k = 0; k < s.operands.size(); ++k)
+          line += (k ? ", " : "") + output_str(*this, s.operands[k]);
+        line += ") ->";
+        for (int b : s.result_buffers) line += " " + (b >= 0 ? buffers.at(b).name : "int");
+        if (!s.result_binds.empty()) {
+          line += "  defines {";
+          for (size_t k = 0; k < s.result_binds.size(); ++k) {
+            line += (k ? ", " : "") + s.result_binds[k].first->str() + ": " +
+                    keypath_str(s.result_binds[k].second);
+          }
+          line += "}";
+        }
         break;
       }
     }
     out += line + "\n";
+  }
+  for (size_t i = 0; i < subplans.size(); ++i) {
+    out += "plan " + std::to_string(i) + "(";
+    for (size_t k = 0; k < subplans[i].input_order.size(); ++k)
+      out += (k ? ", " : "") + subplans[i].input_order[k];
+    out += "):\n";
+    std::string sub = subplans[i].print();
+    size_t start = 0;
+    while (start < sub.size()) {
+      size_t end = sub.find('\n', start);
+      out += "  " + sub.substr(start, end - start + 1);
+      start = end + 1;
+    }
   }
   return out;
 }

@@ -20,16 +20,38 @@ struct OutputRef {
 };
 
 struct Step {
-  enum class Kind { kGuard, kBindInput, kAlloc, kLaunch, kExtern, kBind, kAssert, kFree, kOutput };
+  // kCond / kWhileLoop run nested plans (Plan::subplans) on values of this one.
+  enum class Kind {
+    kGuard,
+    kBindInput,
+    kAlloc,
+    kLaunch,
+    kExtern,
+    kBind,
+    kAssert,
+    kFree,
+    kOutput,
+    kCond,
+    kWhileLoop
+  };
   Kind kind = Kind::kGuard;
-  ExprRef expr;         // kGuard / kAssert: the condition; kBind from a scalar: its expression
-  std::string message;  // kGuard / kAssert
-  int buffer = -1;      // kAlloc / kFree
-  int kernel = -1;      // kLaunch: index into kernels; kExtern / kBind: index into externs
-  ExprRef symbol;       // kBindInput / kBind
-  KeyPath path;         // kBindInput: into the input value; kBind: into the extern's outputs
+  ExprRef expr;            // kGuard / kAssert: the condition; kBind from a scalar: its expression
+  std::string message;     // kGuard / kAssert
+  int buffer = -1;         // kAlloc / kFree
+  int kernel = -1;         // kLaunch: index into kernels; kExtern / kBind: index into externs
+  ExprRef symbol;          // kBindInput / kBind
+  KeyPath path;            // kBindInput: into the input value; kBind: into the extern's outputs
   std::string input_name;  // kBindInput
   std::vector<OutputRef> outputs;  // kOutput
+  // kCond / kWhileLoop: the subplans (then, else / cond, body); the values passed in (cond: the
+  // predicate first), in the order of the subplans' inputs; which of those a loop carries; the
+  // buffer each tensor output is written to (-1 for an int); the symbols bound from the
+  // outputs (keypath into the tuple of outputs).
+  std::vector<int> subplans;
+  std::vector<OutputRef> operands;
+  std::vector<size_t> carries;
+  std::vector<int> result_buffers;
+  std::vector<std::pair<ExprRef, KeyPath>> result_binds;
 };
 
 struct Plan {
@@ -37,6 +59,10 @@ struct Plan {
   std::vector<Kernel> kernels;
   std::vector<Extern> externs;
   std::vector<Step> steps;
+  // A subgraph's plan: the names of its inputs in placeholder order (the values a kCond /
+  // kWhileLoop step passes), and the nested plans of its own HOP steps.
+  std::vector<std::string> input_order;
+  std::vector<Plan> subplans;
   std::string print() const;
   std::string kernel_str(const Kernel& k) const;
 };

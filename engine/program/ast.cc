@@ -141,7 +141,19 @@ bool operator==(const Expr& a, const Expr& b) {
 bool operator==(const Stmt& a, const Stmt& b) {
   return a.kind == b.kind && a.targets == b.targets && same(a.value, b.value) &&
          a.message == b.message && same(a.max, b.max) && same_all(a.then_body, b.then_body) &&
-         same_all(a.else_body, b.else_body) && same_all(a.returns, b.returns);
+         same_all(a.else_body, b.else_body) && same_all(a.returns, b.returns) &&
+         a.functions == b.functions && same_all(a.operands, b.operands);
+}
+
+bool operator==(const FunctionDef& a, const FunctionDef& b) {
+  return a.name == b.name && a.params == b.params && same_all(a.body, b.body);
+}
+
+const FunctionDef* Program::function(const std::string& name) const {
+  for (const FunctionDef& f : functions) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
 }
 
 bool operator==(const DataSpec& a, const DataSpec& b) {
@@ -163,7 +175,8 @@ bool operator==(const Header& a, const Header& b) {
 }
 
 bool operator==(const Program& a, const Program& b) {
-  return a.header == b.header && same_all(a.inputs, b.inputs) && same_all(a.body, b.body);
+  return a.header == b.header && same_all(a.inputs, b.inputs) &&
+         same_all(a.functions, b.functions) && same_all(a.body, b.body);
 }
 
 }  // namespace sf::program

@@ -75,15 +75,19 @@ bool operator==(const Expr& a, const Expr& b);
 void for_each_subexpr(const ExprPtr& e, const std::function<void(const Expr&)>& f);
 
 struct Stmt {
-  enum class Kind { kAssign, kCheck, kCheckIsSize, kIf, kReturn };
+  // kCond: `targets = cond(pred, then_fn, else_fn, [operands])`; kWhileLoop:
+  // `targets = while_loop(cond_fn, body_fn, [carries])` (higher-order ops over `def` blocks).
+  enum class Kind { kAssign, kCheck, kCheckIsSize, kIf, kReturn, kCond, kWhileLoop };
   Kind kind = Kind::kAssign;
-  std::vector<std::string> targets;  // kAssign: one name, or several for tuple unpacking
-  ExprPtr value;                     // kAssign: rhs; kCheck/kIf: condition; kCheckIsSize: value
-  std::string message;               // kCheck: the message
-  ExprPtr max;                       // kCheckIsSize: optional max (null when absent)
-  std::vector<Stmt> then_body;       // kIf
-  std::vector<Stmt> else_body;       // kIf (empty when there is no else)
-  std::vector<ExprPtr> returns;      // kReturn
+  std::vector<std::string> targets;  // kAssign/kCond/kWhileLoop: one name, or several
+  ExprPtr value;  // kAssign: rhs; kCheck/kIf: condition; kCheckIsSize: value; kCond: pred
+  std::vector<std::string> functions;  // kCond: then, else; kWhileLoop: cond, body
+  std::vector<ExprPtr> operands;       // kCond: operands; kWhileLoop: initial carries
+  std::string message;                 // kCheck: the message
+  ExprPtr max;                         // kCheckIsSize: optional max (null when absent)
+  std::vector<Stmt> then_body;         // kIf
+  std::vector<Stmt> else_body;         // kIf (empty when there is no else)
+  std::vector<ExprPtr> returns;        // kReturn
   SourceLoc loc;
 };
 bool operator==(const Stmt& a, const Stmt& b);
@@ -132,10 +136,23 @@ struct Header {
 };
 bool operator==(const Header& a, const Header& b);
 
+// `def name(params):` — a block that cond and while_loop call: a nested program whose inputs are
+// its parameters (it reads no other name) and whose last statement is its return.
+struct FunctionDef {
+  std::string name;
+  std::vector<std::string> params;
+  std::vector<Stmt> body;
+  SourceLoc loc;
+};
+bool operator==(const FunctionDef& a, const FunctionDef& b);
+
 struct Program {
   Header header;
   std::vector<InputDecl> inputs;
+  std::vector<FunctionDef> functions;  // after the inputs; each may call only earlier ones
   std::vector<Stmt> body;
+  // The function called `name` (null when there is none).
+  const FunctionDef* function(const std::string& name) const;
 };
 bool operator==(const Program& a, const Program& b);
 

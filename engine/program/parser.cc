@@ -14,7 +14,7 @@ namespace internal {
 bool is_keyword(std::string_view name) {
   static const std::unordered_set<std::string_view> kKeywords = {
       "input", "if",   "else", "return", "check", "check_is_size", "pass", "True",
-      "False", "None", "f32",  "i64",    "bool",  "inf",           "nan"};
+      "False", "None", "f32",  "i64",    "bool",  "inf",           "nan",  "def"};
   return kKeywords.count(name) > 0;
 }
 
@@ -128,6 +128,94 @@ std::vector<InputDecl> Parser::inputs() {
   return out;
 }
 
+std::vector<FunctionDef> Parser::functions() {
+  std::vector<FunctionDef> out;
+  while (!done_ && at_name("def")) {
+    if (lex_.indent() != 0) fail(SourceLoc{lex_.line_number(), 1}, "unexpected indentation");
+    FunctionDef f;
+    f.loc = take().loc;
+    Token name = expect_name("after 'def'");
+    f.name = name.text;
+    if (functions_.count(f.name) || defined_.count(f.name)) {
+      fail_invalid(name.loc, "'" + f.name + "' is already defined");
+    }
+    expect_punct("(", "after the function name");
+    if (!at_punct(")")) {
+      do {
+        if (f.params.size() >= kMaxListLength) fail(peek().loc, "too many parameters");
+        Token p = expect_name("as a parameter");
+        for (const std::string& q : f.params) {
+          if (q == p.text) fail_invalid(p.loc, "duplicate parameter '" + p.text + "'");
+        }
+        f.params.push_back(p.text);
+      } while (accept_punct(","));
+    }
+    expect_punct(")", "after the parameters");
+    expect_punct(":", "after 'def ...(...)'");
+    expect_end("after 'def ...:' (the body goes on the following lines)");
+    next_line();
+    // The body sees its parameters only: what a branch or loop body reads comes in as operands.
+    std::unordered_set<std::string> outer = std::move(defined_);
+    defined_.clear();
+    added_.emplace_back();
+    for (const std::string& p : f.params) define(p);
+    if (done_ || lex_.indent() == 0) {
+      fail(done_ ? lex_.end_loc() : SourceLoc{lex_.line_number(), 1},
+           "expected the indented body of function '" + f.name + "'");
+    }
+    f.body = block(lex_.indent(), 0);
+    if (!done_ && lex_.indent() != 0) {
+      fail(SourceLoc{lex_.line_number(), 1}, "dedent does not match any outer indentation level");
+    }
+    if (f.body.empty() || f.body.back().kind != Stmt::Kind::kReturn) {
+      fail(f.loc, "function '" + f.name + "' must end with a 'return' statement");
+    }
+    added_.pop_back();
+    defined_ = std::move(outer);
+    functions_.insert(f.name);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::string Parser::function_name(std::string_view context) {
+  Token t = expect_name(context);
+  if (!functions_.count(t.text)) {
+    fail_invalid(t.loc,
+                 "'" + t.text + "' is not a function defined above (" + std::string(context) + ")");
+  }
+  return t.text;
+}
+
+void Parser::higher_order_call(Stmt& s) {
+  bool is_cond = at_name("cond");
+  const char* name = is_cond ? "cond" : "while_loop";
+  take();
+  s.kind = is_cond ? Stmt::Kind::kCond : Stmt::Kind::kWhileLoop;
+  expect_punct("(", is_cond ? "after 'cond'" : "after 'while_loop'");
+  if (is_cond) {
+    s.value = expression().expr;
+    expect_punct(",", "after cond's predicate");
+    s.functions.push_back(function_name("as cond's true branch"));
+    expect_punct(",", "after cond's true branch");
+    s.functions.push_back(function_name("as cond's false branch"));
+  } else {
+    s.functions.push_back(function_name("as while_loop's condition"));
+    expect_punct(",", "after while_loop's condition");
+    s.functions.push_back(function_name("as while_loop's body"));
+  }
+  expect_punct(",", std::string("then the operand list of ") + name);
+  expect_punct("[", std::string("to open the operand list of ") + name);
+  if (!at_punct("]")) {
+    do {
+      if (s.operands.size() >= kMaxListLength) fail(peek().loc, "too many operands");
+      s.operands.push_back(expression().expr);
+    } while (accept_punct(","));
+  }
+  expect_punct("]", std::string("to close the operand list of ") + name);
+  expect_punct(")", std::string("to close ") + name + "(...)");
+}
+
 std::vector<Stmt> Parser::body() {
   std::vector<Stmt> out = block(0, 0);
   if (out.empty() || out.back().kind != Stmt::Kind::kReturn) {
@@ -146,7 +234,7 @@ std::vector<Stmt> Parser::block(int indent, int depth) {
            "unexpected indentation (expected " + std::to_string(indent) + " spaces)");
     }
     out.push_back(statement(indent, depth));
-    if (out.back().kind == Stmt::Kind::kReturn && !done_) {
+    if (out.back().kind == Stmt::Kind::kReturn && !done_ && lex_.indent() >= indent) {
       fail(peek().loc, "statement after 'return' (return must be the last statement)");
     }
   }
@@ -163,6 +251,7 @@ Stmt Parser::statement(int indent, int depth) {
   if (t.text == "check_is_size") return check_is_size_statement(loc);
   if (t.text == "else") fail(loc, "'else' without a matching 'if' at this indentation");
   if (t.text == "input") fail(loc, "input declarations must come before all statements");
+  if (t.text == "def") fail(loc, "functions must be defined after the inputs, before statements");
   if (t.text == "pass") fail(loc, "'pass' may only be the sole statement of an if/else block");
   Stmt s;
   s.loc = loc;
@@ -187,7 +276,11 @@ Stmt Parser::statement(int indent, int depth) {
     targets.push_back(expect_name("as an assignment target"));
   } while (accept_punct(","));
   expect_punct("=", "after the assignment target");
-  s.value = expression().expr;
+  if ((at_name("cond") || at_name("while_loop")) && at_punct("(", 1)) {
+    higher_order_call(s);
+  } else {
+    s.value = expression().expr;
+  }
   expect_end("after the expression");
   for (const Token& target : targets) {
     s.targets.push_back(target.text);
@@ -319,6 +412,7 @@ Program parse_program(std::string_view text) {
   bool more = internal::parse_header(lex, &program.header);
   internal::Parser parser(lex, !more, /*check_names=*/true);
   program.inputs = parser.inputs();
+  program.functions = parser.functions();
   program.body = parser.body();
   return program;
 }

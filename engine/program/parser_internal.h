@@ -35,6 +35,8 @@ class Parser {
   Parser(Lexer& lex, bool done, bool check_names);
 
   std::vector<InputDecl> inputs();
+  // The `def` blocks after the inputs (each sees only its parameters and earlier functions).
+  std::vector<FunctionDef> functions();
   std::vector<Stmt> body();
   // One expression, then the end of the line and of the text (parse_expression).
   ExprPtr lone_expression();
@@ -62,6 +64,9 @@ class Parser {
   std::vector<Stmt> nested_block(int indent, int depth, SourceLoc header);
   Stmt check_statement(SourceLoc loc);
   Stmt check_is_size_statement(SourceLoc loc);
+  // `targets = cond(...)` / `targets = while_loop(...)` after the '='.
+  void higher_order_call(Stmt& s);
+  std::string function_name(std::string_view context);
 
   // Expressions (parse_expr.cc), lowest to highest precedence.
   Node expression();
@@ -100,6 +105,7 @@ class Parser {
   int64_t total_numel_ = 0;
   std::unordered_set<std::string> defined_;
   std::vector<std::vector<std::string>> added_;
+  std::unordered_set<std::string> functions_;  // the `def` names so far
 };
 
 bool is_keyword(std::string_view name);

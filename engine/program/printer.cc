@@ -264,6 +264,20 @@ std::string print_stmt(const Stmt& s, int indent) {
       }
       return out;
     }
+    case Stmt::Kind::kCond:
+    case Stmt::Kind::kWhileLoop: {
+      std::string out = pad;
+      for (size_t i = 0; i < s.targets.size(); ++i) out += (i ? ", " : "") + s.targets[i];
+      bool is_cond = s.kind == Stmt::Kind::kCond;
+      out += is_cond ? " = cond(" : " = while_loop(";
+      if (is_cond) out += (s.value ? print_expr(*s.value) : "None") + ", ";
+      for (const std::string& f : s.functions) out += f + ", ";
+      out += "[";
+      for (size_t i = 0; i < s.operands.size(); ++i) {
+        out += (i ? ", " : "") + (s.operands[i] ? print_expr(*s.operands[i]) : "None");
+      }
+      return out + "])\n";
+    }
     case Stmt::Kind::kReturn: {
       std::string out = pad + "return";
       for (size_t i = 0; i < s.returns.size(); ++i) {
@@ -292,6 +306,12 @@ std::string print_program(const Program& p) {
     out += "\n";
   }
   for (const InputDecl& d : p.inputs) out += print_input(d) + "\n";
+  for (const FunctionDef& f : p.functions) {
+    out += "def " + f.name + "(";
+    for (size_t i = 0; i < f.params.size(); ++i) out += (i ? ", " : "") + f.params[i];
+    out += "):\n";
+    for (const Stmt& s : f.body) out += print_stmt(s, 2);
+  }
   for (const Stmt& s : p.body) out += print_stmt(s);
   return out;
 }

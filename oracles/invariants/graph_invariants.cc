@@ -49,11 +49,34 @@ SymbolWindow SymbolWindow::all(const ShapeEnv& env) {
   return w;
 }
 
+// INV-22: the symbols a cond / while_loop node binds are the ones made for its outputs, after
+// its subgraphs were traced: none occurs in a subgraph (a symbol allocated inside a branch is
+// bound there, never at the HOP node).
+void check_hop_scoping(const Node* n, std::vector<Violation>& out) {
+  std::set<ExprRef, sym::ExprLess> inside;
+  for (const auto& sub : n->subgraphs) {
+    sub->for_each_nested([&](const Node* m) {
+      value_unbacked_symbols(m->value, inside);
+      for (const auto& [s, path] : m->unbacked_bindings) inside.insert(s);
+    });
+  }
+  for (const auto& [s, path] : n->unbacked_bindings) {
+    if (inside.count(s)) {
+      out.push_back({"INV-22", node_where(n) + " binds " + s->str() +
+                                   ", which its subgraphs mention (a symbol of a branch or loop "
+                                   "body escaped to the HOP node)"});
+    }
+  }
+}
+
 std::vector<Violation> check_bindings(const graph::Graph& g, const ShapeEnv& env,
                                       const SymbolWindow& window) {
   std::vector<Violation> out;
   std::map<ExprRef, const Node*, sym::ExprLess> bound_at;
-  for (const Node* n : g.nodes()) {
+  std::vector<const Node*> all;  // every node, subgraphs' included (depth first)
+  g.for_each_nested([&](const Node* n) { all.push_back(n); });
+  for (const Node* n : all) {
+    if (graph::is_higher_order(n->kind)) check_hop_scoping(n, out);
     for (const auto& [s, path] : n->unbacked_bindings) {
       auto [it, inserted] = bound_at.emplace(s, n);
       if (!inserted) {
@@ -130,8 +153,12 @@ std::vector<Violation> check_bindings(const graph::Graph& g, const ShapeEnv& env
   return out;
 }
 
-std::vector<Violation> check_def_before_use(const graph::Graph& g, const ShapeEnv& env) {
-  std::vector<Violation> out;
+namespace {
+
+// One graph in scope order; a subgraph starts from what its placeholders bind (lifted symbols,
+// a loop's int carries) and sees nothing else of its caller.
+void def_before_use(const graph::Graph& g, const ShapeEnv& env, bool subgraph,
+                    std::vector<Violation>& out) {
   std::set<ExprRef, sym::ExprLess> bound;  // resolved names
   auto usable = [&](const ExprRef& s) {
     if (bound.count(env.resolve_renaming(s)) || bound.count(s)) return true;
@@ -147,6 +174,13 @@ std::vector<Violation> check_def_before_use(const graph::Graph& g, const ShapeEn
       bound.insert(s);
       bound.insert(env.resolve_renaming(s));
     }
+    if (subgraph && n->kind == NodeKind::kPlaceholder) {
+      for (const auto& [s, path] : n->input_bindings) {
+        bound.insert(s);
+        bound.insert(env.resolve_renaming(s));
+      }
+    }
+    for (const auto& sub : n->subgraphs) def_before_use(*sub, env, true, out);
     std::set<ExprRef, sym::ExprLess> used;
     value_unbacked_symbols(n->value, used);
     if (n->assert_expr) {
@@ -158,6 +192,13 @@ std::vector<Violation> check_def_before_use(const graph::Graph& g, const ShapeEn
       }
     }
   }
+}
+
+}  // namespace
+
+std::vector<Violation> check_def_before_use(const graph::Graph& g, const ShapeEnv& env) {
+  std::vector<Violation> out;
+  def_before_use(g, env, false, out);
   return out;
 }
 
@@ -167,6 +208,16 @@ std::vector<Violation> check_retrace_rebinding(const graph::Graph& old_graph,
   std::vector<Node*> a = old_graph.nodes(), b = new_graph.nodes();
   std::map<std::string, Node*> by_name;
   for (Node* n : b) by_name[n->name] = n;
+  // Subgraphs pair up with their re-propagated counterparts.
+  for (Node* old : a) {
+    auto it = by_name.find(old->name);
+    if (it == by_name.end() || it->second->subgraphs.size() != old->subgraphs.size()) continue;
+    for (size_t i = 0; i < old->subgraphs.size(); ++i) {
+      std::vector<Violation> sub =
+          check_retrace_rebinding(*old->subgraphs[i], *it->second->subgraphs[i], env);
+      out.insert(out.end(), sub.begin(), sub.end());
+    }
+  }
   for (Node* old : a) {
     if (old->unbacked_bindings.empty() || old->kind == NodeKind::kPlaceholder ||
         old->derived_binding) {

@@ -26,7 +26,10 @@ std::string node_where(const graph::Node* n);
 // The unbacked symbols in a value's scalars, sizes, strides and storage offsets.
 void value_unbacked_symbols(const Value& v, std::set<ExprRef, sym::ExprLess>& out);
 
-// INV-2, 3, 4, 5, 23, 25 on one graph.
+// INV-22 for one cond / while_loop node: what it binds occurs in none of its subgraphs.
+void check_hop_scoping(const graph::Node* n, std::vector<Violation>& out);
+
+// INV-2, 3, 4, 5, 22, 23, 25 on one graph and the subgraphs of its cond / while_loop nodes.
 std::vector<Violation> check_bindings(const graph::Graph& g, const ShapeEnv& env,
                                       const SymbolWindow& window);
 // INV-6: every symbol used by a node (value, assert) is bound earlier (through renamings and

@@ -24,6 +24,10 @@ class EmulatedCudaBackend : public PlanRunner {
 
  protected:
   void begin_run() override;
+  // Nested plans (cond / while_loop) on a second emulated backend over the same host kernels.
+  std::unique_ptr<PlanRunner> nested_runner() const override {
+    return std::make_unique<EmulatedCudaBackend>(kernels_, force_wide_);
+  }
   void upload_input(int buffer, const program::HostTensor& t) override;
   void allocate(int buffer, DType dtype, int64_t numel) override;
   void release(int buffer) override { storage_.erase(buffer); }

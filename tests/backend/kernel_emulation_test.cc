@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 
 #include "engine/backend/cuda/codegen.h"
 #include "engine/base/errors.h"
@@ -41,9 +42,12 @@ TEST(KernelEmulationTest, GeneratedKernelsMatchTheCpuBackendOnEveryProgram) {
   for (const std::string& f : files) {
     programs.push_back(compile_file(f));
     if (!programs.back()->result.plan) continue;
-    for (const lower::Kernel& k : programs.back()->result.plan->kernels) {
-      kernels.add(cuda::kernel_source(k));
-    }
+    // The kernels of the nested plans of cond / while_loop steps too.
+    std::function<void(const lower::Plan&)> add_all = [&](const lower::Plan& plan) {
+      for (const lower::Kernel& k : plan.kernels) kernels.add(cuda::kernel_source(k));
+      for (const lower::Plan& sub : plan.subplans) add_all(sub);
+    };
+    add_all(*programs.back()->result.plan);
   }
   const char* tmp = std::getenv("TEST_TMPDIR");
   std::string log;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <functional>
 #include <set>
 
 #include "engine/backend/cuda/codegen.h"
@@ -38,7 +39,15 @@ TEST(NvrtcCompileTest, EveryKernelOfEveryProgramCompilesForSm90) {
     std::unique_ptr<testing::Compiled> c = testing::compile_file(f);
     if (!c->result.plan) continue;  // rejected before lowering (e.g. a data-dependent guard)
     ++plans;
-    for (const lower::Kernel& k : c->result.plan->kernels) {
+    // Every kernel, those of the nested plans of cond / while_loop steps included.
+    std::vector<const lower::Kernel*> all;
+    std::function<void(const lower::Plan&)> collect = [&](const lower::Plan& plan) {
+      for (const lower::Kernel& k : plan.kernels) all.push_back(&k);
+      for (const lower::Plan& sub : plan.subplans) collect(sub);
+    };
+    collect(*c->result.plan);
+    for (const lower::Kernel* kp : all) {
+      const lower::Kernel& k = *kp;
       ++kernels;
       std::string src = kernel_source(k);
       sources.insert(src);

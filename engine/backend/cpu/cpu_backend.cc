@@ -22,6 +22,9 @@ class CpuBackend : public PlanRunner {
 
  protected:
   void begin_run() override { buffers_.clear(); }
+  std::unique_ptr<PlanRunner> nested_runner() const override {
+    return std::make_unique<CpuBackend>();
+  }
   void end_run() override { buffers_.clear(); }
 
   void upload_input(int buffer, const program::HostTensor& t) override {

@@ -29,6 +29,11 @@ class CudaBackend : public PlanRunner {
  protected:
   void begin_run() override;
   void end_run() override;
+  // Nested plans run on a second backend of their own (its buffers, the same device); values
+  // cross through the host (downloaded operands, uploaded outputs).
+  std::unique_ptr<PlanRunner> nested_runner() const override {
+    return std::make_unique<CudaBackend>();
+  }
   void upload_input(int buffer, const program::HostTensor& t) override;
   void allocate(int buffer, DType dtype, int64_t numel) override;
   void release(int buffer) override;

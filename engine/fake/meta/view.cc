@@ -156,12 +156,16 @@ Value slice_along(MetaContext& ctx, const FakeTensor& a, int64_t d,
                   const SymInt& step) {
   std::vector<SymInt> sizes = a.sizes(), strides = a.strides();
   const SymInt n = sizes[d];
-  std::optional<SymInt> start = start_arg ? slice_index(ctx, *start_arg, n) : SymInt(0);
-  std::optional<SymInt> end = end_arg ? slice_index(ctx, *end_arg, n) : n;
+  // Replaying the trace's fresh choices decides nothing again: no guard the trace did not make.
   const auto& replay = ctx.slice_replay;
-  if (replay && replay->fresh_offset) start.reset();
+  bool fresh_by_trace_offset = replay && replay->fresh_offset;
+  bool fresh_by_trace_size = replay && replay->fresh_size;
+  std::optional<SymInt> start;
+  if (!fresh_by_trace_offset) start = start_arg ? slice_index(ctx, *start_arg, n) : SymInt(0);
+  std::optional<SymInt> end;
+  if (!fresh_by_trace_size) end = end_arg ? slice_index(ctx, *end_arg, n) : n;
   std::optional<SymInt> size;
-  if (start && end && !(replay && replay->fresh_size)) {
+  if (start && end) {
     if (ctx.env().guard_or_false(sym_ge(*end, *start))) {
       size = floordiv(*end - *start + step - SymInt(1), step);
     } else if (ctx.env().guard_or_false(sym_ge(*start, *end))) {

@@ -50,6 +50,8 @@ bool removable(const Node* n) {
     case NodeKind::kCheck:
     case NodeKind::kAssertScalar:
     case NodeKind::kOutput:
+    case NodeKind::kCond:       // its subgraphs may check and assert
+    case NodeKind::kWhileLoop:  // (and a loop may not terminate: it is not dead code)
       return false;
   }
   return false;
@@ -84,6 +86,11 @@ int eliminate_dead_code(Graph& g, const ShapeEnv& env) {
       ++removed;
       changed = true;
     }
+  }
+  // Inside subgraphs: their symbols never escape (a HOP's outputs are fresh), so each is its own
+  // scope; a placeholder is never removed (the node's args line up with them).
+  for (Node* n : g.nodes()) {
+    for (const auto& sub : n->subgraphs) removed += eliminate_dead_code(*sub, env);
   }
   return removed;
 }

@@ -5,7 +5,9 @@
 
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
+#include "engine/graph/hop_outputs.h"
 #include "engine/graph/node_eval.h"
+#include "engine/graph/scoped_asserts.h"
 
 namespace sf::graph {
 
@@ -26,18 +28,59 @@ std::vector<NodeArg> remap_all(const std::vector<NodeArg>& args, const std::map<
 
 }  // namespace
 
-Graph repropagate(Trace& t, const RepropagateOptions& opts) {
-  ShapeEnv& env = *t.env;
-  if (opts.fresh_fake_mode) {
-    auto mode = std::make_unique<fake::FakeMode>(&env);
-    mode->inference_mode = t.mode->inference_mode;
-    t.mode = std::move(mode);
+namespace {
+
+// Re-propagates one graph. `subgraph`: its placeholders keep their traced values (the symbols
+// the caller lifted in, and a loop's int carries, are stated in the traced names, which the
+// caller's rebinding restores); the top-level graph's placeholders are re-fakified.
+Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
+                        const RepropagateOptions& opts);
+
+// A HOP node again: its subgraphs re-propagated (each in a fresh epoch, as traced), then its
+// outputs merged again, which makes fresh symbols for the node to bind.
+Value repropagate_hop(Trace& t, const Node& old, Node& n, const RepropagateOptions& opts) {
+  std::vector<Value> outs[2];
+  for (size_t i = 0; i < old.subgraphs.size(); ++i) {
+    t.mode->bump_epoch();
+    auto sub = std::make_shared<Graph>();
+    {
+      // What re-propagating it records (a fresh symbol's own asserts) belongs to it as well.
+      ScopedAsserts scope(*t.env, *sub);
+      *sub = repropagate_graph(t, *old.subgraphs[i], true, opts);
+    }
+    sub->scoped_asserts.insert(sub->scoped_asserts.begin(),
+                               old.subgraphs[i]->scoped_asserts.begin(),
+                               old.subgraphs[i]->scoped_asserts.end());
+    n.subgraphs.push_back(sub);
+    t.mode->bump_epoch();
+    Node* out = n.subgraphs.back()->output();
+    SF_CHECK(out) << "subgraph " << i << " of %" << old.name << " has no output";
+    outs[i] = out->value.elems();
   }
-  if (opts.bump_epoch) t.mode->bump_epoch();
+  std::string where = "line " + std::to_string(old.line) + ": " + old.name;
+  std::vector<Value> values;
+  if (old.kind == NodeKind::kCond) {
+    SF_CHECK(outs[0].size() == outs[1].size()) << "cond branches re-propagated apart";
+    for (size_t i = 0; i < outs[0].size(); ++i)
+      values.push_back(merge_cond_output(*t.mode, outs[0][i], outs[1][i], i, where));
+  } else {
+    // The carries' values entering the loop (the other args are lifted symbols).
+    for (size_t k : old.carry_args) {
+      const NodeArg& a = n.args.at(k);
+      Value carry = a.kind == NodeArg::Kind::kNode ? a.node->value : Value(SymInt(a.i));
+      values.push_back(while_loop_output(*t.mode, carry));
+    }
+  }
+  return Value::tuple(values);
+}
+
+Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
+                        const RepropagateOptions& opts) {
+  ShapeEnv& env = *t.env;
   Graph g;
   std::map<Node*, Node*> m;
   auto value_of = [&](Node* old) -> const Value& { return m.at(old)->value; };
-  for (Node* old : t.graph.nodes()) {
+  for (Node* old : old_graph.nodes()) {
     Node* n = g.add(old->kind, old->name, remap_all(old->args, m));
     m[old] = n;
     n->op = old->op;
@@ -45,9 +88,11 @@ Graph repropagate(Trace& t, const RepropagateOptions& opts) {
     n->message = old->message;
     n->input_name = old->input_name;
     n->derived_binding = old->derived_binding;
+    n->function_names = old->function_names;
+    n->carry_args = old->carry_args;
     switch (old->kind) {
       case NodeKind::kPlaceholder: {
-        if (opts.fresh_fake_mode) {
+        if (opts.fresh_fake_mode && !subgraph) {
           const program::InputDecl* decl = nullptr;
           for (const program::InputDecl& in : t.program->inputs) {
             if (in.name == old->input_name) decl = &in;
@@ -88,6 +133,14 @@ Graph repropagate(Trace& t, const RepropagateOptions& opts) {
         }
         continue;
       }
+      case NodeKind::kCond:
+      case NodeKind::kWhileLoop: {
+        n->value = repropagate_hop(t, *old, *n, opts);
+        std::optional<Bindings> fresh = env.compute_unbacked_bindings(n->value);
+        if (fresh) n->unbacked_bindings = *fresh;
+        env.rebind_unbacked(old->unbacked_bindings, n->value, false);
+        continue;
+      }
       case NodeKind::kCall:
       case NodeKind::kGetItem:
       case NodeKind::kStorageOffset:
@@ -120,6 +173,18 @@ Graph repropagate(Trace& t, const RepropagateOptions& opts) {
     throw EngineBug("pending unbacked symbols left after re-propagation (INV-1)");
   }
   return g;
+}
+
+}  // namespace
+
+Graph repropagate(Trace& t, const RepropagateOptions& opts) {
+  if (opts.fresh_fake_mode) {
+    auto mode = std::make_unique<fake::FakeMode>(t.env.get());
+    mode->inference_mode = t.mode->inference_mode;
+    t.mode = std::move(mode);
+  }
+  if (opts.bump_epoch) t.mode->bump_epoch();
+  return repropagate_graph(t, t.graph, false, opts);
 }
 
 }  // namespace sf::graph

@@ -15,16 +15,49 @@ namespace {
 
 using Buckets = std::map<ExprRef, std::vector<RuntimeAssert>, sym::ExprLessNullFirst>;
 
-class Inserter {
- public:
-  Inserter(Graph& g, ShapeEnv& env, RuntimeAssertReport& report)
-      : g_(g), env_(env), report_(report) {
-    // Buckets keyed by a fresh retrace symbol belong to the symbol it was renamed to.
-    for (const auto& [key, ras] : env.deferred_runtime_asserts()) {
-      ExprRef k = key ? env.resolve_renaming(key) : key;
-      buckets_[k].insert(buckets_[k].end(), ras.begin(), ras.end());
+using AssertKey = std::pair<ExprRef, std::string>;
+struct AssertKeyLess {
+  bool operator()(const AssertKey& a, const AssertKey& b) const {
+    int c = sym::compare(a.first, b.first);
+    return c != 0 ? c < 0 : a.second < b.second;
+  }
+};
+
+// Buckets keyed by a fresh retrace symbol belong to the symbol it was renamed to. The top-level
+// graph gets every deferred assert but those its subgraphs own (Graph::scoped_asserts).
+Buckets top_level_buckets(const ShapeEnv& env, const Graph& g) {
+  std::set<AssertKey, AssertKeyLess> scoped;
+  g.for_each_nested([&](const Node* n) {
+    for (const auto& sub : n->subgraphs)
+      for (const RuntimeAssert& ra : sub->scoped_asserts) scoped.insert({ra.expr, ra.msg});
+  });
+  Buckets out;
+  for (const auto& [key, ras] : env.deferred_runtime_asserts()) {
+    ExprRef k = key ? env.resolve_renaming(key) : key;
+    for (const RuntimeAssert& ra : ras) {
+      if (!scoped.count({ra.expr, ra.msg})) out[k].push_back(ra);
     }
   }
+  return out;
+}
+
+Buckets subgraph_buckets(const ShapeEnv& env, const Graph& g) {
+  Buckets out;
+  for (const RuntimeAssert& ra : g.scoped_asserts) {
+    ExprRef key = AssertionStore::bucket_key(ra.expr);
+    out[key ? env.resolve_renaming(key) : key].push_back(ra);
+  }
+  return out;
+}
+
+// One graph's pass. A subgraph of a cond/while_loop gets its own pass over the same buckets, right
+// after its node in the caller's: an assert on a symbol bound inside the subgraph is placed there
+// (spec §6, PR #165893); the symbols its placeholders lift from the caller are bound already.
+class Inserter {
+ public:
+  Inserter(Graph& g, ShapeEnv& env, RuntimeAssertReport& report, Buckets& buckets,
+           const std::set<ExprRef, sym::ExprLess>* caller_bound = nullptr)
+      : g_(g), env_(env), report_(report), buckets_(buckets), caller_bound_(caller_bound) {}
 
   void run() {
     std::vector<Node*> nodes = g_.nodes();
@@ -33,6 +66,19 @@ class Inserter {
     for (Node* n : nodes) {
       if (n->kind != NodeKind::kPlaceholder) continue;
       last_placeholder = n;
+      if (caller_bound_) {
+        // A lifted symbol is the caller's; one the subgraph makes (a loop's int carry) is
+        // defined here, with its range asserts and bucket.
+        for (const auto& [s, path] : n->input_bindings) {
+          ExprRef r = env_.resolve_renaming(s);
+          if (caller_bound_->count(r) || !s->is_unbacked_symbol()) {
+            bound_.insert(r);
+          } else {
+            input_defs.emplace_back(s, path);
+          }
+        }
+        continue;
+      }
       // Backed input symbols are bound by the placeholder; unbacked ones are defined below, so
       // their range asserts and buckets are emitted like any other binding site's.
       for (const auto& [s, path] : n->input_bindings) {
@@ -43,6 +89,11 @@ class Inserter {
     insert_after_ = last_placeholder;
     // Asserts over backed symbols only (the None bucket), then unbacked inputs' own asserts.
     emit_bucket(ExprRef());
+    if (caller_bound_) {
+      // The subgraph's own asserts over symbols its caller binds go right after its inputs.
+      std::vector<ExprRef> lifted(bound_.begin(), bound_.end());
+      for (const ExprRef& s : lifted) emit_bucket(s);
+    }
     for (const auto& [s, path] : input_defs) {
       if (fault_on(Fault::kUnbackedInputAssertsDropped)) {  // placeholders skipped (#152231)
         ExprRef r = env_.resolve_renaming(s);
@@ -67,10 +118,23 @@ class Inserter {
         }
         define(s, path);
       }
+      for (const auto& sub : n->subgraphs) {
+        std::set<ExprRef, sym::ExprLess> visible = bound_;
+        if (caller_bound_) visible.insert(caller_bound_->begin(), caller_bound_->end());
+        Buckets own = subgraph_buckets(env_, *sub);
+        Inserter inner(*sub, env_, report_, own, &visible);
+        inner.run();
+        inner.report_unplaced();
+      }
     }
+  }
+
+  bool added(const ExprRef& e) const { return added_.count(e) > 0; }
+  // What is left in the buckets could not be placed (a symbol never bound in this graph).
+  void report_unplaced() {
     for (auto& [key, ras] : buckets_) {
       for (RuntimeAssert& ra : ras) {
-        if (!added_.count(ra.expr)) report_.unplaced.push_back(ra);
+        if (!added(ra.expr)) report_.unplaced.push_back(ra);
       }
     }
   }
@@ -189,7 +253,8 @@ class Inserter {
   Graph& g_;
   ShapeEnv& env_;
   RuntimeAssertReport& report_;
-  Buckets buckets_;
+  Buckets& buckets_;
+  const std::set<ExprRef, sym::ExprLess>* caller_bound_;  // subgraphs: what the caller binds
   std::set<ExprRef, sym::ExprLess> bound_, range_asserted_, added_;
   Node* insert_after_ = nullptr;
 };
@@ -198,7 +263,10 @@ class Inserter {
 
 RuntimeAssertReport insert_runtime_asserts(Graph& g, ShapeEnv& env) {
   RuntimeAssertReport report;
-  Inserter(g, env, report).run();
+  Buckets buckets = top_level_buckets(env, g);
+  Inserter top(g, env, report, buckets);
+  top.run();
+  top.report_unplaced();
   return report;
 }
 

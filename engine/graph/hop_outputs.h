@@ -1,0 +1,24 @@
+// The output values of the higher-order ops (spec §6.1–§6.2), shared by the tracer and by
+// re-propagation: cond merges its branches' outputs, while_loop keeps its carries' shapes; sizes
+// and ints that may differ become fresh unbacked symbols the HOP node binds.
+#pragma once
+
+#include <string>
+
+#include "engine/fake/fake_mode.h"
+#include "engine/shape_env/value.h"
+
+namespace sf::graph {
+
+// cond's output `i` from the branches' values a and b (_merge_output): equal sizes and ints free
+// of unbacked symbols are kept, anything else is a fresh unbacked symbol over the hull of both
+// ranges; tensors must agree in dtype and rank (UserError naming `where` otherwise), and the
+// result is contiguous.
+Value merge_cond_output(fake::FakeMode& mode, const Value& a, const Value& b, size_t i,
+                        const std::string& where);
+
+// while_loop's output for a carry whose value entering the loop is `carry`: an int is a fresh
+// unbacked symbol, a tensor keeps its dtype and sizes (contiguous).
+Value while_loop_output(fake::FakeMode& mode, const Value& carry);
+
+}  // namespace sf::graph
