@@ -283,6 +283,8 @@ std::string GenStats::report() const {
                         "check on a float value",
                         "check_is_size",
                         "static if",
+                        "cond",
+                        "while_loop",
                         "item on a bool tensor",
                         "divisibility binding (// d)"}) {
     auto it = features.find(f);

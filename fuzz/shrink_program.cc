@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_set>
@@ -93,6 +94,151 @@ Candidates return_candidates(const Program& p) {
         out.push_back(copy);
       }
       s.returns = all;
+    }
+  });
+  return out;
+}
+
+// ---- cond / while_loop -------------------------------------------------------------------------
+
+void collect_function_uses(const std::vector<Stmt>& list, std::set<std::string>& out) {
+  for (const Stmt& s : list) {
+    out.insert(s.functions.begin(), s.functions.end());
+    collect_function_uses(s.then_body, out);
+    collect_function_uses(s.else_body, out);
+  }
+}
+
+// `e` with each variable named in `names` replaced (parameters by operands, locals renamed).
+ExprPtr substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& names) {
+  if (!e) return e;
+  if (e->kind == Expr::Kind::kVar) {
+    auto it = names.find(e->name);
+    return it == names.end() ? e : it->second;
+  }
+  if (e->kind != Expr::Kind::kCall && e->kind != Expr::Kind::kList) return e;
+  auto out = std::make_shared<Expr>(*e);
+  for (ExprPtr& a : out->args) a = substitute(a, names);
+  for (ExprPtr& a : out->elems) a = substitute(a, names);
+  for (auto& kv : out->kwargs) kv.second = substitute(kv.second, names);
+  return out;
+}
+
+// The statements of calling `f` on `operands` in place, assigning its results to `targets`;
+// nullopt when its body has statements other than assignments, checks and the return.
+std::optional<std::vector<Stmt>> inlined(const program::FunctionDef& f,
+                                         const std::vector<ExprPtr>& operands,
+                                         const std::vector<std::string>& targets,
+                                         const std::string& prefix) {
+  if (operands.size() != f.params.size()) return std::nullopt;
+  std::map<std::string, ExprPtr> names;
+  for (size_t i = 0; i < operands.size(); ++i) names[f.params[i]] = operands[i];
+  std::vector<Stmt> out;
+  for (const Stmt& s : f.body) {
+    switch (s.kind) {
+      case Stmt::Kind::kAssign:
+      case Stmt::Kind::kCheck:
+      case Stmt::Kind::kCheckIsSize: {
+        Stmt c = s;
+        c.value = substitute(s.value, names);
+        c.max = substitute(s.max, names);
+        for (std::string& t : c.targets) {
+          std::string local = prefix + t;
+          names[t] = Expr::var(local);
+          t = local;
+        }
+        out.push_back(std::move(c));
+        break;
+      }
+      case Stmt::Kind::kReturn: {
+        if (s.returns.size() != targets.size()) return std::nullopt;
+        for (size_t i = 0; i < targets.size(); ++i) {
+          Stmt a;
+          a.kind = Stmt::Kind::kAssign;
+          a.targets = {targets[i]};
+          a.value = substitute(s.returns[i], names);
+          out.push_back(std::move(a));
+        }
+        break;
+      }
+      case Stmt::Kind::kIf:
+      case Stmt::Kind::kCond:
+      case Stmt::Kind::kWhileLoop:
+        return std::nullopt;
+    }
+  }
+  return out;
+}
+
+// Drop a function nothing calls; make a cond call one branch for both (its other branch then
+// goes), or inline a branch in place of the cond; make a while_loop stop at once (its condition
+// a function returning False); replace a cond by its predicate (a statement that keeps what the
+// predicate computes).
+Candidates function_candidates(const Program& p) {
+  Candidates out;
+  std::set<std::string> used;
+  collect_function_uses(p.body, used);
+  for (const program::FunctionDef& f : p.functions) collect_function_uses(f.body, used);
+  for (size_t i = p.functions.size(); i-- > 0;) {
+    if (used.count(p.functions[i].name)) continue;
+    Program copy = p;
+    copy.functions.erase(copy.functions.begin() + static_cast<long>(i));
+    out.push_back(std::move(copy));
+  }
+  for_each_list(p, [&](Program& copy, std::vector<Stmt>& list) {
+    for (Stmt& s : list) {
+      if (s.kind == Stmt::Kind::kCond) {
+        std::vector<std::string> both = s.functions;
+        if (both[0] != both[1]) {
+          for (const std::string& f : both) {
+            s.functions = {f, f};
+            out.push_back(copy);
+          }
+          s.functions = both;
+        }
+        size_t at = static_cast<size_t>(&s - list.data());
+        Stmt original = s;
+        for (const std::string& name : both) {
+          const program::FunctionDef* f = copy.function(name);
+          if (!f) continue;
+          std::optional<std::vector<Stmt>> body =
+              inlined(*f, original.operands, original.targets, name + "_");
+          if (!body) continue;
+          Program inl = copy;
+          std::vector<Stmt>* l = &inl.body;
+          // The same list in the copy: found by position (for_each_list gave `list` of `copy`).
+          if (&list != &copy.body) continue;  // nested lists: inline only at the top level
+          l->erase(l->begin() + static_cast<long>(at));
+          l->insert(l->begin() + static_cast<long>(at), body->begin(), body->end());
+          out.push_back(std::move(inl));
+        }
+        Stmt pred;
+        pred.kind = Stmt::Kind::kAssign;
+        pred.targets = {original.targets[0]};
+        pred.value = original.value;
+        pred.loc = original.loc;
+        list[at] = pred;
+        out.push_back(copy);
+        list[at] = original;
+      } else if (s.kind == Stmt::Kind::kWhileLoop) {
+        const program::FunctionDef* c = copy.function(s.functions[0]);
+        if (!c || (c->body.size() == 1 && c->body[0].returns.size() == 1 &&
+                   c->body[0].returns[0]->kind == Expr::Kind::kBool)) {
+          continue;  // stops at once already
+        }
+        program::FunctionDef stop{s.functions[0] + "_stop", c->params, {}, {}};
+        Stmt r;
+        r.kind = Stmt::Kind::kReturn;
+        r.returns = {Expr::boolean(false)};
+        stop.body.push_back(r);
+        if (copy.function(stop.name)) continue;
+        std::string before = s.functions[0];
+        s.functions[0] = stop.name;
+        copy.functions.insert(copy.functions.begin(), stop);
+        out.push_back(copy);
+        copy.functions.erase(copy.functions.begin());
+        s.functions[0] = before;
+      }
     }
   });
   return out;
@@ -494,6 +640,7 @@ ShrinkResult shrink_program(const std::string& text,
     progress = s.run_ddmin();
     progress = s.run_pass(statement_candidates) || progress;
     progress = s.run_pass(return_candidates) || progress;
+    progress = s.run_pass(function_candidates) || progress;
     progress = s.run_pass(value_candidates) || progress;
     progress = s.run_pass(inline_candidates) || progress;
     progress = s.run_pass(input_candidates) || progress;

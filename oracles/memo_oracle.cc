@@ -47,16 +47,37 @@ bool memoized(OpKind op) {
   return op == OpKind::kNonzero || op == OpKind::kItem || op == OpKind::kUnique;
 }
 
-// INV-16 within the traced graph.
-void check_memo_reuse(const MemoInputs& in, OracleReport& report) {
+// INV-16 within one traced graph (each subgraph on its own: its tensors are its own). A cond or
+// while_loop node bumps the epoch (its subgraphs are traced in fresh epochs), so a call after it
+// must miss the memo of a call before it. `memo_symbols` collects what memoized calls allocated.
+void check_memo_reuse_in(const MemoInputs& in, const graph::Graph& g, SymSet& memo_symbols,
+                         OracleReport& report) {
   struct Seen {
     const Node* node;
     int64_t mutations;
+    int64_t epoch;
     SymSet symbols;
   };
   std::map<int64_t, int64_t> mutations;  // storage id -> in-place ops seen so far
   std::map<std::pair<const void*, std::string>, Seen> seen;
-  for (const Node* n : in.traced->nodes()) {
+  int64_t epoch = 0;
+  for (const Node* n : g.nodes()) {
+    if (graph::is_higher_order(n->kind)) {
+      ++epoch;
+      for (const auto& sub : n->subgraphs) {
+        SymSet inside;
+        check_memo_reuse_in(in, *sub, inside, report);
+        // Freshness across the boundary: nothing a subgraph allocated is an outer memo's.
+        for (const ExprRef& s : inside) {
+          if (memo_symbols.count(s)) {
+            report.violations.push_back({"memo", node_where(n) + ": its subgraph reuses " +
+                                                     s->str() + " of a call outside it"});
+          }
+        }
+        memo_symbols.insert(inside.begin(), inside.end());
+      }
+      continue;
+    }
     if (n->kind != NodeKind::kCall) continue;
     const program::OpSchema& schema = program::schema(n->op);
     auto storage_of = [&](const graph::NodeArg& a) -> const fake::FakeTensor* {
@@ -75,20 +96,26 @@ void check_memo_reuse(const MemoInputs& in, OracleReport& report) {
     SymSet symbols;
     value_unbacked_symbols(n->value, symbols);
     if (symbols.empty()) continue;  // a constant result (e.g. an empty input) allocates nothing
+    memo_symbols.insert(symbols.begin(), symbols.end());
     std::string op_and_args = schema.name;
     for (size_t i = 1; i < n->args.size(); ++i) op_and_args += " " + arg_key(n->args[i]);
     auto key = std::make_pair(static_cast<const void*>(t), op_and_args);
     int64_t now = mutations[t->storage()->id];
     auto it = seen.find(key);
     if (it == seen.end()) {
-      seen.emplace(key, Seen{n, now, symbols});
+      seen.emplace(key, Seen{n, now, epoch, symbols});
       continue;
     }
     const Seen& first = it->second;
     bool shared = first.symbols == symbols;
     std::string pair = node_where(first.node) + " and " + node_where(n) + " (" + schema.name +
                        " of the same tensor)";
-    if (in.inference_mode && shared) {
+    if (first.epoch != epoch) {
+      if (shared) {
+        report.violations.push_back(
+            {"memo", pair + " share a symbol across a cond/while_loop, which bumps the epoch"});
+      }
+    } else if (in.inference_mode && shared) {
       report.violations.push_back(
           {"memo", pair + " share a symbol under inference mode, where memos are never written"});
     } else if (first.mutations != now && shared) {
@@ -100,8 +127,13 @@ void check_memo_reuse(const MemoInputs& in, OracleReport& report) {
           {"memo",
            pair + " allocated different symbols within one epoch and version (memo missed)"});
     }
-    it->second = Seen{n, now, symbols};
+    it->second = Seen{n, now, epoch, symbols};
   }
+}
+
+void check_memo_reuse(const MemoInputs& in, OracleReport& report) {
+  SymSet memo_symbols;
+  check_memo_reuse_in(in, *in.traced, memo_symbols, report);
 }
 
 // INV-17 with Z3: the fresh symbol at each old binding site equals the old one under the facts,

@@ -37,6 +37,8 @@ class Session {
   Session(const program::Program& p, const std::map<std::string, program::HostValue>& inputs);
   explicit Session(const program::Program& p);
   ~Session();
+  // Makes a function callable by later cond / while_loop statements.
+  void define(const program::FunctionDef& f);
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 

@@ -509,6 +509,8 @@ Session::~Session() = default;
 
 void Session::run(const program::Stmt& st) { state_->interp.run_atomically(st); }
 
+void Session::define(const program::FunctionDef& f) { state_->functions.push_back(f); }
+
 HostValue Session::value(const std::string& name) const { return state_->interp.value_of(name); }
 
 EagerResult Session::result() const { return EagerResult{state_->interp.outputs()}; }

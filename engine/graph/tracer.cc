@@ -576,6 +576,13 @@ class Tracer {
     return in;
   }
 
+  // A tensor operand as a subgraph sees it: a fresh contiguous tensor of its dtype and sizes
+  // (a nested plan gets its inputs as dense values, like a program's; no memo is shared).
+  Value contiguous_clone(const Value& v) {
+    const fake::FakeTensor& f = fake::fake_of(v);
+    return Value::tensor(t_.mode->make_contiguous(f.dtype(), f.sizes()));
+  }
+
   struct TracedFunction {
     std::shared_ptr<Graph> graph;
     std::vector<Value> outputs;
@@ -661,7 +668,9 @@ class Tracer {
       return trace_inline(pred.value.expr()->bool_value() ? then_fn : else_fn, operands);
     }
     std::vector<Value> values;
-    for (const TV& tv : operands) values.push_back(tv.value);
+    for (const TV& tv : operands)
+      values.push_back(tv.value.kind() == Value::Kind::kTensor ? contiguous_clone(tv.value)
+                                                               : tv.value);
     SubgraphInputs in = lift(operands, values, then_fn.params);
     SubgraphInputs else_in = in.renamed(else_fn.params);
     TracedFunction t = trace_function(then_fn, in, s.loc.line);
@@ -708,9 +717,7 @@ class Tracer {
         if (tv.value.kind() == Value::Kind::kInt) {
           values.push_back(Value(t_.env->create_unbacked_symint()));
         } else {
-          const fake::FakeTensor& f = fake::fake_of(tv.value);
-          values.push_back(Value::tensor(
-              t_.mode->make_tensor(f.dtype(), f.sizes(), f.strides(), f.storage_offset())));
+          values.push_back(contiguous_clone(tv.value));
         }
       }
     }

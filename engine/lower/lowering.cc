@@ -182,6 +182,7 @@ void Lowering::bind_inputs() {
   }
   // Guards: the recorded ones, and the ranges of backed input symbols (e.g. >= 2 after 0/1
   // specialization), so a plan is never reused for inputs it was not traced for.
+  if (subgraph_) return;
   for (const ShapeGuard& g : env_.guards()) {
     Step s;
     s.kind = Step::Kind::kGuard;
@@ -374,7 +375,7 @@ void Lowering::lower_higher_order(const Node* n) {
   Step s;
   s.kind = n->kind == NodeKind::kCond ? Step::Kind::kCond : Step::Kind::kWhileLoop;
   for (const auto& sub : n->subgraphs) {
-    Plan p = Lowering(*sub, t_).run();
+    Plan p = Lowering(*sub, t_, true).run();
     for (const Node* ph : sub->placeholders()) p.input_order.push_back(ph->input_name);
     s.subplans.push_back(static_cast<int>(plan_.subplans.size()));
     plan_.subplans.push_back(std::move(p));

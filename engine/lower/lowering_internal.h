@@ -26,7 +26,10 @@ struct IrValue {
 
 class Lowering {
  public:
-  Lowering(const graph::Graph& g, graph::Trace& t) : g_(g), t_(t), env_(*t.env) {}
+  // `subgraph`: a cond / while_loop subgraph, whose plan runs nested in its caller's (which
+  // checks the guards: the subplan binds only the symbols of its own inputs).
+  Lowering(const graph::Graph& g, graph::Trace& t, bool subgraph = false)
+      : g_(g), t_(t), env_(*t.env), subgraph_(subgraph) {}
   Plan run();
 
   // ---- used by the family files ----
@@ -59,6 +62,7 @@ class Lowering {
   const graph::Graph& g_;
   graph::Trace& t_;
   ShapeEnv& env_;
+  bool subgraph_;
   Plan plan_;
   std::map<const graph::Node*, IrValue> values_;
   std::vector<ExprRef> defs_;                 // symbols defined by bind steps, in order

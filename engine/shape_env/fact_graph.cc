@@ -49,6 +49,12 @@ FactGraph::FactGraph(const std::vector<std::pair<ExprRef, bool>>& relations) {
   for (const auto& [rel, value] : relations) {
     if (!rel->is_relation() || !rel->arg(0)->is_int() || !rel->arg(1)->is_int()) continue;
     const ExprRef &a = rel->arg(0), &b = rel->arg(1);
+    // A bound of one symbol by a number (most axioms) is the range's: skip it before any
+    // polynomial arithmetic.
+    if ((a->is_number() && b->is(ExprKind::kSymbol)) ||
+        (b->is_number() && a->is(ExprKind::kSymbol))) {
+      continue;
+    }
     ExprRef one = sym::integer(1);
     if (rel->is(ExprKind::kLe)) {
       add_nonnegative(value ? sym::sub(b, a) : sym::sub(sym::sub(a, b), one));

@@ -93,6 +93,11 @@ bool ShapeEnv::Ranges::fact_nonnegative(const ExprRef& d) const {
   return !facts.empty() && facts.proves_nonnegative(d, *this);
 }
 
+bool ShapeEnv::Ranges::has_facts() const {
+  consulted_facts_ = true;  // none now; one added later may decide what was asked
+  return !env_.facts().empty();
+}
+
 const FactGraph& ShapeEnv::facts() const {
   if (axioms_read_ != asserts_.axiom_revision()) {
     FactGraph now(asserts_.current_axioms());

@@ -240,6 +240,7 @@ class ShapeEnv {
     ValueRange symbol_range(const ExprRef& sym) const override;
     bool known_divisible(const ExprRef& a, const ExprRef& b) const override;
     bool fact_nonnegative(const ExprRef& d) const override;
+    bool has_facts() const override;
     // Whether an answer read the facts (a result that did is stale once the axioms change).
     bool consulted_facts() const { return consulted_facts_; }
 

@@ -22,6 +22,8 @@ class RangeEnv {
   // True when recorded facts (beyond the symbols' own ranges) prove the integer expression d
   // >= 0: relations between symbols that ranges cannot hold (u0 <= u1). None by default.
   virtual bool fact_nonnegative(const ExprRef& d) const;
+  // False when there are no such facts (callers skip building the differences to ask about).
+  virtual bool has_facts() const;
 };
 
 // The unknown range of an expression's type.

@@ -213,7 +213,7 @@ class Generator {
   // family), a check or a static if. One weighted draw over this table: a family with no drawable
   // op (all weights 0, or disabled by the swarm policy) has no entry, so it never wastes a draw.
   struct Draw {
-    enum class Kind { kOp, kCheck, kIf } kind;
+    enum class Kind { kOp, kCheck, kIf, kHigherOrder } kind;
     OpKind op{};
   };
   void build_draw_table() {
@@ -246,6 +246,7 @@ class Generator {
     }
     add_draw({Draw::Kind::kCheck, {}}, family_weight(kCheckStatement) * kScale);
     add_draw({Draw::Kind::kIf, {}}, family_weight(kIfStatement) * kScale);
+    add_draw({Draw::Kind::kHigherOrder, {}}, family_weight(kHigherOrderStatement) * kScale);
   }
   void add_draw(Draw d, uint64_t weight) {
     if (weight == 0) return;
@@ -585,11 +586,99 @@ class Generator {
     return accept(st, "r" + std::to_string(line_));
   }
 
+  // ---- cond / while_loop over generated functions ----
+
+  static Stmt ret_stmt(std::vector<ExprPtr> values) {
+    Stmt r;
+    r.kind = Stmt::Kind::kReturn;
+    r.returns = std::move(values);
+    return r;
+  }
+
+  static bool is_numeric_vector(const HostValue& x) {
+    return is_tensor(x) && x.tensor.sizes.size() == 1 && x.tensor.dtype != DType::kBool;
+  }
+
+  // Appends the HOP statement with its functions defined first; on rejection the functions go
+  // too. Its outputs may hold unbacked symbols (merged sizes, loop ints).
+  bool accept_higher_order(Stmt st, std::vector<program::FunctionDef> fns) {
+    for (const program::FunctionDef& f : fns) eager_->define(f);
+    size_t before = p_.functions.size();
+    for (program::FunctionDef& f : fns) p_.functions.push_back(std::move(f));
+    std::vector<std::string> names = st.targets;
+    if (!accept(std::move(st), names)) {
+      p_.functions.resize(before);
+      return false;
+    }
+    unbacked_vars_.insert(names.begin(), names.end());
+    return true;
+  }
+
+  // cond over a 1-D tensor (and sometimes an int): one branch filters it (a data-dependent size
+  // that leaks out of the branch: a fresh symbol bound at the cond node), the other maps it.
+  // The predicate compares an int, or is a one-element bool tensor.
+  bool try_cond() {
+    const Var* t = pick(is_numeric_vector);
+    if (!t) return false;
+    const Var* k = src_.chance(1, 2) ? pick(is_int) : nullptr;
+    std::string n = std::to_string(line_);
+    std::vector<std::string> params = {"a"};
+    if (k) params.push_back("k");
+    program::FunctionDef filter{"filter" + n, params, {}, {}};
+    filter.body.push_back(program::ProgramBuilder::assign_stmt(
+        "r", call(src_.chance(1, 2) ? "masked_select" : "index", {v("a"), gt(v("a"), i(0))})));
+    std::vector<ExprPtr> fr = {v("r")};
+    if (k) fr.push_back(add(v("k"), i(1)));
+    filter.body.push_back(ret_stmt(fr));
+    program::FunctionDef map{"map" + n, params, {}, {}};
+    std::vector<ExprPtr> mr = {src_.chance(1, 2) ? mul(v("a"), i(2)) : call("relu", {v("a")})};
+    if (k) mr.push_back(v("k"));
+    map.body.push_back(ret_stmt(mr));
+    Stmt st;
+    st.kind = Stmt::Kind::kCond;
+    const Var* c = pick(is_int);
+    st.value = c && src_.chance(1, 2) ? gt(v(c->name), i(src_.range(0, 2)))
+                                      : gt(call("sum", {v(t->name), list({i(0)})}), i(0));
+    bool filter_first = src_.chance(1, 2);
+    st.functions = {filter_first ? filter.name : map.name, filter_first ? map.name : filter.name};
+    st.operands = {v(t->name)};
+    if (k) st.operands.push_back(v(k->name));
+    st.targets = {"c" + n};
+    if (k) st.targets.push_back("j" + n);
+    return accept_higher_order(std::move(st), {filter, map});
+  }
+
+  // while_loop counting to a small bound; the body maps a tensor carry (its shape is kept) and
+  // accumulates the count of a data-dependent op on it into an int carry.
+  bool try_while_loop() {
+    const Var* t = pick([](const HostValue& x) {
+      return is_tensor(x) && !x.tensor.sizes.empty() && x.tensor.dtype != DType::kBool;
+    });
+    if (!t) return false;
+    std::string n = std::to_string(line_);
+    std::vector<std::string> params = {"i", "acc", "w"};
+    program::FunctionDef more{"more" + n, params, {}, {}};
+    more.body.push_back(ret_stmt({lt(v("i"), i(src_.range(1, 3)))}));
+    program::FunctionDef step{"step" + n, params, {}, {}};
+    step.body.push_back(
+        program::ProgramBuilder::assign_stmt("nz", call("nonzero", {gt(v("w"), i(0))})));
+    step.body.push_back(ret_stmt(
+        {add(v("i"), i(1)), add(v("acc"), call("size", {v("nz"), i(0)})), sub(v("w"), i(1))}));
+    Stmt st;
+    st.kind = Stmt::Kind::kWhileLoop;
+    st.functions = {more.name, step.name};
+    st.operands = {i(0), i(0), v(t->name)};
+    st.targets = {"n" + n, "s" + n, "w" + n};
+    return accept_higher_order(std::move(st), {more, step});
+  }
+
   bool try_statement() {
     if (draws_.empty()) return false;
     const Draw& d = draws_[src_.weighted(draw_weights_)];
     if (d.kind == Draw::Kind::kCheck) return src_.chance(1, 3) ? try_size_equality() : try_check();
     if (d.kind == Draw::Kind::kIf) return try_if();
+    if (d.kind == Draw::Kind::kHigherOrder)
+      return src_.chance(1, 2) ? try_cond() : try_while_loop();
     if (d.op == OpKind::kAddInplace) return try_mutation();
     squeezes_a_one_ = false;
     views_strided_ = false;

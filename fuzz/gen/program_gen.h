@@ -21,10 +21,12 @@
 namespace sf::fuzz {
 
 // Which statement kinds the generator draws: an op family (indices 0..7, program::OpFamily order:
-// creation, pointwise, reduction, view, join, data-dependent, scalar, mutation), a check (8) or a
-// static if (9). Within a family, ops are drawn by their ops.def generator weight.
+// creation, pointwise, reduction, view, join, data-dependent, scalar, mutation), a check (8), a
+// static if (9) or a cond / while_loop over generated functions (10). Within a family, ops are
+// drawn by their ops.def generator weight.
 inline constexpr size_t kCheckStatement = 8;
 inline constexpr size_t kIfStatement = 9;
+inline constexpr size_t kHigherOrderStatement = 10;  // cond / while_loop
 
 struct ProgramPolicy {
   // Statements drawn: uniform in [min_statements, max_statements] (a draw the generator cannot
@@ -34,7 +36,7 @@ struct ProgramPolicy {
   int max_inputs = 3;
   int max_rank = 3;
   int max_dim = 8;
-  std::vector<uint32_t> family_weights = {2, 8, 3, 5, 2, 6, 3, 1, 3, 1};
+  std::vector<uint32_t> family_weights = {2, 8, 3, 5, 2, 6, 3, 1, 3, 1, 1};
   // When set, every op statement uses this op (its family's weight still decides how often an
   // op statement is drawn); used to make a program for each row of the op table.
   std::optional<program::OpKind> focus;

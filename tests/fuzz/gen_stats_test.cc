@@ -50,11 +50,11 @@ TEST_F(GenStatsTest, BindingPathKindsReached) {
 }
 
 TEST_F(GenStatsTest, NewGeneratorFeaturesReached) {
-  for (const char* f :
-       {"inference mode", "unbacked scalar input",
-        "unbacked input re-fakified in a fresh fake mode", "unique output [0] read",
-        "unique output [1] read", "tolist output [0] read", "tolist output [1] read",
-        "check on a float value", "item on a bool tensor", "equality check (==)"}) {
+  for (const char* f : {"inference mode", "unbacked scalar input",
+                        "unbacked input re-fakified in a fresh fake mode", "unique output [0] read",
+                        "unique output [1] read", "tolist output [0] read",
+                        "tolist output [1] read", "check on a float value", "item on a bool tensor",
+                        "equality check (==)", "cond", "while_loop"}) {
     EXPECT_GT(stats_->features.count(f), 0u) << f << "\n" << stats_->report();
   }
 }

@@ -17,13 +17,13 @@ ExprRef Simplifier::minmax(const ExprRef& e) {
       ValueRange by = bound(y), bx = bound(x);
       if (by.is_int() && bx.is_int()) {
         if (is_max ? by.lo() >= bx.hi() : bx.lo() >= by.hi()) return true;
-        return env().fact_nonnegative(is_max ? sub(y, x) : sub(x, y));
+        return env().has_facts() && env().fact_nonnegative(is_max ? sub(y, x) : sub(x, y));
       }
     }
     ExprRef diff = is_max ? sub(y, x) : sub(x, y);
     ValueRange d = bound(diff);
     if (d.is_float() ? d.flo() >= 0.0 : d.lo() >= ExtInt(0)) return true;
-    return diff->is_int() && env().fact_nonnegative(diff);
+    return diff->is_int() && env().has_facts() && env().fact_nonnegative(diff);
   };
   std::vector<ExprRef> kept;
   for (const ExprRef& x : e->args()) {
