@@ -598,7 +598,8 @@ class Tracer {
     }
     SF_CHECK(t_.env->pending_fresh_unbacked_symbols().empty())
         << "pending symbols before a subgraph: " << pending_str();
-    t_.mode->bump_epoch();
+    bool fresh_epoch = !fault_on(Fault::kWhileCarriesNotCloned);
+    if (fresh_epoch) t_.mode->bump_epoch();
     auto g = std::make_shared<Graph>();
     Tracer inner(p_, t_, *g, depth_ + 1);
     for (const auto& [name, value] : in.placeholders) inner.add_placeholder(name, value, line);
@@ -610,7 +611,7 @@ class Tracer {
       throw EngineBug("pending unbacked symbols left at the end of subgraph '" + f.name +
                       "' (INV-1): " + pending_str());
     }
-    t_.mode->bump_epoch();
+    if (fresh_epoch) t_.mode->bump_epoch();
     TracedFunction out{g, {}};
     for (const TV& tv : inner.returned_) out.outputs.push_back(tv.value);
     return out;
@@ -716,6 +717,8 @@ class Tracer {
       for (const TV& tv : carries) {
         if (tv.value.kind() == Value::Kind::kInt) {
           values.push_back(Value(t_.env->create_unbacked_symint()));
+        } else if (fault_on(Fault::kWhileCarriesNotCloned)) {
+          values.push_back(tv.value);  // the caller's own tensor (PR #158467 before the fix)
         } else {
           values.push_back(contiguous_clone(tv.value));
         }

@@ -660,8 +660,9 @@ class Generator {
     program::FunctionDef more{"more" + n, params, {}, {}};
     more.body.push_back(ret_stmt({lt(v("i"), i(src_.range(1, 3)))}));
     program::FunctionDef step{"step" + n, params, {}, {}};
-    step.body.push_back(
-        program::ProgramBuilder::assign_stmt("nz", call("nonzero", {gt(v("w"), i(0))})));
+    // Sometimes of the carry itself: the body's memo must not be the caller's (PR #158467).
+    ExprPtr counted = src_.chance(1, 2) ? v("w") : gt(v("w"), i(0));
+    step.body.push_back(program::ProgramBuilder::assign_stmt("nz", call("nonzero", {counted})));
     step.body.push_back(ret_stmt(
         {add(v("i"), i(1)), add(v("acc"), call("size", {v("nz"), i(0)})), sub(v("w"), i(1))}));
     Stmt st;
