@@ -180,9 +180,24 @@ void Lowering::bind_inputs() {
       if (s.symbol->is(sym::ExprKind::kSymbol)) record_def(*this, s.symbol, p);
     }
   }
+  if (subgraph_) {
+    // A symbol lifted into a subgraph is stated in its traced name; a replacement recorded after
+    // that (u1 == s0 from a later broadcast, say) makes the subgraph's sizes read the canonical
+    // name, which only the caller defines. Equal by that replacement: read it from the same input.
+    std::vector<Step> reads = plan_.steps;
+    for (const Step& read : reads) {
+      if (read.kind != Step::Kind::kBindInput || !read.symbol->is(sym::ExprKind::kSymbol)) continue;
+      ExprRef canonical = env_.replace(read.symbol);
+      if (!canonical->is(sym::ExprKind::kSymbol) || defined_.count(canonical)) continue;
+      Step s = read;
+      s.symbol = canonical;
+      add_step(s);
+      record_def(*this, canonical, nullptr);
+    }
+    return;  // the caller's guards already held when it ran this plan
+  }
   // Guards: the recorded ones, and the ranges of backed input symbols (e.g. >= 2 after 0/1
   // specialization), so a plan is never reused for inputs it was not traced for.
-  if (subgraph_) return;
   for (const ShapeGuard& g : env_.guards()) {
     Step s;
     s.kind = Step::Kind::kGuard;

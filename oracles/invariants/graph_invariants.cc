@@ -175,9 +175,13 @@ void def_before_use(const graph::Graph& g, const ShapeEnv& env, bool subgraph,
       bound.insert(env.resolve_renaming(s));
     }
     if (subgraph && n->kind == NodeKind::kPlaceholder) {
+      // A lifted symbol also gives the value of the symbol it was later unified with (its
+      // replacement, when that is a plain symbol): the subgraph's sizes may read that name.
       for (const auto& [s, path] : n->input_bindings) {
         bound.insert(s);
         bound.insert(env.resolve_renaming(s));
+        ExprRef r = env.replace(s);
+        if (r->is(sym::ExprKind::kSymbol)) bound.insert(r);
       }
     }
     for (const auto& sub : n->subgraphs) def_before_use(*sub, env, true, out);
