@@ -41,7 +41,8 @@ std::string Concrete::str() const {
     case ExprType::kInt:
       return std::to_string(i);
     case ExprType::kFloat:
-      return std::to_string(f);
+      // NaN's sign is not part of its value (x86 makes 0/0 negative, CUDA positive).
+      return std::isnan(f) ? "nan" : std::to_string(f);
     case ExprType::kBool:
       return b ? "True" : "False";
   }
