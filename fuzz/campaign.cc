@@ -163,13 +163,20 @@ std::vector<Recipe> read_corpus(const std::string& dir) {
   } else if (err_fd >= 0) {
     dup2(err_fd, 2);
   }
-  limit_memory(o.memory_mb);
+  limit_memory(o.memory_mb, o.memory_cap);
   signal(SIGPIPE, SIG_DFL);  // the parent gone: die quietly
   try {
     std::unique_ptr<backend::Backend> be =
         o.make_backend ? o.make_backend() : backend::make_cpu_backend();
     SF_CHECK(be) << "the campaign's backend factory made no backend";
     FILE* out = fdopen(fd, "w");
+    std::string why;
+    if (!be->available(&why)) {  // in this process (its limits, its context), not the parent's
+      for (char& c : why) c = (c == '\n' || c == '\t') ? ' ' : c;
+      std::fprintf(out, "unavailable\t%s\n", why.c_str());
+      std::fclose(out);
+      _exit(0);
+    }
     std::unordered_set<uint64_t> seen;
     std::vector<Recipe> corpus, replay;
     if (o.guided && !o.corpus_dir.empty()) corpus = read_corpus(o.corpus_dir);
@@ -318,6 +325,11 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
   // One line from a worker; false when the campaign stops early.
   auto handle_line = [&](Slot& slot, const std::string& s) {
     size_t t1 = s.find('\t');
+    if (s.substr(0, t1) == "unavailable") {
+      r.backend_unavailable = t1 == std::string::npos ? "?" : s.substr(t1 + 1);
+      r.stopped_early = true;
+      return false;
+    }
     if (s.substr(0, t1) == "start") {
       size_t t2 = s.find('\t', t1 + 1);
       std::optional<Recipe> recipe = Recipe::parse(s.substr(t1 + 1, t2 - t1 - 1));

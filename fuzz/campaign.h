@@ -14,6 +14,7 @@
 #include "engine/backend/backend.h"
 #include "engine/program/ast.h"
 #include "fuzz/gen/program_gen.h"
+#include "fuzz/isolated.h"
 #include "oracles/pipeline.h"
 
 namespace sf::fuzz {
@@ -56,7 +57,8 @@ struct CampaignOptions {
   // survive fork). Empty: workers are forked and run in the parent's image.
   std::vector<std::string> worker_command;
   double timeout = 10;      // a program making no progress for this long is a hang
-  size_t memory_mb = 4096;  // the worker's address-space cap; past it a program is crash:oom
+  size_t memory_mb = 4096;  // the worker's memory cap; past it a program is crash:oom
+  MemoryCap memory_cap = MemoryCap::kAddressSpace;  // kDataSegment for a CUDA worker
   oracles::PipelineOptions pipeline;
   bool quiet_workers = false;  // workers' stderr (SF_CHECK reports) goes to /dev/null
   // Called for every program that is not a pass or a rejection; return true to stop early.
@@ -81,6 +83,9 @@ struct CampaignResult {
   uint64_t features = 0;       // distinct features reached: engine-level (fuzz/features.h) + edges
   uint64_t edge_features = 0;  // of which edge features, in an instrumented build (fuzz/sancov.h)
   bool stopped_early = false;
+  // Non-empty when a worker's backend was unavailable (the campaign stopped: no program could
+  // run, and counting each as a failure would bury the reason).
+  std::string backend_unavailable;
 };
 
 CampaignResult run_campaign(const CampaignOptions& opts);

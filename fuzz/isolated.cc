@@ -25,7 +25,7 @@ void silence_stderr() {
   if (null >= 0) dup2(null, 2);
 }
 
-void limit_memory(size_t mb) {
+void limit_memory(size_t mb, MemoryCap cap) {
   // A sanitizer reserves terabytes of shadow address space: an address-space cap would make
   // every allocation fail, so sanitized builds run uncapped.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -39,7 +39,7 @@ void limit_memory(size_t mb) {
   if (mb == 0) return;
   struct rlimit rl;
   rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(mb) << 20;
-  setrlimit(RLIMIT_AS, &rl);
+  setrlimit(cap == MemoryCap::kAddressSpace ? RLIMIT_AS : RLIMIT_DATA, &rl);
 }
 
 std::string crash_bucket(int wait_status, bool killed_by_watchdog) {

@@ -28,9 +28,14 @@ std::string run_isolated(const std::function<std::string()>& job, double timeout
 // Sends this process's stderr to /dev/null (a child whose SF_CHECK reports nobody reads).
 void silence_stderr();
 
-// For a child process: caps its address space at `mb` MiB (0: no cap), so a runaway allocation
-// throws std::bad_alloc instead of taking the machine down.
-void limit_memory(size_t mb);
+// What limit_memory caps: the address space (every mapping), or the data segment (private
+// writable mappings only), for a process whose driver reserves address space it never touches
+// (the CUDA driver maps the whole unified address space at cuInit: an address-space cap fails it).
+enum class MemoryCap { kAddressSpace, kDataSegment };
+
+// For a child process: caps its memory at `mb` MiB (0: no cap), so a runaway allocation throws
+// std::bad_alloc instead of taking the machine down.
+void limit_memory(size_t mb, MemoryCap cap = MemoryCap::kAddressSpace);
 
 // A child that ran out of memory exits with this code (its std::bad_alloc was caught).
 inline constexpr int kOomExitCode = 86;

@@ -146,7 +146,7 @@ fi
 out="$("$cli" campaign --seconds 1 --backend cuda --out "$tmp/cuda" 2>&1)"
 rc=$?
 if [[ $rc -eq 4 ]]; then
-  grep -q "CUDA backend is unavailable" <<<"$out" ||
+  grep -q "cuda backend is unavailable in a worker" <<<"$out" ||
     { echo "FAIL: cuda campaign exit 4 without the reason"; failures=$((failures + 1)); }
 elif [[ $rc -ne 0 && $rc -ne 1 ]]; then
   echo "FAIL: cuda campaign exit $rc"; failures=$((failures + 1))

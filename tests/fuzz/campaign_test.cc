@@ -192,6 +192,37 @@ TEST(Campaign, ParallelWorkersLoseNoSeedAndIsolateCrashes) {
   EXPECT_GT(r.buckets["pass"], 20u);
 }
 
+// A backend a worker finds unavailable (a CUDA driver that fails cuInit under the worker's
+// limits, say) stops the campaign with the reason; no program is counted as a failure.
+class UnavailableBackend : public backend::Backend {
+ public:
+  std::string name() const override { return "unavailable"; }
+  bool available(std::string* why) const override {
+    *why = "no device\there";
+    return false;
+  }
+  backend::RunResult run(const lower::Plan&, const ShapeEnv&,
+                         const std::map<std::string, program::HostValue>&) override {
+    ADD_FAILURE() << "ran a plan on an unavailable backend";
+    return {};
+  }
+};
+
+TEST(Campaign, AWorkersUnavailableBackendStopsTheCampaignWithTheReason) {
+  CampaignOptions opts;
+  opts.seconds = 20;
+  opts.jobs = 2;
+  opts.quiet_workers = true;
+  opts.make_backend = [] { return std::make_unique<UnavailableBackend>(); };
+  auto t0 = std::chrono::steady_clock::now();
+  CampaignResult r = run_campaign(opts);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  EXPECT_TRUE(r.stopped_early);
+  EXPECT_EQ(r.backend_unavailable, "no device here");
+  EXPECT_EQ(r.programs, 0u);
+  EXPECT_TRUE(r.buckets.empty());
+}
+
 // Guided: the programs kept for new coverage are written to the corpus directory as .sfz files
 // whose "# recipe:" line regenerates exactly that program, and a later campaign starts by
 // running them (it resumes and grows the corpus).

@@ -68,15 +68,9 @@ int campaign(const CampaignFlags& flags) {
       return kExitUsage;
     }
   }
-  if (flags.backend == "cuda") {
-    // Checked here so the campaign says why at once, not once per worker.
-    std::unique_ptr<backend::Backend> probe = make_backend("cuda");
-    std::string why;
-    if (!probe || !probe->available(&why)) {
-      std::fprintf(stderr, "campaign: the CUDA backend is unavailable: %s\n", why.c_str());
-      return kExitUnavailable;
-    }
-  }
+  // An unavailable backend is found by the first worker, in its own process (this one must not
+  // create a CUDA context: the children it forks, e.g. for the generator statistics, would inherit
+  // the driver's address-space reservation and fail their memory cap).
   if (flags.backend != "cpu" || flags.exec_workers) {
     // Workers are fork+exec'd (`campaign-worker`): a CUDA context does not survive fork.
     opts.worker_command = {"/proc/self/exe",      "campaign-worker",
@@ -135,6 +129,11 @@ int campaign(const CampaignFlags& flags) {
     }
   }
   report.finish(r);
+  if (!r.backend_unavailable.empty()) {
+    std::fprintf(stderr, "campaign: the %s backend is unavailable in a worker: %s\n",
+                 flags.backend.c_str(), r.backend_unavailable.c_str());
+    return kExitUnavailable;
+  }
   std::string edges =
       r.edge_features ? " (" + std::to_string(r.edge_features) + " of them edge features)" : "";
   std::printf("campaign: %llu programs in %.1fs (%.0f/s), %llu features%s, report in %s\n",
@@ -240,6 +239,7 @@ void add_campaign_worker_command(CLI::App& app, Action* action) {
       fuzz::CampaignOptions o;
       o.pipeline = f->oracles.options();
       o.memory_mb = f->memory_mb;
+      if (f->backend == "cuda") o.memory_cap = fuzz::MemoryCap::kDataSegment;
       o.quiet_workers = f->quiet;
       o.guided = !f->corpus.empty();
       o.corpus_dir = f->corpus;
