@@ -1,6 +1,7 @@
 // RapidCheck properties of the .sfz format: random ASTs (every op, random argument kinds and
-// keyword splits, nested ifs, random inputs) survive print -> parse unchanged, printing is a fixed
-// point, and mutated text is either parsed consistently or rejected with a UserError.
+// keyword splits, nested ifs, random inputs, `def` blocks called by cond and while_loop at any
+// depth) survive print -> parse unchanged, printing is a fixed point, and mutated text is either
+// parsed consistently or rejected with a UserError.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -116,9 +117,27 @@ ExprPtr gen_expr(const Scope& scope, int depth) {
   }
 }
 
-std::vector<Stmt> gen_block(Scope& scope, int depth, int max_stmts) {
+// `targets = cond(pred, f, g, [operands])` or `targets = while_loop(f, g, [carries])` over the
+// functions defined so far (the parser checks names, not arities: the tracer does).
+Stmt gen_higher_order(Scope& scope, const std::vector<std::string>& functions) {
+  Stmt s;
+  s.kind = coin() ? Stmt::Kind::kCond : Stmt::Kind::kWhileLoop;
+  if (s.kind == Stmt::Kind::kCond) s.value = gen_expr(scope, pick(0, 2));
+  for (int i = 0; i < 2; ++i) s.functions.push_back(*rc::gen::elementOf(functions));
+  for (int n = pick(0, 3); n > 0; --n) s.operands.push_back(gen_expr(scope, pick(0, 2)));
+  for (int t = pick(1, 3); t > 0; --t) s.targets.push_back(gen_name());
+  for (const auto& t : s.targets) scope.insert(t);
+  return s;
+}
+
+std::vector<Stmt> gen_block(Scope& scope, int depth, int max_stmts,
+                            const std::vector<std::string>& functions = {}) {
   std::vector<Stmt> out;
   for (int n = pick(0, max_stmts); n > 0; --n) {
+    if (!functions.empty() && pick(0, 4) == 0) {
+      out.push_back(gen_higher_order(scope, functions));
+      continue;
+    }
     Stmt s;
     int kind = std::min(pick(0, depth > 0 ? 6 : 4), 5);  // ifs twice as likely as the others
     int expr_depth = pick(0, 4);
@@ -140,8 +159,8 @@ std::vector<Stmt> gen_block(Scope& scope, int depth, int max_stmts) {
     } else {
       s.kind = Stmt::Kind::kIf;
       Scope then_scope = scope, else_scope = scope;
-      s.then_body = gen_block(then_scope, depth - 1, 4);
-      if (coin()) s.else_body = gen_block(else_scope, depth - 1, 4);
+      s.then_body = gen_block(then_scope, depth - 1, 4, functions);
+      if (coin()) s.else_body = gen_block(else_scope, depth - 1, 4, functions);
       // After the if, a name is defined when both branches define it.
       for (const auto& name : then_scope) {
         if (else_scope.count(name) != 0) scope.insert(name);
@@ -240,7 +259,31 @@ Program gen_program() {
     scope.insert(name);
     p.inputs.push_back(gen_input(name));
   }
-  p.body = gen_block(scope, 3, 8);
+  // Functions see their parameters only and may call the functions defined before them.
+  std::vector<std::string> functions;
+  static const std::vector<std::string> kFunctionNames = {"f", "then_1", "body", "more", "g2"};
+  for (int n = pick(0, 3); n > 0; --n) {
+    std::string name = *rc::gen::elementOf(kFunctionNames);
+    if (scope.count(name) != 0 ||
+        std::find(functions.begin(), functions.end(), name) != functions.end()) {
+      continue;
+    }
+    FunctionDef f;
+    f.name = name;
+    Scope params;
+    for (int k = pick(0, 3); k > 0; --k) {
+      std::string param = gen_name();
+      if (params.insert(param).second) f.params.push_back(param);
+    }
+    f.body = gen_block(params, 2, 4, functions);
+    Stmt fret;
+    fret.kind = Stmt::Kind::kReturn;
+    for (int k = pick(0, 3); k > 0; --k) fret.returns.push_back(gen_expr(params, 2));
+    f.body.push_back(fret);
+    p.functions.push_back(std::move(f));
+    functions.push_back(name);
+  }
+  p.body = gen_block(scope, 3, 8, functions);
   Stmt ret;
   ret.kind = Stmt::Kind::kReturn;
   for (int n = pick(0, 3); n > 0; --n) ret.returns.push_back(gen_expr(scope, 2));
@@ -256,6 +299,9 @@ RC_GTEST_PROP(ProgramRoundtripProps, ParseOfPrintIsIdentity, ()) {
   RC_CLASSIFY(text.find("\n  if ") != std::string::npos, "nested if");
   RC_CLASSIFY(text.find("    ") != std::string::npos, "depth >= 2");
   RC_CLASSIFY(p.inputs.size() >= 2, "2+ inputs");
+  RC_CLASSIFY(!p.functions.empty(), "def blocks");
+  RC_CLASSIFY(text.find("= cond(") != std::string::npos, "cond");
+  RC_CLASSIFY(text.find("= while_loop(") != std::string::npos, "while_loop");
   Program q = parse_program(text);
   RC_ASSERT(static_cast<bool>(q == p));
   RC_ASSERT(print_program(q) == text);
