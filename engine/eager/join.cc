@@ -1,5 +1,5 @@
-// Joins and gathers: cat (1-D empty tensors skipped, as PyTorch), stack, index_select (negative
-// indices wrap, docs/ops.md).
+// Joins and gathers: cat (1-D empty tensors skipped, as PyTorch), stack, index_select (an index
+// outside [0, size) is an index error: PyTorch's index_select does not wrap negatives).
 #include "engine/eager/internal.h"
 #include "engine/eager/tensor_util.h"
 
@@ -142,12 +142,12 @@ Value index_select(const Call& c) {
   std::vector<int64_t> rows(m);
   for (int64_t j = 0; j < m; ++j) {
     int64_t i = idx.ints[j];
-    if (i < -size || i >= size) {
+    if (i < 0 || i >= size) {
       c.fail(UserErrorKind::kIndex, "index " + std::to_string(i) + " is out of range for dim " +
                                         std::to_string(d) + " with size " + std::to_string(size) +
                                         " (shape " + shape_str(t.sizes) + ")");
     }
-    rows[j] = i < 0 ? i + size : i;
+    rows[j] = i;
   }
   if (rank == 0) return Value::of_tensor(t);
   return Value::of_tensor(take_rows(c, t, d, rows));

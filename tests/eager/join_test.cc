@@ -1,5 +1,5 @@
-// cat (dtype promotion, 1-D empty tensors skipped), stack and index_select (negative indices
-// wrap), with one test per user error.
+// cat (dtype promotion, 1-D empty tensors skipped), stack and index_select (a negative index is
+// an index error, as in PyTorch), with one test per user error.
 #include "tests/eager/test_util.h"
 
 namespace sf::eager::testing {
@@ -61,8 +61,6 @@ TEST(Join, IndexSelect) {
       {
           {"rows", C(OpKind::kIndexSelect, {V("a"), I(0), V("i3")}),
            I64({3, 2}, {3, 4, 1, 2, 3, 4})},
-          {"negative wraps", C(OpKind::kIndexSelect, {V("a"), I(1), V("neg")}),
-           I64({2, 1}, {2, 4})},
           {"empty index", C(OpKind::kIndexSelect, {V("a"), I(0), V("none")}), I64({0, 2}, {})},
           {"0-dim index", C(OpKind::kIndexSelect, {V("a"), I(-2), V("one0")}), I64({1, 2}, {3, 4})},
           {"0-dim input", C(OpKind::kIndexSelect, {V("s"), I(0), V("zero")}), I64({}, {3})},
@@ -126,6 +124,12 @@ TEST(JoinErrors, IndexSelectNegativeOutOfRange) {
   expect_error(C(OpKind::kIndexSelect, {V("b"), I(0), V("neg")}),
                {{"b", I64({0, 2}, {})}, {"neg", I64({1}, {-1})}}, UserErrorKind::kIndex,
                "index -1 is out of range for dim 0 with size 0");
+}
+
+// PyTorch's index_select does not wrap a negative index (torch-diff found ours did).
+TEST(JoinErrors, IndexSelectNegativeIndexDoesNotWrap) {
+  expect_error(C(OpKind::kIndexSelect, {V("a"), I(1), V("neg")}), inputs(), UserErrorKind::kIndex,
+               "index -1 is out of range for dim 1 with size 2");
 }
 
 TEST(JoinErrors, IndexSelectFloatIndex) {

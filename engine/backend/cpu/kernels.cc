@@ -81,19 +81,19 @@ Column load(Ctx& ctx, const KExpr& e) {
     gathered.resize(ctx.n);
     for (int64_t k = 0; k < ctx.n; ++k) {
       int64_t v = idx.i[k];
-      if (v < -size || v >= size) {
+      if (v < 0 || v >= size) {  // index_select does not wrap negatives (PyTorch's neither)
         throw_user_error(UserErrorKind::kIndex, ctx.k.name + ": index " + std::to_string(v) +
                                                     " is out of bounds for dim " +
                                                     std::to_string(e.gather_dim) + " of size " +
                                                     std::to_string(size));
       }
-      gathered[k] = offs[k] + (v < 0 ? v + size : v) * stride;
+      gathered[k] = offs[k] + v * stride;
     }
   }
   const std::vector<int64_t>& at = e.gather ? gathered : offs;
   for (int64_t k = 0; k < ctx.n; ++k) {
-    SF_CHECK(at[k] >= 0 && at[k] < s.size()) << ctx.k.name << " reads element " << at[k]
-                                             << " of a buffer of " << s.size();
+    SF_CHECK(at[k] >= 0 && at[k] < s.size())
+        << ctx.k.name << " reads element " << at[k] << " of a buffer of " << s.size();
     if (e.dtype == DType::kFloat32) {
       out.f[k] = s.floats[at[k]];
     } else {
@@ -120,7 +120,8 @@ Column eval(Ctx& ctx, const KExpr& e) {
       if (e.dtype == DType::kFloat32) {
         std::fill(c.f.begin(), c.f.end(), static_cast<float>(v.as_double()));
       } else if (e.dtype == DType::kBool) {
-        std::fill(c.i.begin(), c.i.end(), v.type == sym::ExprType::kBool ? v.b : v.as_double() != 0);
+        std::fill(c.i.begin(), c.i.end(),
+                  v.type == sym::ExprType::kBool ? v.b : v.as_double() != 0);
       } else {
         std::fill(c.i.begin(), c.i.end(), v.type == sym::ExprType::kBool ? int64_t{v.b} : v.i);
       }
@@ -204,7 +205,8 @@ void reduce(Ctx& ctx, const Column& v, Storage& out, const std::vector<int64_t>&
         if (is_float) {
           facc[o] += v.f[e];
         } else {
-          iacc[o] = static_cast<int64_t>(static_cast<uint64_t>(iacc[o]) + static_cast<uint64_t>(v.i[e]));
+          iacc[o] =
+              static_cast<int64_t>(static_cast<uint64_t>(iacc[o]) + static_cast<uint64_t>(v.i[e]));
         }
         break;
       case lower::ReduceOp::kMax:

@@ -136,12 +136,11 @@ std::string BodyEmitter::emit_load(const KExpr& e) {
     std::string idx = "gi" + n, size = "gs" + n;
     line("const sf_i64 " + idx + " = " + convert(gathered, e.gather->dtype, DType::kInt64) + ";");
     line("const sf_i64 " + size + " = a.v[" + std::to_string(code_.gather_size_slot(g)) + "];");
-    line("if (" + idx + " < -" + size + " || " + idx + " >= " + size + ") {");
+    line("if (" + idx + " < 0 || " + idx + " >= " + size + ") {");
     line("  " + fail(ord, DeviceError::kIndex, g, idx));
     line("  " + ok + " = false;");
     line("} else {");
-    line("  " + p + " += (" + idx + " < 0 ? " + idx + " + " + size + " : " + idx + ") * a.v[" +
-         std::to_string(code_.gather_stride_slot(g)) + "];");
+    line("  " + p + " += " + idx + " * a.v[" + std::to_string(code_.gather_stride_slot(g)) + "];");
     line("}");
   }
   line("const bool " + inb + " = " + p + " >= 0 && " + p + " < a.v[" +
