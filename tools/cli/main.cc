@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   add_bench_shape_env_command(app, &action);
   add_fuzz_shape_env_command(app, &action);
   add_check_command(app, &action);
+  add_export_torch_command(app, &action);
+  add_torch_diff_command(app, &action);
   add_campaign_worker_command(app, &action);
   try {
     app.parse(argc, argv);

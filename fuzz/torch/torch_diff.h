@@ -1,0 +1,52 @@
+// torch-diff's judgement: our outcome for a program (eager reference and compiled verdict) against
+// PyTorch's verdict for one backend (the JSON torch_prelude.py's sf_run prints), as one of the
+// classes the report counts. Eager is compared with our eager reference, every compiling backend
+// (aot_eager, inductor, export) with our compiled verdict.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/base/errors.h"
+#include "engine/program/host_value.h"
+#include "oracles/pipeline.h"
+
+namespace sf::torch_ref {
+
+// What our pipeline said, reduced to what PyTorch can be compared with.
+struct OurOutcome {
+  // Eager reference: outputs, or the kind of the user error it raised.
+  std::optional<std::vector<program::HostValue>> eager_outputs;
+  std::string eager_error;  // a user_error_kind_name, when eager raised
+  // Compiled: ok (its outputs equal eager's: the differential oracle checks that), or the kind
+  // of the user error it was rejected with.
+  bool compiled_ok = false;
+  std::string compiled_error;
+  // Our pipeline failed an oracle, crashed or was undecided: no comparison (a finding of ours).
+  std::string own_failure;
+};
+OurOutcome our_outcome(const oracles::PipelineResult& r);
+
+enum class DiffClass {
+  kAgree,                  // both ok with equal outputs, or both reject with the same kind
+  kBothRejectDifferently,  // both reject, with different kinds
+  kWeRejectTorchAccepts,
+  kTorchRejectsWeAccept,
+  kDifferentOutputs,  // both ok, outputs differ (sizes, dtypes or values)
+  kTorchCrashes,      // an internal error of PyTorch's, its worker died, or it hung
+  kOursFailed,        // our own pipeline failed (not compared)
+};
+const char* diff_class_name(DiffClass c);  // "agree", "we-reject-torch-accepts", ...
+
+struct Judgement {
+  DiffClass cls = DiffClass::kAgree;
+  std::string detail;  // what differs, in one line
+};
+
+// `torch_verdict`: one backend's JSON object ({"backend", "verdict": "ok"|"error", "kind",
+// "type", "message", "outputs"}). Malformed JSON is a crash of the worker's.
+Judgement judge(const OurOutcome& ours, const std::string& torch_verdict_json, double rtol = 1e-4,
+                double atol = 1e-5);
+
+}  // namespace sf::torch_ref

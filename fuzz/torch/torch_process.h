@@ -1,0 +1,38 @@
+// One persistent PyTorch worker process (fuzz/torch/torch_worker.py under a given Python): a
+// request line in, an answer line out, with a deadline. A worker that dies or misses the deadline
+// is killed; the next request starts a fresh one (the hang or crash is the caller's finding).
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "fuzz/line_reader.h"
+
+namespace sf::torch_ref {
+
+class TorchProcess {
+ public:
+  // `python`: the interpreter (a venv's python3 with torch); `worker_script`: torch_worker.py.
+  TorchProcess(std::string python, std::string worker_script);
+  ~TorchProcess();
+  TorchProcess(const TorchProcess&) = delete;
+  TorchProcess& operator=(const TorchProcess&) = delete;
+
+  enum class Status { kAnswer, kTimeout, kDied };
+  // Sends one JSON request line and waits up to `timeout` seconds for the answer line. The
+  // worker's start (importing torch) has its own, longer deadline. `*error` says why on kDied.
+  Status ask(const std::string& request, double timeout, std::string* answer, std::string* error);
+
+ private:
+  bool start(std::string* error);
+  void stop();
+
+  std::string python_, script_;
+  pid_t pid_ = -1;
+  int to_worker_ = -1;
+  fuzz::LineReader from_worker_;
+  int stderr_fd_ = -1;
+};
+
+}  // namespace sf::torch_ref

@@ -1,0 +1,43 @@
+# torch-diff's persistent PyTorch worker: one JSON request per line on stdin
+# ({"id": ..., "code": exported program text, "backends": [...]}), one JSON answer per line on
+# stdout ({"id": ..., "results": [one sf_run verdict per backend]}). Importing torch once and
+# keeping the interpreter is what makes a program cost its compile time only. The driver kills and
+# restarts a worker that stops answering (a hang or a crash of PyTorch's is a finding).
+import json
+import sys
+import traceback
+
+
+def answer(request):
+    results = []
+    try:
+        namespace = {"__name__": "sfz_program"}
+        exec(compile(request["code"], request.get("id", "program"), "exec"), namespace)
+    except Exception as e:  # the export itself is broken: a finding of ours, reported per backend
+        for backend in request["backends"]:
+            results.append({"backend": backend, "verdict": "error", "kind": "export_error",
+                            "type": type(e).__name__,
+                            "message": "".join(traceback.format_exception_only(e))[:1500]})
+        return results
+    for backend in request["backends"]:
+        results.append(namespace["sf_run"](backend))
+    return results
+
+
+def main():
+    # What torch prints while compiling would corrupt the answers: stdout is ours alone.
+    out = sys.stdout
+    sys.stdout = sys.stderr
+    import torch  # noqa: F401  (once, before the first request)
+    out.write(json.dumps({"ready": True}) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        out.write(json.dumps({"id": request.get("id"), "results": answer(request)}) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()

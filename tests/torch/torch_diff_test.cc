@@ -1,0 +1,103 @@
+// torch-diff's judgement, one test per class: our outcome against a PyTorch verdict line (the JSON
+// torch_prelude.py prints), including the cases that must not agree (a value off by one element,
+// a dtype, a rejection kind) so the classifier is shown to fire.
+#include "fuzz/torch/torch_diff.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace sf::torch_ref {
+namespace {
+
+using program::DType;
+using program::HostTensor;
+using program::HostValue;
+
+OurOutcome ok_with(std::vector<HostValue> outputs) {
+  OurOutcome o;
+  o.eager_outputs = std::move(outputs);
+  o.compiled_ok = true;
+  return o;
+}
+
+OurOutcome rejected(const std::string& kind) {
+  OurOutcome o;
+  o.eager_outputs = std::vector<HostValue>{};  // eager ran; the compiled program refused
+  o.compiled_error = kind;
+  return o;
+}
+
+HostValue floats(std::vector<int64_t> sizes, std::vector<float> values) {
+  HostTensor t;
+  t.dtype = DType::kFloat32;
+  t.sizes = std::move(sizes);
+  t.floats = std::move(values);
+  return HostValue::of_tensor(t);
+}
+
+const std::string kOk =
+    R"({"backend": "aot_eager", "verdict": "ok", "outputs": [{"tensor": "f32", "sizes": [2],
+        "values": [1.0, "nan"]}, {"int": 3}]})";
+
+TEST(TorchDiffJudge, EqualOutputsAgreeWithNanEqualToNan) {
+  Judgement j = judge(ok_with({floats({2}, {1.0f, NAN}), HostValue::of_int(3)}), kOk);
+  EXPECT_EQ(j.cls, DiffClass::kAgree) << j.detail;
+}
+
+TEST(TorchDiffJudge, AValueOffIsDifferentOutputs) {
+  Judgement j = judge(ok_with({floats({2}, {1.5f, NAN}), HostValue::of_int(3)}), kOk);
+  EXPECT_EQ(j.cls, DiffClass::kDifferentOutputs);
+  EXPECT_NE(j.detail.find("element 0"), std::string::npos) << j.detail;
+  j = judge(ok_with({floats({2}, {1.0f, NAN}), HostValue::of_int(4)}), kOk);
+  EXPECT_EQ(j.cls, DiffClass::kDifferentOutputs) << j.detail;
+}
+
+TEST(TorchDiffJudge, SizesAndDtypesAreCompared) {
+  Judgement j = judge(ok_with({floats({1, 2}, {1.0f, NAN}), HostValue::of_int(3)}), kOk);
+  EXPECT_EQ(j.cls, DiffClass::kDifferentOutputs);
+  EXPECT_NE(j.detail.find("sizes"), std::string::npos) << j.detail;
+  HostTensor ints;
+  ints.dtype = DType::kInt64;
+  ints.sizes = {2};
+  ints.ints = {1, 0};
+  j = judge(ok_with({HostValue::of_tensor(ints), HostValue::of_int(3)}), kOk);
+  EXPECT_NE(j.detail.find("dtype"), std::string::npos) << j.detail;
+}
+
+TEST(TorchDiffJudge, RejectionsByKind) {
+  const std::string ddg =
+      R"({"backend": "aot_eager", "verdict": "error", "kind": "data_dependent_guard",
+          "type": "UserError", "message": "Could not guard on data-dependent expression"})";
+  EXPECT_EQ(judge(rejected("data_dependent_guard"), ddg).cls, DiffClass::kAgree);
+  EXPECT_EQ(judge(rejected("shape"), ddg).cls, DiffClass::kBothRejectDifferently);
+  EXPECT_EQ(judge(ok_with({}), ddg).cls, DiffClass::kTorchRejectsWeAccept);
+  EXPECT_EQ(judge(rejected("shape"), kOk).cls, DiffClass::kWeRejectTorchAccepts);
+}
+
+TEST(TorchDiffJudge, AFailedCheckIsARuntimeAssertOnlyWhenCompiled) {
+  std::string assert_failed =
+      R"({"backend": "aot_eager", "verdict": "error", "kind": "runtime_assert_failed"})";
+  EXPECT_EQ(judge(rejected("check_failed"), assert_failed).cls, DiffClass::kAgree);
+  OurOutcome eager_check;
+  eager_check.eager_error = "check_failed";
+  std::string eager_assert =
+      R"({"backend": "eager", "verdict": "error", "kind": "runtime_assert_failed"})";
+  EXPECT_EQ(judge(eager_check, eager_assert).cls, DiffClass::kBothRejectDifferently);
+}
+
+TEST(TorchDiffJudge, CrashesAndMalformedAnswersAreTorchCrashes) {
+  EXPECT_EQ(
+      judge(ok_with({}), R"({"backend": "inductor", "verdict": "error", "kind": "crash"})").cls,
+      DiffClass::kTorchCrashes);
+  EXPECT_EQ(judge(ok_with({}), "not json").cls, DiffClass::kTorchCrashes);
+}
+
+TEST(TorchDiffJudge, OurOwnFailureIsNotCompared) {
+  OurOutcome o = ok_with({});
+  o.own_failure = "fail:binding";
+  EXPECT_EQ(judge(o, kOk).cls, DiffClass::kOursFailed);
+}
+
+}  // namespace
+}  // namespace sf::torch_ref
