@@ -258,7 +258,10 @@ class Emitter {
           out_ += pad + targets(s) + " = " + expr(s.value) + "\n";
           break;
         case Stmt::Kind::kCheck:
-          out_ += pad + "sf_check(" + expr(s.value) + ", " + py_string(s.message) + ")\n";
+          // The message is a lambda written here, over a literal: Dynamo only traces a
+          // torch._check whose message function is defined inside the compiled region.
+          out_ += pad + "torch._check(sf_cond(" + expr(s.value) +
+                  "), lambda: " + py_string("sfz check failed: " + s.message) + ")\n";
           break;
         case Stmt::Kind::kCheckIsSize:
           out_ += pad + "torch._check_is_size(" + expr(s.value) +
@@ -286,11 +289,11 @@ class Emitter {
           // Functions return tuples (torch.cond and while_loop keep the pytree): one target
           // takes the only element.
           bool cond = s.kind == Stmt::Kind::kCond;
-          std::string call = cond ? "torch.cond(" + expr(s.value) + ", " + py_name(s.functions[0]) +
-                                        ", " + py_name(s.functions[1]) + ", " + tuple(s.operands) +
-                                        ")"
-                                  : "sf_while_loop(" + py_name(s.functions[0]) + ", " +
-                                        py_name(s.functions[1]) + ", " + tuple(s.operands) + ")";
+          std::string call =
+              cond ? "torch.cond(" + expr(s.value) + ", " + py_name(s.functions[0]) + ", " +
+                         py_name(s.functions[1]) + ", sf_fresh(" + tuple(s.operands) + ")" + ")"
+                   : "sf_while_loop(" + py_name(s.functions[0]) + ", " + py_name(s.functions[1]) +
+                         ", sf_fresh(" + tuple(s.operands) + "))";
           out_ += pad + targets(s) + (s.targets.size() == 1 ? ", = " : " = ") + call + "\n";
           break;
         }

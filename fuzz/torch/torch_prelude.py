@@ -104,9 +104,11 @@ def sf_count_nonzero(a, dim):
 
 
 def sf_fresh(values):
-    # What a cond branch or loop body returns is a new tensor in our semantics (the run copies
-    # it out); torch.cond refuses an output that aliases an input, so tensors are cloned.
-    return tuple(v.clone() if sf_is_tensor(v) else v for v in values)
+    # In our semantics the operands of cond / while_loop enter as contiguous clones and what a
+    # branch or body returns is a new tensor: so here too (torch.cond refuses an output aliasing
+    # an input, and while_loop a body output whose strides differ from the carry's).
+    return tuple(v.clone(memory_format=torch.contiguous_format) if sf_is_tensor(v) else v
+                 for v in values)
 
 
 def sf_repeat_interleave(a, repeats, dim):
@@ -115,10 +117,9 @@ def sf_repeat_interleave(a, repeats, dim):
     return torch.repeat_interleave(a, repeats, dim=dim)
 
 
-def sf_check(cond, message):
-    if sf_is_tensor(cond):
-        cond = cond.item()
-    torch._check(cond, lambda: SF_CHECK_PREFIX + message)
+def sf_cond(cond):
+    # A check on a one-element tensor checks its value.
+    return cond.item() if sf_is_tensor(cond) else cond
 
 
 def sf_num(x):

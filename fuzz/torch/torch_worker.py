@@ -6,12 +6,19 @@
 import json
 import sys
 import traceback
+import types
 
 
-def answer(request):
+def answer(request, number):
     results = []
     try:
-        namespace = {"__name__": "sfz_program"}
+        # A real module, registered under a name of its own: Dynamo looks a compiled function's
+        # globals up by module name (a bare namespace dict made "No module named 'sfz_program'"
+        # crashes, and one reused name "module has no attribute" ones).
+        name = "sfz_program_%d" % number
+        module = types.ModuleType(name)
+        sys.modules[name] = module
+        namespace = module.__dict__
         exec(compile(request["code"], request.get("id", "program"), "exec"), namespace)
     except Exception as e:  # the export itself is broken: a finding of ours, reported per backend
         for backend in request["backends"]:
@@ -31,11 +38,13 @@ def main():
     import torch  # noqa: F401  (once, before the first request)
     out.write(json.dumps({"ready": True}) + "\n")
     out.flush()
-    for line in sys.stdin:
+    for number, line in enumerate(sys.stdin):
         if not line.strip():
             continue
         request = json.loads(line)
-        out.write(json.dumps({"id": request.get("id"), "results": answer(request)}) + "\n")
+        results = answer(request, number)
+        sys.modules.pop("sfz_program_%d" % number, None)
+        out.write(json.dumps({"id": request.get("id"), "results": results}) + "\n")
         out.flush()
 
 

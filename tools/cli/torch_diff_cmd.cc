@@ -19,7 +19,6 @@
 #include <thread>
 #include <vector>
 
-#include "engine/backend/cpu/cpu_backend.h"
 #include "engine/base/errors.h"
 #include "engine/program/parser.h"
 #include "engine/program/printer.h"
@@ -29,6 +28,7 @@
 #include "fuzz/torch/torch_diff.h"
 #include "fuzz/torch/torch_process.h"
 #include "fuzz/torch/worker_text.h"
+#include "tools/cli/backends.h"
 #include "tools/cli/commands.h"
 
 namespace sf::cli {
@@ -45,6 +45,7 @@ struct TorchDiffFlags {
   std::string backends = "eager,aot_eager";
   std::string python;
   std::string device;
+  std::string ours_backend = "cpu";
   double timeout = 60;
   std::string out;
   int examples = 5;
@@ -74,11 +75,11 @@ std::string safe_name(std::string s) {
   return s;
 }
 
-// Our side: the pipeline (CPU backend, the selected oracles), then the export.
-void run_ours(Item& item, const program::Program& p, const oracles::PipelineOptions& base) {
-  std::unique_ptr<backend::Backend> cpu = backend::make_cpu_backend();
+// Our side: the pipeline (on `be`, with the selected oracles), then the export.
+void run_ours(Item& item, const program::Program& p, const oracles::PipelineOptions& base,
+              backend::Backend* be) {
   oracles::PipelineOptions opts = base;
-  opts.backend = cpu.get();
+  opts.backend = be;
   oracles::PipelineResult r = oracles::run_pipeline(p, opts);
   item.ours = torch_ref::our_outcome(r);
   item.our_verdict = r.verdict.str();
@@ -93,6 +94,13 @@ int torch_diff(const TorchDiffFlags& flags) {
   std::vector<std::string> backends = split(flags.backends);
   std::vector<Item> items;
   oracles::PipelineOptions base = flags.oracles.options();
+  std::unique_ptr<backend::Backend> ours = make_backend(flags.ours_backend);
+  std::string why;
+  if (!ours || !ours->available(&why)) {
+    std::fprintf(stderr, "torch-diff: our %s backend is unavailable: %s\n",
+                 flags.ours_backend.c_str(), why.c_str());
+    return kExitUnavailable;
+  }
   auto t0 = std::chrono::steady_clock::now();
   if (!flags.dir.empty()) {
     std::error_code ec;
@@ -103,7 +111,7 @@ int torch_diff(const TorchDiffFlags& flags) {
       item.name = f.string();
       item.sfz = *text;
       try {
-        run_ours(item, program::parse_program(*text), base);
+        run_ours(item, program::parse_program(*text), base, ours.get());
       } catch (const UserError& e) {
         continue;  // not a program (a parse error): nothing to compare
       }
@@ -115,7 +123,7 @@ int torch_diff(const TorchDiffFlags& flags) {
     item.name = "seed-" + std::to_string(s);
     program::Program p = fuzz::generated_for_seed(s).program;
     item.sfz = program::print_program(p);
-    run_ours(item, p, base);
+    run_ours(item, p, base, ours.get());
     items.push_back(std::move(item));
   }
   double ours_seconds =
@@ -264,6 +272,11 @@ void add_torch_diff_command(CLI::App& app, Action* action) {
                   "a python3 with torch (default $SHAPEFUZZ_PYTHON, else python3)");
   cmd->add_option("--device", f->device,
                   "PyTorch's device for inputs and factories (e.g. cuda; default: cpu)");
+  cmd->add_option("--ours-backend", f->ours_backend,
+                  "where our compiled programs run: cpu, or cuda (our CUDA backend against "
+                  "PyTorch's)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   cmd->add_option("--timeout", f->timeout, "seconds per program before its worker is killed")
       ->capture_default_str()
       ->check(positive_number());

@@ -45,9 +45,9 @@ def sf_program(v_x, v_m, v_k, v_n):
     v_k = v_k.item()
     v_c = 5
     v_r = v_x[v_m]
-    sf_check((v_r.size(0) >= 1), "some rows")
-    v_t, = torch.cond((v_k > 1), v_pos, v_negs, (v_r,))
-    v_i, v_acc = sf_while_loop(v_more, v_step, (0, v_k))
+    torch._check(sf_cond((v_r.size(0) >= 1)), lambda: "sfz check failed: some rows")
+    v_t, = torch.cond((v_k > 1), v_pos, v_negs, sf_fresh((v_r,)))
+    v_i, v_acc = sf_while_loop(v_more, v_step, sf_fresh((0, v_k)))
     v_s = sf_slice(v_t, 0, 0, v_k, 1)
     return (v_s, sf_reduce(torch.sum, v_t, [1], False), (((v_i + v_acc) + v_n) + v_c), sf_maximum(v_s, 0.5))
 
