@@ -108,9 +108,11 @@ def sf_count_nonzero(a, dim):
 
 
 def sf_fresh(values):
-    # What a cond branch or loop body returns is a new tensor in our semantics (the run copies
-    # it out); torch.cond refuses an output that aliases an input, so tensors are cloned.
-    return tuple(v.clone() if sf_is_tensor(v) else v for v in values)
+    # In our semantics the operands of cond / while_loop enter as contiguous clones and what a
+    # branch or body returns is a new tensor: so here too (torch.cond refuses an output aliasing
+    # an input, and while_loop a body output whose strides differ from the carry's).
+    return tuple(v.clone(memory_format=torch.contiguous_format) if sf_is_tensor(v) else v
+                 for v in values)
 
 
 def sf_repeat_interleave(a, repeats, dim):
