@@ -172,7 +172,8 @@ std::optional<std::vector<Stmt>> inlined(const program::FunctionDef& f,
 
 // Drop a function nothing calls; make a cond call one branch for both (its other branch then
 // goes), or inline a branch in place of the cond; make a while_loop stop at once (its condition
-// a function returning False); replace a cond by its predicate (a statement that keeps what the
+// a function returning False), and replace a loop that stops at once by its carries (one
+// assignment per target); replace a cond by its predicate (a statement that keeps what the
 // predicate computes).
 Candidates function_candidates(const Program& p) {
   Candidates out;
@@ -222,9 +223,28 @@ Candidates function_candidates(const Program& p) {
         list[at] = original;
       } else if (s.kind == Stmt::Kind::kWhileLoop) {
         const program::FunctionDef* c = copy.function(s.functions[0]);
-        if (!c || (c->body.size() == 1 && c->body[0].returns.size() == 1 &&
-                   c->body[0].returns[0]->kind == Expr::Kind::kBool)) {
-          continue;  // stops at once already
+        if (!c) continue;
+        if (c->body.size() == 1 && c->body[0].returns.size() == 1 &&
+            c->body[0].returns[0]->kind == Expr::Kind::kBool) {
+          // Stops at once already: the loop is its carries.
+          if (&list != &copy.body || s.targets.size() != s.operands.size()) continue;
+          size_t at = static_cast<size_t>(&s - list.data());
+          Stmt loop = s;
+          std::vector<Stmt> carries;
+          for (size_t k = 0; k < loop.targets.size(); ++k) {
+            Stmt a;
+            a.kind = Stmt::Kind::kAssign;
+            a.targets = {loop.targets[k]};
+            a.value = loop.operands[k];
+            a.loc = loop.loc;
+            carries.push_back(a);
+          }
+          Program unrolled = copy;
+          unrolled.body.erase(unrolled.body.begin() + static_cast<long>(at));
+          unrolled.body.insert(unrolled.body.begin() + static_cast<long>(at), carries.begin(),
+                               carries.end());
+          out.push_back(std::move(unrolled));
+          continue;
         }
         program::FunctionDef stop{s.functions[0] + "_stop", c->params, {}, {}};
         Stmt r;

@@ -55,11 +55,23 @@ HostTensor binary_tensors(const Call& c, BinaryOp op, program::DTypeRule rule, c
 
 }  // namespace
 
+// A tensor result as PyTorch types it: bool arithmetic refused or kept bool (dtype_rules.h).
+HostTensor pointwise_result(const Call& c, HostTensor computed, DType promoted) {
+  std::string refused = program::bool_arithmetic_refusal(c.op(), promoted);
+  if (!refused.empty()) c.fail(UserErrorKind::kInvalidProgram, refused);
+  DType out = program::pointwise_result_dtype(c.op(), promoted);
+  return computed.dtype == out ? computed : cast(computed, out);
+}
+
 Value binary(const Call& c, BinaryOp op) {
   const Value& a = c.tensor_or_scalar(0);
   const Value& b = c.tensor_or_scalar(1);
   if (a.is_scalar() && b.is_scalar()) return scalar_binary(c, op, a, b);
-  return Value::of_tensor(binary_tensors(c, op, program::schema(c.op()).dtype_rule, a, b));
+  DType promoted = result_type({&a, &b});
+  std::string refused = program::bool_arithmetic_refusal(c.op(), promoted);
+  if (!refused.empty()) c.fail(UserErrorKind::kInvalidProgram, refused);
+  return Value::of_tensor(pointwise_result(
+      c, binary_tensors(c, op, program::schema(c.op()).dtype_rule, a, b), promoted));
 }
 
 Value unary(const Call& c, UnaryOp op) {
@@ -74,7 +86,8 @@ Value unary(const Call& c, UnaryOp op) {
     }
     case UnaryOp::kNeg:
     case UnaryOp::kAbs: {
-      // bool promotes to i64 in arithmetic (docs/ops.md), so -True is -1.
+      std::string refused = program::bool_arithmetic_refusal(c.op(), t.dtype);  // bool tensors
+      if (!refused.empty()) c.fail(UserErrorKind::kInvalidProgram, refused);
       HostTensor out = cast(t, program::result_dtype(program::schema(c.op()).dtype_rule, t.dtype));
       bool neg = op == UnaryOp::kNeg;
       for (int64_t k = 0; k < out.numel(); ++k) {
@@ -91,8 +104,9 @@ Value unary(const Call& c, UnaryOp op) {
 }
 
 Value relu(const Call& c) {
-  c.tensor(0);  // relu takes tensors only
-  // relu(a) = maximum(a, 0) with a weak int 0: bool becomes i64, NaN propagates.
+  std::string refused = program::bool_arithmetic_refusal(c.op(), c.tensor(0).dtype);
+  if (!refused.empty()) c.fail(UserErrorKind::kInvalidProgram, refused);
+  // relu(a) = maximum(a, 0) with a weak int 0: NaN propagates.
   return Value::of_tensor(binary_tensors(c, BinaryOp::kMaximum, program::DTypeRule::kPromote,
                                          c.arg(0), Value::of_int(0)));
 }
@@ -128,6 +142,7 @@ Value where(const Call& c) {
 Value add_inplace(const Call& c) {
   const TensorPtr& self = c.tensor_ptr(0);
   const Value& other = c.tensor_or_scalar(1);
+  // (In-place addition on a bool tensor stays refused, in eager as in the meta function.)
   HostTensor sum =
       binary_tensors(c, BinaryOp::kAdd, program::schema(c.op()).dtype_rule, c.arg(0), other);
   // As PyTorch's in-place ops: the broadcast shape must be self's shape and the result dtype

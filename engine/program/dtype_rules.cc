@@ -2,6 +2,7 @@
 #include "engine/program/dtype_rules.h"
 
 #include "engine/base/check.h"
+#include "engine/program/schema.h"
 
 namespace sf::program {
 
@@ -69,6 +70,24 @@ DType result_dtype(DTypeRule rule, DType promoted) {
       break;
   }
   SF_UNREACHABLE() << "no result dtype for this rule";
+}
+
+namespace {
+bool keeps_bool(OpKind op) { return op == OpKind::kAdd || op == OpKind::kMul; }
+}  // namespace
+
+DType pointwise_result_dtype(OpKind op, DType promoted) {
+  if (promoted == DType::kBool && keeps_bool(op)) return DType::kBool;
+  return result_dtype(schema(op).dtype_rule, promoted);
+}
+
+std::string bool_arithmetic_refusal(OpKind op, DType promoted) {
+  if (promoted != DType::kBool || keeps_bool(op)) return "";
+  const OpSchema& s = schema(op);
+  if (s.family != OpFamily::kPointwise || s.dtype_rule != DTypeRule::kArithmetic) return "";
+  return std::string(op_name(op)) +
+         " of bool tensors is not supported (as in PyTorch): use logical_not / logical_xor, or "
+         "to(x, i64) first";
 }
 
 }  // namespace sf::program

@@ -2,6 +2,7 @@
 // one place these rules live; meta functions, eager, lowering and the generator all ask here.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "engine/program/ast.h"
@@ -30,5 +31,14 @@ DType compute_dtype(DTypeRule rule, DType promoted);
 // The dtype a rule yields, given the promoted operand dtype. kFromArgument and kScalar have no
 // rule-derived dtype (an internal error to ask).
 DType result_dtype(DTypeRule rule, DType promoted);
+
+// PyTorch's arithmetic on bool tensors (tensor operands and weak scalars that promote to bool):
+// add and mul keep bool (computed as i64 and cast back, so they are or / and); sub, neg, abs,
+// relu, floordiv and remainder refuse them (add_ on a bool tensor stays refused, as before).
+// Scalar-only arithmetic is Python's (True + True is 2) and never asks here. The result dtype of
+// pointwise `op` on operands promoting to `promoted`.
+DType pointwise_result_dtype(OpKind op, DType promoted);
+// Why pointwise `op` refuses operands promoting to `promoted` ("" when it does not).
+std::string bool_arithmetic_refusal(OpKind op, DType promoted);
 
 }  // namespace sf::program

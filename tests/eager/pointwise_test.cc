@@ -113,13 +113,10 @@ TEST(Pointwise, UnaryAndCasts) {
   run_cases(
       {
           {"neg i64", C(OpKind::kNeg, {V("d")}), I64({3}, {-2, 2, -3})},
-          {"neg bool is i64", C(OpKind::kNeg, {V("m")}), I64({3}, {-1, 0, -1})},
           {"neg INT64_MIN wraps", C(OpKind::kNeg, {V("big")}), I64x({2}, {kMin + 1, kMin})},
           {"abs f32", C(OpKind::kAbs, {V("fc")}), F32({3}, {1.7, 1.7, kNan})},
-          {"abs bool is i64", C(OpKind::kAbs, {V("m")}), I64({3}, {1, 0, 1})},
           {"relu f32", C(OpKind::kRelu, {V("fc")}), F32({3}, {1.7, 0, kNan})},
           {"relu i64", C(OpKind::kRelu, {V("d")}), I64({3}, {2, 0, 3})},
-          {"relu bool is i64", C(OpKind::kRelu, {V("m")}), I64({3}, {1, 0, 1})},
           {"to i64 truncates, NaN is INT64_MIN", C(OpKind::kTo, {V("fc"), D(DType::kInt64)}),
            I64x({3}, {1, -1, kMin})},
           {"to bool", C(OpKind::kTo, {V("n2"), D(DType::kBool)}), Bool({3}, {1, 0, 1})},

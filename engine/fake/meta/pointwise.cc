@@ -129,8 +129,10 @@ Value meta_pointwise(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& ar
       return scalar_unary(ctx, schema.element.unary, a);
     }
     const FakeTensor& t = fake_of(a);
+    std::string refused = program::bool_arithmetic_refusal(op, t.dtype());
+    if (!refused.empty()) fail(ctx, UserErrorKind::kInvalidProgram, refused);
     return Value::tensor(
-        ctx.mode.make_contiguous(program::result_dtype(schema.dtype_rule, t.dtype()), t.sizes()));
+        ctx.mode.make_contiguous(program::pointwise_result_dtype(op, t.dtype()), t.sizes()));
   }
   const Value& a = args[0].value;
   const Value& b = args[1].value;
@@ -141,8 +143,11 @@ Value meta_pointwise(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& ar
   } else {
     shape = fake_of(is_tensor(a) ? a : b).sizes();
   }
-  DType d = program::result_dtype(schema.dtype_rule, arithmetic_dtype(a, b));
-  return Value::tensor(ctx.mode.make_contiguous(d, shape));
+  DType promoted = arithmetic_dtype(a, b);
+  std::string refused = program::bool_arithmetic_refusal(op, promoted);
+  if (!refused.empty()) fail(ctx, UserErrorKind::kInvalidProgram, refused);
+  return Value::tensor(
+      ctx.mode.make_contiguous(program::pointwise_result_dtype(op, promoted), shape));
 }
 
 }  // namespace sf::fake::detail
