@@ -68,7 +68,8 @@ Value binary(const Call& c, BinaryOp op) {
   const Value& b = c.tensor_or_scalar(1);
   if (a.is_scalar() && b.is_scalar()) return scalar_binary(c, op, a, b);
   DType promoted = result_type({&a, &b});
-  std::string refused = program::bool_arithmetic_refusal(c.op(), promoted);
+  bool bool_operand = result_type({&a}) == DType::kBool || result_type({&b}) == DType::kBool;
+  std::string refused = program::bool_arithmetic_refusal(c.op(), promoted, bool_operand);
   if (!refused.empty()) c.fail(UserErrorKind::kInvalidProgram, refused);
   return Value::of_tensor(pointwise_result(
       c, binary_tensors(c, op, program::schema(c.op()).dtype_rule, a, b), promoted));

@@ -81,7 +81,11 @@ DType pointwise_result_dtype(OpKind op, DType promoted) {
   return result_dtype(schema(op).dtype_rule, promoted);
 }
 
-std::string bool_arithmetic_refusal(OpKind op, DType promoted) {
+std::string bool_arithmetic_refusal(OpKind op, DType promoted, bool bool_operand) {
+  if (op == OpKind::kSub && bool_operand && promoted != DType::kBool) {
+    return "sub with a bool operand is not supported (as in PyTorch): use logical_not / "
+           "logical_xor, or to(x, i64) first";
+  }
   if (promoted != DType::kBool || keeps_bool(op)) return "";
   const OpSchema& s = schema(op);
   if (s.family != OpFamily::kPointwise || s.dtype_rule != DTypeRule::kArithmetic) return "";

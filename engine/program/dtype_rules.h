@@ -38,7 +38,8 @@ DType result_dtype(DTypeRule rule, DType promoted);
 // Scalar-only arithmetic is Python's (True + True is 2) and never asks here. The result dtype of
 // pointwise `op` on operands promoting to `promoted`.
 DType pointwise_result_dtype(OpKind op, DType promoted);
-// Why pointwise `op` refuses operands promoting to `promoted` ("" when it does not).
-std::string bool_arithmetic_refusal(OpKind op, DType promoted);
+// Why pointwise `op` refuses operands promoting to `promoted` ("" when it does not); sub refuses
+// any bool operand (`bool_operand`: a bool tensor or a bool scalar beside a tensor), as ATen's.
+std::string bool_arithmetic_refusal(OpKind op, DType promoted, bool bool_operand = false);
 
 }  // namespace sf::program

@@ -41,6 +41,11 @@ TEST(Promotion, BoolTensorArithmeticIsRefused) {
   }
   expect_error(C(OpKind::kSub, {V("tb"), B(true)}), inputs(), UserErrorKind::kInvalidProgram,
                "sub of bool tensors is not supported");
+  // ATen's sub refuses any bool operand, also beside an int tensor or as a bool scalar.
+  expect_error(C(OpKind::kSub, {V("tb"), V("ti")}), inputs(), UserErrorKind::kInvalidProgram,
+               "sub with a bool operand is not supported");
+  expect_error(C(OpKind::kSub, {V("ti"), B(true)}), inputs(), UserErrorKind::kInvalidProgram,
+               "sub with a bool operand is not supported");
   for (OpKind op : {OpKind::kNeg, OpKind::kAbs, OpKind::kRelu}) {
     expect_error(C(op, {V("tb")}), inputs(), UserErrorKind::kInvalidProgram,
                  "of bool tensors is not supported");

@@ -144,7 +144,8 @@ Value meta_pointwise(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& ar
     shape = fake_of(is_tensor(a) ? a : b).sizes();
   }
   DType promoted = arithmetic_dtype(a, b);
-  std::string refused = program::bool_arithmetic_refusal(op, promoted);
+  bool bool_operand = scalar_dtype(a) == DType::kBool || scalar_dtype(b) == DType::kBool;
+  std::string refused = program::bool_arithmetic_refusal(op, promoted, bool_operand);
   if (!refused.empty()) fail(ctx, UserErrorKind::kInvalidProgram, refused);
   return Value::tensor(
       ctx.mode.make_contiguous(program::pointwise_result_dtype(op, promoted), shape));
