@@ -199,7 +199,7 @@ std::vector<Recipe> read_corpus(const std::string& dir) {
         recipe = mutate_recipe(corpus[rng.pick(corpus.size())], rng);
       }
       if (err_fd >= 0) {  // the file keeps only this program's reports (offset shared with fd 2)
-        if (ftruncate(err_fd, 0) != 0 || lseek(err_fd, 0, SEEK_SET) != 0) err_fd = -1;
+        if (!rewind_stderr_file(err_fd)) err_fd = -1;
       }
       std::string id = recipe.str();
       std::fprintf(out, "start\t%s\t%d\n", id.c_str(), fresh_seed ? 1 : 0);

@@ -86,6 +86,10 @@ std::string read_stderr_file(int fd, size_t max_bytes) {
   return out;
 }
 
+bool rewind_stderr_file(int fd) {
+  return fd >= 0 && ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0;
+}
+
 IsolatedResult run_isolated(const std::function<std::string()>& job,
                             const IsolationLimits& limits) {
   int fds[2];

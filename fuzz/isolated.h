@@ -50,5 +50,8 @@ std::string crash_report_line(const std::string& stderr_text);
 // A temporary file for a child's stderr (unlinked; read back with read_stderr_file).
 int make_stderr_file();
 std::string read_stderr_file(int fd, size_t max_bytes = 1 << 14);
+// Empties it, so it keeps only what comes next (its offset is shared with the child holding it);
+// false when it cannot, and then it should no longer be used.
+bool rewind_stderr_file(int fd);
 
 }  // namespace sf::fuzz

@@ -53,15 +53,13 @@ HostTensor binary_tensors(const Call& c, BinaryOp op, program::DTypeRule rule, c
   return out;
 }
 
-}  // namespace
-
-// A tensor result as PyTorch types it: bool arithmetic refused or kept bool (dtype_rules.h).
-HostTensor pointwise_result(const Call& c, HostTensor computed, DType promoted) {
-  std::string refused = program::bool_arithmetic_refusal(c.op(), promoted);
+// PyTorch's refusal of arithmetic on bool tensors (dtype_rules.h), as an invalid_program error.
+void refuse_bool_arithmetic(const Call& c, DType promoted, bool bool_operand = false) {
+  std::string refused = program::bool_arithmetic_refusal(c.op(), promoted, bool_operand);
   if (!refused.empty()) c.fail(UserErrorKind::kInvalidProgram, refused);
-  DType out = program::pointwise_result_dtype(c.op(), promoted);
-  return computed.dtype == out ? computed : cast(computed, out);
 }
+
+}  // namespace
 
 Value binary(const Call& c, BinaryOp op) {
   const Value& a = c.tensor_or_scalar(0);
@@ -69,10 +67,11 @@ Value binary(const Call& c, BinaryOp op) {
   if (a.is_scalar() && b.is_scalar()) return scalar_binary(c, op, a, b);
   DType promoted = result_type({&a, &b});
   bool bool_operand = result_type({&a}) == DType::kBool || result_type({&b}) == DType::kBool;
-  std::string refused = program::bool_arithmetic_refusal(c.op(), promoted, bool_operand);
-  if (!refused.empty()) c.fail(UserErrorKind::kInvalidProgram, refused);
-  return Value::of_tensor(pointwise_result(
-      c, binary_tensors(c, op, program::schema(c.op()).dtype_rule, a, b), promoted));
+  refuse_bool_arithmetic(c, promoted, bool_operand);
+  HostTensor out = binary_tensors(c, op, program::schema(c.op()).dtype_rule, a, b);
+  // add / mul of bools compute as i64 and stay bool (or / and).
+  DType dtype = program::pointwise_result_dtype(c.op(), promoted);
+  return Value::of_tensor(out.dtype == dtype ? std::move(out) : cast(out, dtype));
 }
 
 Value unary(const Call& c, UnaryOp op) {
@@ -87,8 +86,7 @@ Value unary(const Call& c, UnaryOp op) {
     }
     case UnaryOp::kNeg:
     case UnaryOp::kAbs: {
-      std::string refused = program::bool_arithmetic_refusal(c.op(), t.dtype);  // bool tensors
-      if (!refused.empty()) c.fail(UserErrorKind::kInvalidProgram, refused);
+      refuse_bool_arithmetic(c, t.dtype);
       HostTensor out = cast(t, program::result_dtype(program::schema(c.op()).dtype_rule, t.dtype));
       bool neg = op == UnaryOp::kNeg;
       for (int64_t k = 0; k < out.numel(); ++k) {
@@ -105,8 +103,7 @@ Value unary(const Call& c, UnaryOp op) {
 }
 
 Value relu(const Call& c) {
-  std::string refused = program::bool_arithmetic_refusal(c.op(), c.tensor(0).dtype);
-  if (!refused.empty()) c.fail(UserErrorKind::kInvalidProgram, refused);
+  refuse_bool_arithmetic(c, c.tensor(0).dtype);
   // relu(a) = maximum(a, 0) with a weak int 0: NaN propagates.
   return Value::of_tensor(binary_tensors(c, BinaryOp::kMaximum, program::DTypeRule::kPromote,
                                          c.arg(0), Value::of_int(0)));

@@ -66,10 +66,18 @@ std::string py_string(const std::string& s) {
 
 class Emitter {
  public:
-  explicit Emitter(const program::Program& p) : p_(p) {
-    for (const Stmt& s : all_statements()) {
-      if (s.kind == Stmt::Kind::kWhileLoop) loop_conditions_.insert(s.functions[0]);
-    }
+  Emitter(const program::Program& p, std::string source) : p_(p), source_(std::move(source)) {
+    // The functions used as a loop condition return their value bare (while_loop wants a
+    // scalar); every other function returns a tuple.
+    std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& body) {
+      for (const Stmt& s : body) {
+        if (s.kind == Stmt::Kind::kWhileLoop) loop_conditions_.insert(s.functions[0]);
+        walk(s.then_body);
+        walk(s.else_body);
+      }
+    };
+    walk(p_.body);
+    for (const program::FunctionDef& f : p_.functions) walk(f.body);
   }
 
   std::string expr(const ExprPtr& e) {
@@ -105,10 +113,18 @@ class Emitter {
     std::vector<ExprPtr> a = program::bind_call(e);
     auto arg = [&](size_t i) { return expr(a.at(i)); };
     auto binop = [&](const char* op) { return "(" + arg(0) + " " + op + " " + arg(1) + ")"; };
-    auto method = [&](const std::string& m, size_t from) {
-      std::string out = arg(0) + "." + m + "(";
+    // The bound arguments from `from` on, comma-separated (a method's start at 1).
+    auto args_from = [&](size_t from) {
+      std::string out;
       for (size_t i = from; i < a.size(); ++i) out += (i > from ? ", " : "") + arg(i);
-      return out + ")";
+      return out;
+    };
+    auto method = [&](const std::string& m, size_t from) {
+      return arg(0) + "." + m + "(" + args_from(from) + ")";
+    };
+    // A function of every argument, in order (`lead`: an argument of the translation's own).
+    auto fn = [&](const std::string& name, const std::string& lead = "") {
+      return name + "(" + lead + args_from(0) + ")";
     };
     switch (e.op) {
       case OpKind::kZeros:
@@ -133,9 +149,9 @@ class Emitter {
       case OpKind::kRemainder:
         return binop("%");
       case OpKind::kMaximum:
-        return "sf_maximum(" + arg(0) + ", " + arg(1) + ")";
+        return fn("sf_maximum");
       case OpKind::kMinimum:
-        return "sf_minimum(" + arg(0) + ", " + arg(1) + ")";
+        return fn("sf_minimum");
       case OpKind::kEq:
         return binop("==");
       case OpKind::kNe:
@@ -149,33 +165,33 @@ class Emitter {
       case OpKind::kGe:
         return binop(">=");
       case OpKind::kLogicalAnd:
-        return "sf_logical_and(" + arg(0) + ", " + arg(1) + ")";
+        return fn("sf_logical_and");
       case OpKind::kLogicalOr:
-        return "sf_logical_or(" + arg(0) + ", " + arg(1) + ")";
+        return fn("sf_logical_or");
       case OpKind::kLogicalNot:
-        return "sf_logical_not(" + arg(0) + ")";
+        return fn("sf_logical_not");
       case OpKind::kNeg:
         return "(-" + arg(0) + ")";
       case OpKind::kAbs:
-        return "abs(" + arg(0) + ")";
+        return fn("abs");
       case OpKind::kRelu:
-        return "torch.relu(" + arg(0) + ")";
+        return fn("torch.relu");
       case OpKind::kTo:
         return method("to", 1);
       case OpKind::kWhere:
-        return "torch.where(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ")";
+        return fn("torch.where");
       case OpKind::kSum:
-        return "sf_reduce(torch.sum, " + arg(0) + ", " + arg(1) + ", " + arg(2) + ")";
+        return fn("sf_reduce", "torch.sum, ");
       case OpKind::kAmax:
-        return "sf_reduce(torch.amax, " + arg(0) + ", " + arg(1) + ", " + arg(2) + ")";
+        return fn("sf_reduce", "torch.amax, ");
       case OpKind::kAmin:
-        return "sf_reduce(torch.amin, " + arg(0) + ", " + arg(1) + ", " + arg(2) + ")";
+        return fn("sf_reduce", "torch.amin, ");
       case OpKind::kAny:
-        return "sf_reduce(torch.any, " + arg(0) + ", " + arg(1) + ", " + arg(2) + ")";
+        return fn("sf_reduce", "torch.any, ");
       case OpKind::kAll:
-        return "sf_reduce(torch.all, " + arg(0) + ", " + arg(1) + ", " + arg(2) + ")";
+        return fn("sf_reduce", "torch.all, ");
       case OpKind::kCountNonzero:
-        return "sf_count_nonzero(" + arg(0) + ", " + arg(1) + ")";
+        return fn("sf_count_nonzero");
       case OpKind::kView:
         return method("view", 1);
       case OpKind::kReshape:
@@ -191,44 +207,43 @@ class Emitter {
       case OpKind::kExpand:
         return method("expand", 1);
       case OpKind::kSlice:
-        return "sf_slice(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ", " + arg(3) + ", " +
-               arg(4) + ")";
+        return fn("sf_slice");
       case OpKind::kNarrow:
-        return "torch.narrow(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ", " + arg(3) + ")";
+        return fn("torch.narrow");
       case OpKind::kSelect:
-        return "torch.select(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ")";
+        return fn("torch.select");
       case OpKind::kFlatten:
-        return "torch.flatten(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ")";
+        return fn("torch.flatten");
       case OpKind::kCat:
-        return "torch.cat(" + arg(0) + ", " + arg(1) + ")";
+        return fn("torch.cat");
       case OpKind::kStack:
-        return "torch.stack(" + arg(0) + ", " + arg(1) + ")";
+        return fn("torch.stack");
       case OpKind::kIndexSelect:
-        return "torch.index_select(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ")";
+        return fn("torch.index_select");
       case OpKind::kNonzero:
-        return "torch.nonzero(" + arg(0) + ")";
+        return fn("torch.nonzero");
       case OpKind::kIndex:
         return arg(0) + "[" + arg(1) + "]";
       case OpKind::kMaskedSelect:
-        return "torch.masked_select(" + arg(0) + ", " + arg(1) + ")";
+        return fn("torch.masked_select");
       case OpKind::kUnique:
         return "torch.unique(" + arg(0) + ", sorted=True, return_counts=" + arg(1) + ")";
       case OpKind::kItem:
-        return arg(0) + ".item()";
+        return method("item", 1);
       case OpKind::kTolist:
-        return arg(0) + ".tolist()";
+        return method("tolist", 1);
       case OpKind::kRepeatInterleave:
-        return "sf_repeat_interleave(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ")";
+        return fn("sf_repeat_interleave");
       case OpKind::kSize:
-        return arg(0) + ".size(" + arg(1) + ")";
+        return method("size", 1);
       case OpKind::kStride:
-        return arg(0) + ".stride(" + arg(1) + ")";
+        return method("stride", 1);
       case OpKind::kNumel:
-        return arg(0) + ".numel()";
+        return method("numel", 1);
       case OpKind::kMin:
-        return "torch.sym_min(" + arg(0) + ", " + arg(1) + ")";
+        return fn("torch.sym_min");
       case OpKind::kMax:
-        return "torch.sym_max(" + arg(0) + ", " + arg(1) + ")";
+        return fn("torch.sym_max");
       case OpKind::kAddInplace:
         return method("add_", 1);
     }
@@ -342,25 +357,7 @@ class Emitter {
     return out_;
   }
 
-  Emitter(const program::Program& p, std::string source) : Emitter(p) {
-    source_ = std::move(source);
-  }
-
  private:
-  std::vector<Stmt> all_statements() const {
-    std::vector<Stmt> out;
-    std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& body) {
-      for (const Stmt& s : body) {
-        out.push_back(s);
-        walk(s.then_body);
-        walk(s.else_body);
-      }
-    };
-    walk(p_.body);
-    for (const program::FunctionDef& f : p_.functions) walk(f.body);
-    return out;
-  }
-
   std::string scalar_text(const program::InputDecl& d) const {
     double v = d.data.literal.at(0);
     switch (d.dtype) {

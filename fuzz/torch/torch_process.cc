@@ -49,6 +49,7 @@ bool TorchProcess::start(std::string* error) {
     dup2(out[1], 1);
     if (stderr_fd_ >= 0) dup2(stderr_fd_, 2);
     execlp(python_.c_str(), python_.c_str(), script_.c_str(), static_cast<char*>(nullptr));
+    dprintf(2, "cannot run %s: %s\n", python_.c_str(), std::strerror(errno));
     _exit(127);
   }
   close(in[0]);
@@ -73,7 +74,7 @@ bool TorchProcess::start(std::string* error) {
 
 TorchProcess::Status TorchProcess::ask(const std::string& request, double timeout,
                                        std::string* answer, std::string* error) {
-  if (pid_ < 0 && !start(error)) return Status::kDied;
+  if (pid_ < 0 && !start(error)) return Status::kNotStarted;
   std::string line = request + "\n";
   signal(SIGPIPE, SIG_IGN);
   for (size_t at = 0; at < line.size();) {
@@ -89,7 +90,9 @@ TorchProcess::Status TorchProcess::ask(const std::string& request, double timeou
   switch (from_worker_.next(answer, timeout)) {
     case fuzz::LineStatus::kLine:
       // Its stderr only matters when it dies: keep the file from growing without bound.
-      if (ftruncate(stderr_fd_, 0) != 0 || lseek(stderr_fd_, 0, SEEK_SET) != 0) {
+      if (!fuzz::rewind_stderr_file(stderr_fd_)) {
+        close(stderr_fd_);
+        stderr_fd_ = -1;
       }
       return Status::kAnswer;
     case fuzz::LineStatus::kTimeout:

@@ -19,9 +19,11 @@ class TorchProcess {
   TorchProcess(const TorchProcess&) = delete;
   TorchProcess& operator=(const TorchProcess&) = delete;
 
-  enum class Status { kAnswer, kTimeout, kDied };
+  // kNotStarted: no worker could be started (no such python, no torch): PyTorch is unavailable.
+  enum class Status { kAnswer, kTimeout, kDied, kNotStarted };
   // Sends one JSON request line and waits up to `timeout` seconds for the answer line. The
-  // worker's start (importing torch) has its own, longer deadline. `*error` says why on kDied.
+  // worker's start (importing torch) has its own, longer deadline. `*error` says why on kDied and
+  // kNotStarted.
   Status ask(const std::string& request, double timeout, std::string* answer, std::string* error);
 
  private:

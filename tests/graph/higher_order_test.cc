@@ -14,13 +14,6 @@ namespace {
 
 using namespace sf::graph::testing;
 
-oracles::PipelineResult run(std::string_view text) {
-  static std::unique_ptr<backend::Backend> cpu = backend::make_cpu_backend();
-  oracles::PipelineOptions opts;
-  opts.backend = cpu.get();
-  return oracles::run_pipeline(sfz(text), opts);
-}
-
 const char* kLeak =
     "input x: i64[6] = [1, 0, 3, 0, 5, 6]\ninput t: i64[1] = [2]\n"
     "def then_fn(a, k):\n  nz = nonzero(a)\n  return nz, k + 1\n"
@@ -61,7 +54,7 @@ TEST(HigherOrder, Inv22FiresWhenAHopNodeBindsABranchSymbol) {
 }
 
 TEST(HigherOrder, CondRunsOnTheCpuAndAgreesWithEager) {
-  auto r = run(kLeak);
+  auto r = run_on_cpu(kLeak);
   ASSERT_EQ(r.verdict.kind, oracles::Verdict::Kind::kPass) << r.verdict.str();
   ASSERT_TRUE(r.run.has_value());
   EXPECT_EQ(r.run->outputs[0].str(), r.eager->outputs[0].str());
@@ -71,11 +64,11 @@ TEST(HigherOrder, CondRunsOnTheCpuAndAgreesWithEager) {
 }
 
 TEST(HigherOrder, WhileLoopIntCarriesAreUnbackedPlaceholdersAndOutputsAreFresh) {
-  auto r =
-      run("input x: i64[6] = [1, 0, 3, 0, 5, 6]\n"
-          "def more(i, acc, v):\n  return i < 3\n"
-          "def step(i, acc, v):\n  nz = nonzero(v)\n  return i + 1, acc + size(nz, 0), v - 1\n"
-          "i, total, w = while_loop(more, step, [0, 0, x])\nreturn i, total, w\n");
+  auto r = run_on_cpu(
+      "input x: i64[6] = [1, 0, 3, 0, 5, 6]\n"
+      "def more(i, acc, v):\n  return i < 3\n"
+      "def step(i, acc, v):\n  nz = nonzero(v)\n  return i + 1, acc + size(nz, 0), v - 1\n"
+      "i, total, w = while_loop(more, step, [0, 0, x])\nreturn i, total, w\n");
   ASSERT_EQ(r.verdict.kind, oracles::Verdict::Kind::kPass) << r.verdict.str();
   Node* w = find_node(r.trace->graph, "while_loop");
   ASSERT_NE(w, nullptr);
@@ -90,11 +83,11 @@ TEST(HigherOrder, WhileLoopIntCarriesAreUnbackedPlaceholdersAndOutputsAreFresh) 
 }
 
 TEST(HigherOrder, AssertRecordedInABranchStaysInIt) {
-  auto r =
-      run("input x: i64[10] = arange()\ninput t: i64[2] = [3, 7]\n"
-          "def window(a, s, e):\n  check(s <= e, \"ordered\")\n  return slice(a, 0, s, e)\n"
-          "def whole(a, s, e):\n  return a\n"
-          "s, e = tolist(t)\nw = cond(e > 5, window, whole, [x, s, e])\nreturn w\n");
+  auto r = run_on_cpu(
+      "input x: i64[10] = arange()\ninput t: i64[2] = [3, 7]\n"
+      "def window(a, s, e):\n  check(s <= e, \"ordered\")\n  return slice(a, 0, s, e)\n"
+      "def whole(a, s, e):\n  return a\n"
+      "s, e = tolist(t)\nw = cond(e > 5, window, whole, [x, s, e])\nreturn w\n");
   ASSERT_EQ(r.verdict.kind, oracles::Verdict::Kind::kPass) << r.verdict.str();
   ASSERT_TRUE(r.final_graph.has_value());
   std::vector<std::string> outer = listing(*r.final_graph);

@@ -17,14 +17,6 @@ using oracles::Verdict;
 
 oracles::PipelineResult run(std::string_view text) { return oracles::run_pipeline(sfz(text)); }
 
-// The same, with the run on the CPU backend (its sigma holds what the plan computed).
-oracles::PipelineResult run_on_cpu(std::string_view text) {
-  static std::unique_ptr<backend::Backend> cpu = backend::make_cpu_backend();
-  oracles::PipelineOptions opts;
-  opts.backend = cpu.get();
-  return oracles::run_pipeline(sfz(text), opts);
-}
-
 std::string fmt(const std::string& tmpl, const std::string& a, const std::string& b = "") {
   std::string out = tmpl;
   size_t p = out.find("$1");

@@ -1,5 +1,6 @@
-// Helpers for program-level graph tests: parse .sfz text, trace it, and read back node bindings,
-// ranges, deferred-assert buckets and the order of nodes in a printed graph.
+// Helpers for program-level graph tests: parse .sfz text, trace it (or run the whole pipeline on
+// the CPU backend), and read back node bindings, ranges, deferred-assert buckets and the order of
+// nodes in a printed graph.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,11 +11,13 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/backend/cpu/cpu_backend.h"
 #include "engine/graph/graph.h"
 #include "engine/graph/tracer.h"
 #include "engine/program/parser.h"
 #include "engine/shape_env/shape_env.h"
 #include "engine/sym/make.h"
+#include "oracles/pipeline.h"
 
 namespace sf::sym {
 // Lets GoogleTest print expressions in failure messages instead of raw bytes.
@@ -26,6 +29,14 @@ namespace sf::graph::testing {
 // A program from its body; "# sfz 1" is prepended (header directives may follow in `text`).
 inline program::Program sfz(std::string_view text) {
   return program::parse_program("# sfz 1\n" + std::string(text));
+}
+
+// The whole pipeline with the run on the CPU backend (its sigma holds what the plan computed).
+inline oracles::PipelineResult run_on_cpu(std::string_view text) {
+  static std::unique_ptr<backend::Backend> cpu = backend::make_cpu_backend();
+  oracles::PipelineOptions opts;
+  opts.backend = cpu.get();
+  return oracles::run_pipeline(sfz(text), opts);
 }
 
 inline Trace trace(std::string_view text, const TraceOptions& opts = {}) {

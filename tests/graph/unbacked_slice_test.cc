@@ -13,14 +13,6 @@ namespace {
 
 using namespace sf::graph::testing;
 
-// Through every stage, the run on the CPU backend included.
-oracles::PipelineResult run(std::string_view text) {
-  static std::unique_ptr<backend::Backend> cpu = backend::make_cpu_backend();
-  oracles::PipelineOptions opts;
-  opts.backend = cpu.get();
-  return oracles::run_pipeline(sfz(text), opts);
-}
-
 std::string size0(const Graph& g, const std::string& name) {
   Node* n = find_node(g, name);
   if (!n) return "<missing>";
@@ -28,12 +20,12 @@ std::string size0(const Graph& g, const std::string& name) {
 }
 
 TEST(UnbackedSlice, UndecidableBoundsBindFreshSizeAndOffset) {
-  auto r =
-      run("input x: f32[10, 3] = randn(seed=1)\n"
-          "input t: i64[2] = [2, 7]\n"
-          "a, b = tolist(t)\n"
-          "s = slice(x, 0, a, b)\n"
-          "return s\n");
+  auto r = run_on_cpu(
+      "input x: f32[10, 3] = randn(seed=1)\n"
+      "input t: i64[2] = [2, 7]\n"
+      "a, b = tolist(t)\n"
+      "s = slice(x, 0, a, b)\n"
+      "return s\n");
   ASSERT_EQ(r.verdict.kind, oracles::Verdict::Kind::kPass) << r.verdict.str();
   const Trace& t = *r.trace;
   // u0, u1 from tolist; the slice binds its size and its storage offset.
@@ -49,16 +41,16 @@ TEST(UnbackedSlice, UndecidableBoundsBindFreshSizeAndOffset) {
 
 TEST(UnbackedSlice, ChecksMakeTheSizeStatic) {
   // With 0 <= a <= b <= n the clamp is decided: no fresh symbol, size b - a, no guard needed.
-  auto r =
-      run("input x: f32[10, 3] dynamic(0) = randn(seed=1)\n"
-          "input t: i64[2] = [2, 7]\n"
-          "a, b = tolist(t)\n"
-          "check(a >= 0, \"start\")\n"
-          "check(a <= b, \"ordered\")\n"
-          "check(b <= size(x, 0), \"stop\")\n"
-          "s = slice(x, 0, a, b)\n"
-          "check(size(s, 0) == b - a, \"static\")\n"
-          "return s\n");
+  auto r = run_on_cpu(
+      "input x: f32[10, 3] dynamic(0) = randn(seed=1)\n"
+      "input t: i64[2] = [2, 7]\n"
+      "a, b = tolist(t)\n"
+      "check(a >= 0, \"start\")\n"
+      "check(a <= b, \"ordered\")\n"
+      "check(b <= size(x, 0), \"stop\")\n"
+      "s = slice(x, 0, a, b)\n"
+      "check(size(s, 0) == b - a, \"static\")\n"
+      "return s\n");
   ASSERT_EQ(r.verdict.kind, oracles::Verdict::Kind::kPass) << r.verdict.str();
   EXPECT_EQ(bindings_of(r.trace->graph, "slice"), "{}");
   EXPECT_EQ(size0(r.trace->graph, "slice"), "-u0 + u1");
@@ -66,17 +58,17 @@ TEST(UnbackedSlice, ChecksMakeTheSizeStatic) {
 
 TEST(UnbackedSlice, MaxOfDifferenceFoldsUnderFacts) {
   // Max(0, b - a) was only folded on ranges: branching on it was a data-dependent error.
-  auto r =
-      run("input t: i64[2] = [2, 7]\n"
-          "a, b = tolist(t)\n"
-          "check(a <= b, \"ordered\")\n"
-          "m = max(b - a, 0)\n"
-          "z = zeros([m])\n"
-          "if size(z, 0) == b - a:\n"
-          "  r = z\n"
-          "else:\n"
-          "  r = z + 1\n"
-          "return r\n");
+  auto r = run_on_cpu(
+      "input t: i64[2] = [2, 7]\n"
+      "a, b = tolist(t)\n"
+      "check(a <= b, \"ordered\")\n"
+      "m = max(b - a, 0)\n"
+      "z = zeros([m])\n"
+      "if size(z, 0) == b - a:\n"
+      "  r = z\n"
+      "else:\n"
+      "  r = z + 1\n"
+      "return r\n");
   ASSERT_EQ(r.verdict.kind, oracles::Verdict::Kind::kPass) << r.verdict.str();
   Node* z = find_node(r.trace->graph, "zeros");
   ASSERT_NE(z, nullptr);
@@ -93,12 +85,12 @@ TEST(UnbackedSlice, BackedBoundsGuardAsUpstream) {
 }
 
 TEST(UnbackedSlice, NarrowWithUnknownSignStartIsItsLength) {
-  auto r =
-      run("input x: i64[8] = arange()\n"
-          "input t: i64[1] = [-3]\n"
-          "k = item(t)\n"
-          "s = narrow(x, 0, k, 3)\n"
-          "return s\n");
+  auto r = run_on_cpu(
+      "input x: i64[8] = arange()\n"
+      "input t: i64[1] = [-3]\n"
+      "k = item(t)\n"
+      "s = narrow(x, 0, k, 3)\n"
+      "return s\n");
   ASSERT_EQ(r.verdict.kind, oracles::Verdict::Kind::kPass) << r.verdict.str();
   Node* n = find_node(r.trace->graph, "narrow");
   ASSERT_NE(n, nullptr);
@@ -111,12 +103,12 @@ TEST(UnbackedSlice, NarrowWithUnknownSignStartIsItsLength) {
 
 TEST(UnbackedSlice, SliceOfAnEmptyDimKeepsItsFreshSymbolBound) {
   // The size's range asserts pin it to 0; it is still bound (and renamed on re-propagation).
-  auto r =
-      run("input x: i64[0] = arange()\n"
-          "input t: i64[1] = [1]\n"
-          "k = item(t)\n"
-          "s = slice(x, 0, k)\n"
-          "return s\n");
+  auto r = run_on_cpu(
+      "input x: i64[0] = arange()\n"
+      "input t: i64[1] = [1]\n"
+      "k = item(t)\n"
+      "s = slice(x, 0, k)\n"
+      "return s\n");
   ASSERT_EQ(r.verdict.kind, oracles::Verdict::Kind::kPass) << r.verdict.str();
   EXPECT_EQ(bindings_of(r.trace->graph, "slice"), "{u1: size(0), u2: storage_offset()}");
 }

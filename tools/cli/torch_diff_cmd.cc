@@ -143,7 +143,7 @@ int torch_diff(const TorchDiffFlags& flags) {
   close(fd);
 
   std::atomic<size_t> next{0};
-  std::mutex print;
+  std::mutex unavailable_lock;
   std::string unavailable;
   auto t1 = std::chrono::steady_clock::now();
   auto work = [&] {
@@ -153,7 +153,9 @@ int torch_diff(const TorchDiffFlags& flags) {
       if (!item.ours.own_failure.empty()) continue;
       json request = {{"id", item.name}, {"code", item.python}, {"backends", backends}};
       std::string answer, error;
-      switch (worker.ask(request.dump(), flags.timeout, &answer, &error)) {
+      torch_ref::TorchProcess::Status status =
+          worker.ask(request.dump(), flags.timeout, &answer, &error);
+      switch (status) {
         case torch_ref::TorchProcess::Status::kAnswer: {
           json a = json::parse(answer, nullptr, false);
           for (size_t b = 0; b < backends.size(); ++b) {
@@ -164,15 +166,15 @@ int torch_diff(const TorchDiffFlags& flags) {
           }
           break;
         }
+        case torch_ref::TorchProcess::Status::kNotStarted: {
+          std::lock_guard<std::mutex> lock(unavailable_lock);
+          unavailable = error;
+          next = items.size();
+          return;
+        }
         case torch_ref::TorchProcess::Status::kTimeout:
         case torch_ref::TorchProcess::Status::kDied: {
-          bool hung = error.empty();
-          if (!hung && error.find("did not start") != std::string::npos) {
-            std::lock_guard<std::mutex> lock(print);
-            unavailable = error;
-            next = items.size();
-            return;
-          }
+          bool hung = status == torch_ref::TorchProcess::Status::kTimeout;
           for (const std::string& b : backends) {
             item.results.push_back(json{{"backend", b},
                                         {"verdict", "error"},

@@ -102,6 +102,14 @@ Value scalar_unary(MetaContext& ctx, UnaryOp op, const Value& a) {
   SF_UNREACHABLE();
 }
 
+namespace {
+// PyTorch's refusal of arithmetic on bool tensors (dtype_rules.h), as an invalid_program error.
+void refuse_bool_arithmetic(MetaContext& ctx, OpKind op, DType promoted, bool bool_operand) {
+  std::string refused = program::bool_arithmetic_refusal(op, promoted, bool_operand);
+  if (!refused.empty()) fail(ctx, UserErrorKind::kInvalidProgram, refused);
+}
+}  // namespace
+
 Value meta_pointwise(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
   if (op == OpKind::kWhere) {
     const FakeTensor& cond = tensor_arg(ctx, args[0], "cond");
@@ -129,8 +137,7 @@ Value meta_pointwise(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& ar
       return scalar_unary(ctx, schema.element.unary, a);
     }
     const FakeTensor& t = fake_of(a);
-    std::string refused = program::bool_arithmetic_refusal(op, t.dtype());
-    if (!refused.empty()) fail(ctx, UserErrorKind::kInvalidProgram, refused);
+    refuse_bool_arithmetic(ctx, op, t.dtype(), false);
     return Value::tensor(
         ctx.mode.make_contiguous(program::pointwise_result_dtype(op, t.dtype()), t.sizes()));
   }
@@ -145,8 +152,7 @@ Value meta_pointwise(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& ar
   }
   DType promoted = arithmetic_dtype(a, b);
   bool bool_operand = scalar_dtype(a) == DType::kBool || scalar_dtype(b) == DType::kBool;
-  std::string refused = program::bool_arithmetic_refusal(op, promoted, bool_operand);
-  if (!refused.empty()) fail(ctx, UserErrorKind::kInvalidProgram, refused);
+  refuse_bool_arithmetic(ctx, op, promoted, bool_operand);
   return Value::tensor(
       ctx.mode.make_contiguous(program::pointwise_result_dtype(op, promoted), shape));
 }
