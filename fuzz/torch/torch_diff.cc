@@ -37,31 +37,40 @@ bool close_enough(double a, double b, double rtol, double atol) {
 
 const char* dtype_text(program::DType d) { return program::dtype_name(d); }
 
-// Empty when equal; otherwise what differs (`where` names the output).
-std::string compare(const HostValue& ours, const json& theirs, const std::string& where,
-                    double rtol, double atol) {
+// What differs between two outputs: `aspect` is one of "kind", "dtype", "sizes", "values" (empty
+// when equal), `detail` says where and how.
+struct Difference {
+  std::string aspect, detail;
+  bool empty() const { return aspect.empty(); }
+};
+
+// `where` names the output.
+Difference compare(const HostValue& ours, const json& theirs, const std::string& where, double rtol,
+                   double atol) {
   switch (ours.kind) {
     case HostValue::Kind::kTensor: {
       if (!theirs.is_object() || !theirs.contains("tensor")) {
-        return where + ": ours is a tensor, torch's is " + short_text(theirs.dump(), 80);
+        return {"kind", where + ": ours is a tensor, torch's is " + short_text(theirs.dump(), 80)};
       }
       const program::HostTensor& t = ours.tensor;
       if (theirs["tensor"] != dtype_text(t.dtype)) {
-        return where + ": dtype " + dtype_text(t.dtype) + " vs " + theirs["tensor"].dump();
+        return {"dtype",
+                where + ": dtype " + dtype_text(t.dtype) + " vs " + theirs["tensor"].dump()};
       }
       if (theirs["sizes"] != json(t.sizes)) {
-        return where + ": sizes " + json(t.sizes).dump() + " vs " + theirs["sizes"].dump();
+        return {"sizes",
+                where + ": sizes " + json(t.sizes).dump() + " vs " + theirs["sizes"].dump()};
       }
       const json& values = theirs["values"];
       for (int64_t i = 0; i < t.numel(); ++i) {
         double a = t.at_double(i), b = number_of(values.at(i));
         bool equal = t.is_float() ? close_enough(a, b, rtol, atol) : a == b;
         if (!equal) {
-          return where + ": element " + std::to_string(i) + " is " + std::to_string(a) + " vs " +
-                 values.at(i).dump();
+          return {"values", where + ": element " + std::to_string(i) + " is " + std::to_string(a) +
+                                " vs " + values.at(i).dump()};
         }
       }
-      return "";
+      return {};
     }
     case HostValue::Kind::kInt:
     case HostValue::Kind::kBool:
@@ -77,29 +86,32 @@ std::string compare(const HostValue& ours, const json& theirs, const std::string
       for (const char* k : {"int", "bool", "float"}) {
         if (theirs.is_object() && theirs.contains(k)) v = &theirs[k];
       }
-      if (!v) return where + ": ours is a " + key + ", torch's is " + short_text(theirs.dump(), 80);
+      if (!v) {
+        return {"kind",
+                where + ": ours is a " + key + ", torch's is " + short_text(theirs.dump(), 80)};
+      }
       double b = number_of(*v);
       bool equal = ours.kind == HostValue::Kind::kFloat ? close_enough(a, b, rtol, atol) : a == b;
-      return equal ? "" : where + ": " + ours.str() + " vs " + v->dump();
+      if (equal) return {};
+      return {"values", where + ": " + ours.str() + " vs " + v->dump()};
     }
     case HostValue::Kind::kTuple: {
       if (!theirs.is_array() || theirs.size() != ours.elems.size()) {
-        return where + ": ours is a " + std::to_string(ours.elems.size()) + "-tuple, torch's " +
-               short_text(theirs.dump(), 80);
+        return {"kind", where + ": ours is a " + std::to_string(ours.elems.size()) +
+                            "-tuple, torch's " + short_text(theirs.dump(), 80)};
       }
       for (size_t i = 0; i < ours.elems.size(); ++i) {
-        std::string d =
+        Difference d =
             compare(ours.elems[i], theirs[i], where + "[" + std::to_string(i) + "]", rtol, atol);
         if (!d.empty()) return d;
       }
-      return "";
+      return {};
     }
     case HostValue::Kind::kNone:
-      return theirs.is_object() && theirs.contains("other") && theirs["other"] == "None"
-                 ? ""
-                 : where + ": ours is None";
+      if (theirs.is_object() && theirs.contains("other") && theirs["other"] == "None") return {};
+      return {"kind", where + ": ours is None"};
   }
-  return where + ": ?";
+  return {"kind", where + ": ?"};
 }
 
 // A compiled program checks the user's checks at run time as runtime asserts: PyTorch's report
@@ -160,10 +172,18 @@ const char* diff_class_name(DiffClass c) {
 
 Judgement judge(const OurOutcome& ours, const std::string& torch_verdict_json, double rtol,
                 double atol) {
-  if (!ours.own_failure.empty()) return {DiffClass::kOursFailed, ours.own_failure};
+  auto judgement = [](DiffClass c, std::string detail, const std::string& what_kind) {
+    std::string key = diff_class_name(c);
+    if (!what_kind.empty()) key += " " + what_kind;
+    return Judgement{c, std::move(detail), key};
+  };
+  if (!ours.own_failure.empty()) {
+    return judgement(DiffClass::kOursFailed, ours.own_failure, ours.own_failure);
+  }
   json v = json::parse(torch_verdict_json, nullptr, /*allow_exceptions=*/false);
   if (v.is_discarded() || !v.is_object() || !v.contains("verdict")) {
-    return {DiffClass::kTorchCrashes, "malformed verdict: " + short_text(torch_verdict_json)};
+    return judgement(DiffClass::kTorchCrashes,
+                     "malformed verdict: " + short_text(torch_verdict_json), "malformed");
   }
   std::string backend = v.value("backend", "?");
   bool eager = backend == "eager";
@@ -171,26 +191,37 @@ Judgement judge(const OurOutcome& ours, const std::string& torch_verdict_json, d
   std::string our_kind = eager ? ours.eager_error : ours.compiled_error;
   if (v["verdict"] != "ok") {
     std::string kind = v.value("kind", "other");
-    std::string what =
-        kind + " (" + v.value("type", "?") + ": " + short_text(v.value("message", "")) + ")";
-    if (kind == "crash" || kind == "export_error") return {DiffClass::kTorchCrashes, what};
-    if (we_ok) return {DiffClass::kTorchRejectsWeAccept, "torch raised " + what};
-    if (same_kind(our_kind, kind, eager)) return {DiffClass::kAgree, "both raise " + kind};
-    return {DiffClass::kBothRejectDifferently, "ours " + our_kind + ", torch " + what};
+    std::string type = v.value("type", "?");
+    std::string what = kind + " (" + type + ": " + short_text(v.value("message", "")) + ")";
+    std::string theirs = "torch:" + kind + "/" + type;
+    if (kind == "crash" || kind == "export_error") {
+      return judgement(DiffClass::kTorchCrashes, what, theirs);
+    }
+    if (we_ok) return judgement(DiffClass::kTorchRejectsWeAccept, "torch raised " + what, theirs);
+    if (same_kind(our_kind, kind, eager))
+      return judgement(DiffClass::kAgree, "both raise " + kind, "");
+    return judgement(DiffClass::kBothRejectDifferently, "ours " + our_kind + ", torch " + what,
+                     "ours:" + our_kind + " " + theirs);
   }
-  if (!we_ok) return {DiffClass::kWeRejectTorchAccepts, "ours raised " + our_kind};
-  if (!ours.eager_outputs) return {DiffClass::kOursFailed, "no eager outputs to compare"};
+  if (!we_ok) {
+    return judgement(DiffClass::kWeRejectTorchAccepts, "ours raised " + our_kind,
+                     "ours:" + our_kind);
+  }
+  if (!ours.eager_outputs) {
+    return judgement(DiffClass::kOursFailed, "no eager outputs to compare", "no-eager-outputs");
+  }
   const std::vector<HostValue>& outs = *ours.eager_outputs;
   const json& theirs = v["outputs"];
   if (!theirs.is_array() || theirs.size() != outs.size()) {
-    return {DiffClass::kDifferentOutputs,
-            std::to_string(outs.size()) + " outputs vs " + short_text(theirs.dump(), 120)};
+    return judgement(DiffClass::kDifferentOutputs,
+                     std::to_string(outs.size()) + " outputs vs " + short_text(theirs.dump(), 120),
+                     "count");
   }
   for (size_t i = 0; i < outs.size(); ++i) {
-    std::string d = compare(outs[i], theirs[i], "output " + std::to_string(i), rtol, atol);
-    if (!d.empty()) return {DiffClass::kDifferentOutputs, d};
+    Difference d = compare(outs[i], theirs[i], "output " + std::to_string(i), rtol, atol);
+    if (!d.empty()) return judgement(DiffClass::kDifferentOutputs, d.detail, d.aspect);
   }
-  return {DiffClass::kAgree, "equal outputs"};
+  return judgement(DiffClass::kAgree, "equal outputs", "");
 }
 
 }  // namespace sf::torch_ref

@@ -42,6 +42,10 @@ const char* diff_class_name(DiffClass c);  // "agree", "we-reject-torch-accepts"
 struct Judgement {
   DiffClass cls = DiffClass::kAgree;
   std::string detail;  // what differs, in one line
+  // The disagreement without messages and values: the class and the kind of error on each side
+  // (torch's kind and exception type), or which aspect of an output differs. The report groups
+  // disagreements by it and the shrinker keeps it.
+  std::string key = "agree";
 };
 
 // `torch_verdict`: one backend's JSON object ({"backend", "verdict": "ok"|"error", "kind",

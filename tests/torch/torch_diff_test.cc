@@ -99,5 +99,29 @@ TEST(TorchDiffJudge, OurOwnFailureIsNotCompared) {
   EXPECT_EQ(judge(o, kOk).cls, DiffClass::kOursFailed);
 }
 
+// The key groups disagreements and is what the shrinker keeps: the class and the error kinds on
+// each side, or the aspect of an output that differs; never a message or a value.
+TEST(TorchDiffJudge, KeysNameTheClassAndTheKindsOnly) {
+  const std::string ddg =
+      R"j({"backend": "aot_eager", "verdict": "error", "kind": "data_dependent_guard",
+          "type": "UserError", "message": "Could not guard on Eq(u0, 1)"})j";
+  const std::string ddg_other_message =
+      R"j({"backend": "aot_eager", "verdict": "error", "kind": "data_dependent_guard",
+          "type": "UserError", "message": "Could not guard on Eq(u7, 3)"})j";
+  EXPECT_EQ(judge(ok_with({}), ddg).key,
+            "torch-rejects-we-accept torch:data_dependent_guard/UserError");
+  EXPECT_EQ(judge(ok_with({}), ddg).key, judge(ok_with({}), ddg_other_message).key);
+  EXPECT_EQ(judge(rejected("shape"), ddg).key,
+            "both-reject-differently ours:shape torch:data_dependent_guard/UserError");
+  EXPECT_EQ(judge(rejected("shape"), kOk).key, "we-reject-torch-accepts ours:shape");
+  EXPECT_EQ(judge(rejected("data_dependent_guard"), ddg).key, "agree");
+  EXPECT_EQ(judge(ok_with({floats({2}, {1.5f, NAN}), HostValue::of_int(3)}), kOk).key,
+            "different-outputs values");
+  EXPECT_EQ(judge(ok_with({floats({1, 2}, {1.0f, NAN}), HostValue::of_int(3)}), kOk).key,
+            "different-outputs sizes");
+  EXPECT_EQ(judge(ok_with({HostValue::of_int(3)}), kOk).key, "different-outputs count");
+  EXPECT_EQ(judge(ok_with({}), "not json").key, "torch-crashes malformed");
+}
+
 }  // namespace
 }  // namespace sf::torch_ref

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,9 +25,12 @@
 #include "engine/program/printer.h"
 #include "fuzz/campaign.h"
 #include "fuzz/files.h"
+#include "fuzz/shrink_program.h"
 #include "fuzz/torch/export_torch.h"
+#include "fuzz/torch/torch_case.h"
 #include "fuzz/torch/torch_diff.h"
 #include "fuzz/torch/torch_process.h"
+#include "fuzz/torch/torch_shrink.h"
 #include "fuzz/torch/worker_text.h"
 #include "tools/cli/backends.h"
 #include "tools/cli/commands.h"
@@ -49,14 +53,9 @@ struct TorchDiffFlags {
   double timeout = 60;
   std::string out;
   int examples = 5;
+  int minimize = 1;
+  double shrink_seconds = 60;
   OracleFlags oracles;
-};
-
-struct Item {
-  std::string name, sfz, python;
-  torch_ref::OurOutcome ours;
-  std::string our_verdict;
-  std::vector<std::string> results;  // one verdict JSON per backend, in --backends order
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -75,25 +74,94 @@ std::string safe_name(std::string s) {
   return s;
 }
 
-// Our side: the pipeline (on `be`, with the selected oracles), then the export.
-void run_ours(Item& item, const program::Program& p, const oracles::PipelineOptions& base,
-              backend::Backend* be) {
-  oracles::PipelineOptions opts = base;
-  opts.backend = be;
-  oracles::PipelineResult r = oracles::run_pipeline(p, opts);
-  item.ours = torch_ref::our_outcome(r);
-  item.our_verdict = r.verdict.str();
-  try {
-    item.python = torch_ref::export_torch(p, item.name);
-  } catch (const UserError& e) {
-    item.ours.own_failure = std::string("cannot export: ") + e.what();
-  }
+std::string python_of(const TorchDiffFlags& flags) {
+  if (!flags.python.empty()) return flags.python;
+  const char* env = std::getenv("SHAPEFUZZ_PYTHON");
+  return env ? env : "python3";
 }
+
+// The worker script, written once for a run and removed with it.
+class WorkerScript {
+ public:
+  WorkerScript() {
+    int fd = mkstemp(path_);
+    ok_ = fd >= 0 && write(fd, torch_ref::kTorchWorker, std::strlen(torch_ref::kTorchWorker)) ==
+                         static_cast<ssize_t>(std::strlen(torch_ref::kTorchWorker));
+    if (fd >= 0) close(fd);
+  }
+  ~WorkerScript() { std::remove(path_); }
+  bool ok() const { return ok_; }
+  const char* path() const { return path_; }
+
+ private:
+  char path_[40] = "/tmp/shapefuzz-torch-worker-XXXXXX";
+  bool ok_ = false;
+};
+
+// Runs `task(worker, i)` for i in [0, n) on `jobs` threads, each with its own PyTorch worker.
+// Stops early, with `*unavailable` set, when a worker cannot start.
+void on_workers(size_t n, int jobs, const std::string& python, const WorkerScript& script,
+                const std::function<torch_ref::TorchProcess::Status(torch_ref::TorchProcess&,
+                                                                    size_t, std::string*)>& task,
+                std::string* unavailable) {
+  std::atomic<size_t> next{0};
+  std::mutex lock;
+  auto work = [&] {
+    torch_ref::TorchProcess worker(python, script.path());
+    for (size_t i; (i = next++) < n;) {
+      std::string error;
+      if (task(worker, i, &error) == torch_ref::TorchProcess::Status::kNotStarted) {
+        std::lock_guard<std::mutex> guard(lock);
+        *unavailable = error;
+        next = n;
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 0; j < std::max(1, jobs); ++j) threads.emplace_back(work);
+  for (std::thread& t : threads) t.join();
+}
+
+// Progress on stderr for long runs: a line every 5% (at most every 100 programs).
+class Progress {
+ public:
+  explicit Progress(size_t total) : total_(total), step_(std::max<size_t>(1, total / 20)) {
+    step_ = std::min<size_t>(step_, 100);
+  }
+  void one_done() {
+    size_t done = ++done_;
+    if (done % step_ != 0 && done != total_) return;
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::fprintf(stderr, "torch-diff: %zu/%zu programs through PyTorch (%.2f/s)\n", done, total_,
+                 done / std::max(s, 1e-9));
+  }
+
+ private:
+  size_t total_, step_;
+  std::atomic<size_t> done_{0};
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// `text` with the comment `line` after its "# sfz" version line (the format's first line).
+std::string with_comment(const std::string& text, const std::string& line) {
+  size_t at = text.rfind("# sfz", 0) == 0 ? text.find('\n') : std::string::npos;
+  if (at == std::string::npos) return line + text;
+  return text.substr(0, at + 1) + line + text.substr(at + 1);
+}
+
+// One disagreement to minimize: the first programs of each backend and key.
+struct ToMinimize {
+  const torch_ref::TorchCase* from;
+  std::string backend, cls, key;
+  fs::path dir;
+  std::string stem;
+};
 
 int torch_diff(const TorchDiffFlags& flags) {
   std::vector<std::string> backends = split(flags.backends);
-  std::vector<Item> items;
-  oracles::PipelineOptions base = flags.oracles.options();
+  std::vector<torch_ref::TorchCase> cases;
+  oracles::PipelineOptions opts = flags.oracles.options();
   std::unique_ptr<backend::Backend> ours = make_backend(flags.ours_backend);
   std::string why;
   if (!ours || !ours->available(&why)) {
@@ -101,149 +169,171 @@ int torch_diff(const TorchDiffFlags& flags) {
                  flags.ours_backend.c_str(), why.c_str());
     return kExitUnavailable;
   }
+  opts.backend = ours.get();
   auto t0 = std::chrono::steady_clock::now();
   if (!flags.dir.empty()) {
     std::error_code ec;
     for (const fs::path& f : fuzz::sfz_files_under(flags.dir, &ec)) {
       std::optional<std::string> text = fuzz::read_text_file(f);
       if (!text) continue;
-      Item item;
-      item.name = f.string();
-      item.sfz = *text;
+      torch_ref::TorchCase c;
+      c.name = f.string();
+      c.sfz = *text;
       try {
-        run_ours(item, program::parse_program(*text), base, ours.get());
+        torch_ref::run_our_side(c, program::parse_program(*text), opts);
       } catch (const UserError& e) {
         continue;  // not a program (a parse error): nothing to compare
       }
-      items.push_back(std::move(item));
+      cases.push_back(std::move(c));
     }
   }
   for (uint64_t s = flags.seed; s < flags.seed + flags.seeds; ++s) {
-    Item item;
-    item.name = "seed-" + std::to_string(s);
+    torch_ref::TorchCase c;
+    c.name = "seed-" + std::to_string(s);
     program::Program p = fuzz::generated_for_seed(s).program;
-    item.sfz = program::print_program(p);
-    run_ours(item, p, base, ours.get());
-    items.push_back(std::move(item));
+    c.sfz = program::print_program(p);
+    torch_ref::run_our_side(c, p, opts);
+    cases.push_back(std::move(c));
   }
   double ours_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  // The worker script, written once for this run.
-  std::string python = flags.python;
-  if (python.empty())
-    python = std::getenv("SHAPEFUZZ_PYTHON") ? std::getenv("SHAPEFUZZ_PYTHON") : "python3";
+  std::string python = python_of(flags);
   if (!flags.device.empty()) setenv("SHAPEFUZZ_TORCH_DEVICE", flags.device.c_str(), 1);
-  char script[] = "/tmp/shapefuzz-torch-worker-XXXXXX";
-  int fd = mkstemp(script);
-  if (fd < 0 || write(fd, torch_ref::kTorchWorker, std::strlen(torch_ref::kTorchWorker)) < 0) {
+  WorkerScript script;
+  if (!script.ok()) {
     std::fprintf(stderr, "torch-diff: cannot write the worker script\n");
     return kExitUsage;
   }
-  close(fd);
-
-  std::atomic<size_t> next{0};
-  std::mutex unavailable_lock;
-  std::string unavailable;
-  auto t1 = std::chrono::steady_clock::now();
-  auto work = [&] {
-    torch_ref::TorchProcess worker(python, script);
-    for (size_t i; (i = next++) < items.size();) {
-      Item& item = items[i];
-      if (!item.ours.own_failure.empty()) continue;
-      json request = {{"id", item.name}, {"code", item.python}, {"backends", backends}};
-      std::string answer, error;
-      torch_ref::TorchProcess::Status status =
-          worker.ask(request.dump(), flags.timeout, &answer, &error);
-      switch (status) {
-        case torch_ref::TorchProcess::Status::kAnswer: {
-          json a = json::parse(answer, nullptr, false);
-          for (size_t b = 0; b < backends.size(); ++b) {
-            item.results.push_back(a.is_discarded() || !a.contains("results") ||
-                                           a["results"].size() <= b
-                                       ? std::string("malformed answer")
-                                       : a["results"][b].dump());
-          }
-          break;
-        }
-        case torch_ref::TorchProcess::Status::kNotStarted: {
-          std::lock_guard<std::mutex> lock(unavailable_lock);
-          unavailable = error;
-          next = items.size();
-          return;
-        }
-        case torch_ref::TorchProcess::Status::kTimeout:
-        case torch_ref::TorchProcess::Status::kDied: {
-          bool hung = status == torch_ref::TorchProcess::Status::kTimeout;
-          for (const std::string& b : backends) {
-            item.results.push_back(json{{"backend", b},
-                                        {"verdict", "error"},
-                                        {"kind", "crash"},
-                                        {"type", hung ? "timeout" : "worker died"},
-                                        {"message", hung ? "no answer in time" : error}}
-                                       .dump());
-          }
-          break;
-        }
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int j = 0; j < std::max(1, flags.jobs); ++j) threads.emplace_back(work);
-  for (std::thread& t : threads) t.join();
-  std::remove(script);
-  if (!unavailable.empty()) {
+  auto unavailable_exit = [](const std::string& error) {
     std::fprintf(stderr,
                  "torch-diff: PyTorch is unavailable: %s\n(set --python or "
                  "SHAPEFUZZ_PYTHON to a python3 with torch; tools/setup-torch.sh makes one)\n",
-                 unavailable.c_str());
+                 error.c_str());
     return kExitUnavailable;
-  }
+  };
+  std::string unavailable;
+  auto t1 = std::chrono::steady_clock::now();
+  Progress progress(cases.size());
+  on_workers(
+      cases.size(), flags.jobs, python, script,
+      [&](torch_ref::TorchProcess& worker, size_t i, std::string* error) {
+        torch_ref::TorchCase& c = cases[i];
+        torch_ref::TorchProcess::Status status = torch_ref::TorchProcess::Status::kAnswer;
+        if (c.ours.own_failure.empty()) {
+          status = torch_ref::run_torch_side(c, worker, backends, flags.timeout, error);
+        }
+        progress.one_done();
+        return status;
+      },
+      &unavailable);
+  if (!unavailable.empty()) return unavailable_exit(unavailable);
   double torch_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
 
-  // Judge, print, count; keep examples.
+  // Judge, print, count; keep examples, and pick the first program of each key to minimize.
   std::map<std::string, std::map<std::string, int>> counts;  // backend -> class -> programs
+  std::map<std::string, std::map<std::string, int>> keys;    // backend -> key -> programs
   json report = {{"backends", backends}, {"programs", json::array()}};
   std::map<std::string, int> kept;
+  std::vector<ToMinimize> to_minimize;
   bool all_agree = true;
-  for (const Item& item : items) {
-    json entry = {{"name", item.name}, {"ours", item.our_verdict}, {"backends", json::object()}};
+  for (const torch_ref::TorchCase& c : cases) {
+    json entry = {{"name", c.name}, {"ours", c.our_verdict}, {"backends", json::object()}};
     for (size_t b = 0; b < backends.size(); ++b) {
-      torch_ref::Judgement j =
-          item.ours.own_failure.empty()
-              ? torch_ref::judge(item.ours, b < item.results.size() ? item.results[b] : "")
-              : torch_ref::Judgement{torch_ref::DiffClass::kOursFailed, item.ours.own_failure};
+      torch_ref::Judgement j = torch_ref::judge_backend(c, b);
       std::string cls = torch_ref::diff_class_name(j.cls);
       ++counts[backends[b]][cls];
-      entry["backends"][backends[b]] = {{"class", cls}, {"detail", j.detail}};
+      entry["backends"][backends[b]] = {{"class", cls}, {"key", j.key}, {"detail", j.detail}};
       if (j.cls == torch_ref::DiffClass::kAgree) continue;
       all_agree = false;
-      std::printf("%-26s %-9s %s: %s\n", cls.c_str(), backends[b].c_str(), item.name.c_str(),
+      int seen = keys[backends[b]][j.key]++;
+      std::printf("%-26s %-9s %s: %s\n", cls.c_str(), backends[b].c_str(), c.name.c_str(),
                   j.detail.c_str());
-      if (!flags.out.empty() && kept[backends[b] + "/" + cls]++ < flags.examples) {
-        fs::path dir = fs::path(flags.out) / backends[b] / cls;
-        fs::create_directories(dir);
-        std::string stem = safe_name(fs::path(item.name).stem().string());
-        fuzz::write_atomically(dir / (stem + ".sfz"), item.sfz);
-        if (!item.python.empty()) fuzz::write_atomically(dir / (stem + ".py"), item.python);
+      if (flags.out.empty()) continue;
+      fs::path dir = fs::path(flags.out) / backends[b] / cls;
+      std::string stem = safe_name(fs::path(c.name).stem().string());
+      if (seen < flags.minimize && j.cls != torch_ref::DiffClass::kOursFailed) {
+        to_minimize.push_back({&c, backends[b], cls, j.key, dir, stem});
       }
+      if (kept[backends[b] + "/" + cls]++ >= flags.examples) continue;
+      fs::create_directories(dir);
+      fuzz::write_atomically(dir / (stem + ".sfz"), c.sfz);
+      if (!c.python.empty()) fuzz::write_atomically(dir / (stem + ".py"), c.python);
     }
     report["programs"].push_back(entry);
   }
   std::printf("\n%zu programs: ours %.2f s, PyTorch %.1f s with %d job(s) (%.2f programs/s)\n",
-              items.size(), ours_seconds, torch_seconds, flags.jobs,
-              items.size() / std::max(torch_seconds, 1e-9));
+              cases.size(), ours_seconds, torch_seconds, flags.jobs,
+              cases.size() / std::max(torch_seconds, 1e-9));
   for (const auto& [backend, classes] : counts) {
     std::printf("%s:\n", backend.c_str());
     for (const auto& [cls, n] : classes) {
-      std::printf("  %-26s %6d  (%.1f%%)\n", cls.c_str(), n, 100.0 * n / items.size());
+      std::printf("  %-26s %6d  (%.1f%%)\n", cls.c_str(), n, 100.0 * n / cases.size());
+      for (const auto& [key, m] : keys[backend]) {
+        if (key.rfind(cls + " ", 0) == 0 || key == cls) {
+          std::printf("      %6d  %s\n", m, key.c_str());
+        }
+      }
     }
   }
-  if (!flags.out.empty()) {
-    report["counts"] = counts;
-    report["seconds"] = {{"ours", ours_seconds}, {"torch", torch_seconds}};
-    fs::create_directories(flags.out);
+  if (flags.out.empty()) return all_agree ? kExitOk : kExitFindings;
+  report["counts"] = counts;
+  report["keys"] = keys;
+  report["seconds"] = {{"ours", ours_seconds}, {"torch", torch_seconds}};
+  fs::create_directories(flags.out);
+  fuzz::write_atomically(fs::path(flags.out) / "report.json", report.dump(1));
+
+  // Minimize after the report is safe: each candidate runs through our pipeline and PyTorch's.
+  json minimized = json::array();
+  std::mutex lock;
+  if (!to_minimize.empty()) {
+    std::printf("\nminimizing %zu disagreements (the first %d per backend and key, %.0f s each)\n",
+                to_minimize.size(), flags.minimize, flags.shrink_seconds);
+  }
+  fuzz::ShrinkLimits limits;
+  limits.seconds = flags.shrink_seconds;
+  on_workers(
+      to_minimize.size(), flags.jobs, python, script,
+      [&](torch_ref::TorchProcess& worker, size_t i, std::string*) {
+        const ToMinimize& m = to_minimize[i];
+        fuzz::ShrinkResult r = torch_ref::shrink_disagreement(m.from->sfz, m.backend, m.key, worker,
+                                                              opts, flags.timeout, limits);
+        std::string line =
+            "# torch-diff " + m.backend + ": " + m.key + " (minimized from " + m.from->name + ")\n";
+        json entry = {{"backend", m.backend},
+                      {"key", m.key},
+                      {"from", m.from->name},
+                      {"reproduced", r.reproduced},
+                      {"attempts", r.attempts},
+                      {"stopped_by", r.stopped_by},
+                      {"lines_before", fuzz::program_text_lines(m.from->sfz)},
+                      {"lines_after", fuzz::program_text_lines(r.text)}};
+        if (r.reproduced) {
+          fs::create_directories(m.dir);
+          fs::path file = m.dir / (m.stem + ".min.sfz");
+          fuzz::write_atomically(file, with_comment(r.text, line));
+          entry["file"] = file.string();
+          torch_ref::TorchCase c;
+          c.name = m.from->name + " (minimized)";
+          try {
+            fuzz::write_atomically(m.dir / (m.stem + ".min.py"),
+                                   torch_ref::export_torch(program::parse_program(r.text), c.name));
+          } catch (const UserError&) {
+          }
+        }
+        std::lock_guard<std::mutex> guard(lock);
+        std::printf("%-9s %s: %s %d -> %d lines (%d runs, %s)\n", m.backend.c_str(), m.key.c_str(),
+                    m.from->name.c_str(), entry["lines_before"].get<int>(),
+                    entry["lines_after"].get<int>(), r.attempts,
+                    r.reproduced ? r.stopped_by.c_str() : "did not reproduce");
+        std::fflush(stdout);
+        minimized.push_back(entry);
+        return torch_ref::TorchProcess::Status::kAnswer;
+      },
+      &unavailable);
+  if (!to_minimize.empty()) {
+    report["minimized"] = minimized;
     fuzz::write_atomically(fs::path(flags.out) / "report.json", report.dump(1));
   }
   return all_agree ? kExitOk : kExitFindings;
@@ -285,6 +375,14 @@ void add_torch_diff_command(CLI::App& app, Action* action) {
   cmd->add_option("--out", f->out, "write report.json and up to --examples programs per class");
   cmd->add_option("--examples", f->examples, "programs kept per backend and class")
       ->capture_default_str();
+  cmd->add_option("--minimize", f->minimize,
+                  "with --out: shrink this many programs per backend and disagreement key (the "
+                  "class and the error kinds on each side) while the disagreement stays, into "
+                  "NAME.min.sfz and NAME.min.py beside the examples (0: none)")
+      ->capture_default_str();
+  cmd->add_option("--shrink-seconds", f->shrink_seconds, "wall-clock budget of one minimization")
+      ->capture_default_str()
+      ->check(positive_number());
   f->oracles.oracles = "structural,differential";
   f->oracles.add_to(cmd);
   cmd->callback([=] {

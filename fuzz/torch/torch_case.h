@@ -1,0 +1,38 @@
+// One program on both sides: our pipeline here (eager reference and compiled verdict), its export
+// sent to a PyTorch worker, and the judgement per backend. torch-diff runs many of these; its
+// shrinker runs one per candidate.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/program/ast.h"
+#include "fuzz/torch/torch_diff.h"
+#include "fuzz/torch/torch_process.h"
+#include "oracles/pipeline.h"
+
+namespace sf::torch_ref {
+
+struct TorchCase {
+  std::string name;  // a file name or "seed-N"; the exported module's id
+  std::string sfz;
+  std::string python;  // the export (empty when it failed: ours.own_failure says why)
+  OurOutcome ours;
+  std::string our_verdict;           // our pipeline's verdict, for the report
+  std::vector<std::string> results;  // one verdict JSON per backend, in the order asked
+};
+
+// Our side: the pipeline with `opts` (its backend included), then the export.
+void run_our_side(TorchCase& c, const program::Program& p, const oracles::PipelineOptions& opts);
+
+// PyTorch's side: asks `worker` for `backends` and fills `c.results`, one per backend. A worker
+// that hangs or dies gives a crash verdict for every backend (a finding of PyTorch's). Returns
+// kNotStarted, with `*error`, when no worker could start (PyTorch is unavailable).
+TorchProcess::Status run_torch_side(TorchCase& c, TorchProcess& worker,
+                                    const std::vector<std::string>& backends, double timeout,
+                                    std::string* error);
+
+// The judgement of backend number `b` (an index into the backends run_torch_side was given).
+Judgement judge_backend(const TorchCase& c, size_t b);
+
+}  // namespace sf::torch_ref

@@ -1,0 +1,23 @@
+// Minimizing a torch-diff disagreement: the program shrinker (fuzz/shrink_program.h) with "our
+// pipeline and this PyTorch backend still disagree the same way" as its predicate, so each class
+// keeps small examples to triage.
+#pragma once
+
+#include <string>
+
+#include "fuzz/shrink_program.h"
+#include "fuzz/torch/torch_process.h"
+#include "oracles/pipeline.h"
+
+namespace sf::torch_ref {
+
+// Shrinks `sfz` while its judgement on `backend` keeps `key` (Judgement::key). Every candidate
+// runs through our pipeline with `opts` here and through `worker` (one backend, `timeout`
+// seconds). ShrinkResult::reproduced is false when `sfz` itself no longer gives `key` (a flaky
+// disagreement: PyTorch's answer changed between runs).
+fuzz::ShrinkResult shrink_disagreement(const std::string& sfz, const std::string& backend,
+                                       const std::string& key, TorchProcess& worker,
+                                       const oracles::PipelineOptions& opts, double timeout,
+                                       const fuzz::ShrinkLimits& limits);
+
+}  // namespace sf::torch_ref

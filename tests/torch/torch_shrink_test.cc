@@ -1,0 +1,115 @@
+// torch-diff's PyTorch side without PyTorch: a fake worker (fake_torch_worker.py, same protocol)
+// shows that a hung, dead or missing worker is reported as such, and that the disagreement
+// shrinker keeps the disagreement (the fake's data-dependent guard needs a nonzero) while it
+// removes everything else.
+#include "fuzz/torch/torch_shrink.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include "engine/program/parser.h"
+#include "fuzz/shrink.h"
+#include "fuzz/torch/torch_case.h"
+
+namespace sf::torch_ref {
+namespace {
+
+const char* kFakeWorker = "tests/torch/fake_torch_worker.py";
+
+const std::string kProgram = R"(# sfz 1
+input x: i64[6] = [0, 1, 0, 2, 3, 0]
+input y: f32[4] = randn(seed=1)
+a = nonzero(x)
+b = add(y, y)
+c = mul(b, 2.0)
+d = sum(c)
+e = abs(d)
+return a, e
+)";
+
+TorchCase our_side_of(const std::string& text) {
+  TorchCase c;
+  c.name = "test";
+  c.sfz = text;
+  run_our_side(c, program::parse_program(text), oracles::PipelineOptions{});
+  return c;
+}
+
+class FakeTorch : public ::testing::Test {
+ protected:
+  void TearDown() override { unsetenv("FAKE_TORCH_MODE"); }
+};
+
+TEST_F(FakeTorch, AnAnswerIsJudgedPerBackend) {
+  TorchCase c = our_side_of(kProgram);
+  ASSERT_TRUE(c.ours.compiled_ok) << c.our_verdict;
+  TorchProcess worker("python3", kFakeWorker);
+  std::string error;
+  ASSERT_EQ(run_torch_side(c, worker, {"eager", "aot_eager"}, 30, &error),
+            TorchProcess::Status::kAnswer)
+      << error;
+  ASSERT_EQ(c.results.size(), 2u);
+  EXPECT_EQ(judge_backend(c, 1).key,
+            "torch-rejects-we-accept torch:data_dependent_guard/UserError");
+}
+
+TEST_F(FakeTorch, AHungWorkerIsATimeoutCrashAndTheNextRequestGetsAFreshOne) {
+  setenv("FAKE_TORCH_MODE", "hang", 1);
+  TorchCase c = our_side_of(kProgram);
+  TorchProcess worker("python3", kFakeWorker);
+  std::string error;
+  EXPECT_EQ(run_torch_side(c, worker, {"aot_eager"}, 0.5, &error), TorchProcess::Status::kTimeout);
+  EXPECT_EQ(judge_backend(c, 0).key, "torch-crashes torch:crash/timeout");
+  unsetenv("FAKE_TORCH_MODE");
+  EXPECT_EQ(run_torch_side(c, worker, {"aot_eager"}, 30, &error), TorchProcess::Status::kAnswer);
+}
+
+TEST_F(FakeTorch, ADeadWorkerIsACrash) {
+  setenv("FAKE_TORCH_MODE", "die", 1);
+  TorchCase c = our_side_of(kProgram);
+  TorchProcess worker("python3", kFakeWorker);
+  std::string error;
+  EXPECT_EQ(run_torch_side(c, worker, {"eager"}, 30, &error), TorchProcess::Status::kDied);
+  EXPECT_EQ(judge_backend(c, 0).cls, DiffClass::kTorchCrashes);
+}
+
+TEST_F(FakeTorch, AWorkerThatNeverStartsMeansPyTorchIsUnavailable) {
+  setenv("FAKE_TORCH_MODE", "broken", 1);
+  TorchCase c = our_side_of(kProgram);
+  TorchProcess worker("python3", kFakeWorker);
+  std::string error;
+  EXPECT_EQ(run_torch_side(c, worker, {"eager"}, 30, &error), TorchProcess::Status::kNotStarted);
+  EXPECT_TRUE(c.results.empty());
+  TorchProcess no_python("/nonexistent/python3", kFakeWorker);
+  EXPECT_EQ(run_torch_side(c, no_python, {"eager"}, 30, &error), TorchProcess::Status::kNotStarted);
+}
+
+TEST_F(FakeTorch, ShrinkingKeepsTheDisagreementAndDropsTheRest) {
+  TorchProcess worker("python3", kFakeWorker);
+  const std::string key = "torch-rejects-we-accept torch:data_dependent_guard/UserError";
+  fuzz::ShrinkLimits limits;
+  limits.seconds = 120;
+  fuzz::ShrinkResult r = shrink_disagreement(kProgram, "aot_eager", key, worker,
+                                             oracles::PipelineOptions{}, 30, limits);
+  ASSERT_TRUE(r.reproduced);
+  EXPECT_EQ(r.stopped_by, "fixpoint");
+  EXPECT_NE(r.text.find("nonzero("), std::string::npos) << r.text;
+  EXPECT_LE(fuzz::program_text_lines(r.text), 3) << r.text;
+  EXPECT_EQ(r.text.find("randn"), std::string::npos) << r.text;
+  // The shrunk program still disagrees that way, run afresh.
+  TorchCase c = our_side_of(r.text);
+  std::string error;
+  ASSERT_EQ(run_torch_side(c, worker, {"aot_eager"}, 30, &error), TorchProcess::Status::kAnswer);
+  EXPECT_EQ(judge_backend(c, 0).key, key);
+}
+
+TEST_F(FakeTorch, AProgramWithoutTheDisagreementIsNotReproduced) {
+  TorchProcess worker("python3", kFakeWorker);
+  fuzz::ShrinkResult r =
+      shrink_disagreement(kProgram, "aot_eager", "torch-rejects-we-accept torch:other/RuntimeError",
+                          worker, oracles::PipelineOptions{}, 30, fuzz::ShrinkLimits{});
+  EXPECT_FALSE(r.reproduced);
+}
+
+}  // namespace
+}  // namespace sf::torch_ref
