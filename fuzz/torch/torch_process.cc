@@ -74,7 +74,11 @@ bool TorchProcess::start(std::string* error) {
 
 TorchProcess::Status TorchProcess::ask(const std::string& request, double timeout,
                                        std::string* answer, std::string* error) {
-  if (pid_ < 0 && !start(error)) return Status::kNotStarted;
+  if (pid_ >= 0 && answered_ >= kRequestsPerWorker) stop();
+  if (pid_ < 0) {
+    if (!start(error)) return Status::kNotStarted;
+    answered_ = 0;
+  }
   std::string line = request + "\n";
   signal(SIGPIPE, SIG_IGN);
   for (size_t at = 0; at < line.size();) {
@@ -94,6 +98,7 @@ TorchProcess::Status TorchProcess::ask(const std::string& request, double timeou
         close(stderr_fd_);
         stderr_fd_ = -1;
       }
+      ++answered_;
       return Status::kAnswer;
     case fuzz::LineStatus::kTimeout:
       stop();

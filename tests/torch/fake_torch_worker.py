@@ -23,4 +23,4 @@ for line in sys.stdin:
                 "type": "UserError" if guard else "RuntimeError",
                 "message": "Could not guard on data-dependent expression Eq(u0, 1)" if guard
                 else "something else"} for b in request["backends"]]
-    print(json.dumps({"id": request.get("id"), "results": results}), flush=True)
+    print(json.dumps({"id": request.get("id"), "pid": os.getpid(), "results": results}), flush=True)

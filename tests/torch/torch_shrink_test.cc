@@ -1,5 +1,6 @@
 // torch-diff's PyTorch side without PyTorch: a fake worker (fake_torch_worker.py, same protocol)
-// shows that a hung, dead or missing worker is reported as such, and that the disagreement
+// shows that a hung, dead or missing worker is reported as such, that a worker is replaced after
+// its share of programs, and that the disagreement
 // shrinker keeps the disagreement (the fake's data-dependent guard needs a nonzero) while it
 // removes everything else.
 #include "fuzz/torch/torch_shrink.h"
@@ -82,6 +83,26 @@ TEST_F(FakeTorch, AWorkerThatNeverStartsMeansPyTorchIsUnavailable) {
   EXPECT_TRUE(c.results.empty());
   TorchProcess no_python("/nonexistent/python3", kFakeWorker);
   EXPECT_EQ(run_torch_side(c, no_python, {"eager"}, 30, &error), TorchProcess::Status::kNotStarted);
+}
+
+// PyTorch keeps memory per compiled program: a worker serves kRequestsPerWorker programs, then a
+// fresh one takes over (between requests, not as a crash).
+TEST_F(FakeTorch, AWorkerIsReplacedAfterItsShareOfPrograms) {
+  TorchProcess worker("python3", kFakeWorker);
+  const std::string request = R"({"id": "p", "code": "", "backends": ["eager"]})";
+  std::string answer, error, first_pid;
+  for (int i = 0; i <= TorchProcess::kRequestsPerWorker; ++i) {
+    ASSERT_EQ(worker.ask(request, 30, &answer, &error), TorchProcess::Status::kAnswer) << error;
+    size_t at = answer.find("\"pid\": ");
+    ASSERT_NE(at, std::string::npos) << answer;
+    std::string pid = answer.substr(at, answer.find(',', at) - at);
+    if (i == 0) first_pid = pid;
+    if (i < TorchProcess::kRequestsPerWorker) {
+      EXPECT_EQ(pid, first_pid) << "request " << i;
+    } else {
+      EXPECT_NE(pid, first_pid);
+    }
+  }
 }
 
 TEST_F(FakeTorch, ShrinkingKeepsTheDisagreementAndDropsTheRest) {
