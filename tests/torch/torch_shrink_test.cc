@@ -1,8 +1,7 @@
 // torch-diff's PyTorch side without PyTorch: a fake worker (fake_torch_worker.py, same protocol)
 // shows that a hung, dead or missing worker is reported as such, that a worker is replaced after
-// its share of programs, and that the disagreement
-// shrinker keeps the disagreement (the fake's data-dependent guard needs a nonzero) while it
-// removes everything else.
+// its share of programs, and that the disagreement shrinker keeps the disagreement (the fake's
+// data-dependent guard needs a nonzero) while it removes everything else.
 #include "fuzz/torch/torch_shrink.h"
 
 #include <gtest/gtest.h>
