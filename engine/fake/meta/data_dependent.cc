@@ -120,7 +120,9 @@ Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg
           n = 0;
         } else {
           n = ctx.env().create_unbacked_symint();
-          std::optional<int64_t> max = numel.maybe_as_int();
+          // PyTorch asks has_free_symbols(numel) of the expression after replacements (a SymNode's
+          // expr is replaced): a size pinned by a guard (s0 <= 2 with s0 >= 2) is static here.
+          std::optional<int64_t> max = SymInt(ctx.env().replace(numel.expr())).maybe_as_int();
           ctx.env().constrain_range_for_size(n.expr(), 0, max.value_or(kSysMaxsizeMinusOne));
         }
         ctx.mode.memo_set(a, &FakeTensor::unique_memo, Value(n));
