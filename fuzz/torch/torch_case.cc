@@ -1,14 +1,113 @@
 // Running one program on both sides and judging each backend (fuzz/torch/torch_case.h).
 #include "fuzz/torch/torch_case.h"
 
+#include <bit>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "engine/base/errors.h"
+#include "fuzz/isolated.h"
 #include "fuzz/torch/export_torch.h"
 
 namespace sf::torch_ref {
 
 using json = nlohmann::json;
+using program::HostTensor;
+using program::HostValue;
+
+namespace {
+
+// A HostValue as JSON for the trip out of the isolated child: floats as their bits (NaN and
+// infinities have no JSON number, and a decimal round trip could move the last bit).
+json value_to_json(const HostValue& v) {
+  json j = {{"kind", static_cast<int>(v.kind)}};
+  switch (v.kind) {
+    case HostValue::Kind::kTensor: {
+      j["dtype"] = static_cast<int>(v.tensor.dtype);
+      j["sizes"] = v.tensor.sizes;
+      j["ints"] = v.tensor.ints;
+      std::vector<uint32_t> bits;
+      for (float f : v.tensor.floats) bits.push_back(std::bit_cast<uint32_t>(f));
+      j["floats"] = bits;
+      break;
+    }
+    case HostValue::Kind::kInt:
+      j["i"] = v.i;
+      break;
+    case HostValue::Kind::kFloat:
+      j["f"] = std::bit_cast<uint64_t>(v.f);
+      break;
+    case HostValue::Kind::kBool:
+      j["b"] = v.b;
+      break;
+    case HostValue::Kind::kTuple:
+      j["elems"] = json::array();
+      for (const HostValue& e : v.elems) j["elems"].push_back(value_to_json(e));
+      break;
+    case HostValue::Kind::kNone:
+      break;
+  }
+  return j;
+}
+
+HostValue value_from_json(const json& j) {
+  HostValue v;
+  v.kind = static_cast<HostValue::Kind>(j.at("kind").get<int>());
+  switch (v.kind) {
+    case HostValue::Kind::kTensor:
+      v.tensor.dtype = static_cast<program::DType>(j.at("dtype").get<int>());
+      v.tensor.sizes = j.at("sizes").get<std::vector<int64_t>>();
+      v.tensor.ints = j.at("ints").get<std::vector<int64_t>>();
+      for (uint32_t bits : j.at("floats").get<std::vector<uint32_t>>()) {
+        v.tensor.floats.push_back(std::bit_cast<float>(bits));
+      }
+      break;
+    case HostValue::Kind::kInt:
+      v.i = j.at("i").get<int64_t>();
+      break;
+    case HostValue::Kind::kFloat:
+      v.f = std::bit_cast<double>(j.at("f").get<uint64_t>());
+      break;
+    case HostValue::Kind::kBool:
+      v.b = j.at("b").get<bool>();
+      break;
+    case HostValue::Kind::kTuple:
+      for (const json& e : j.at("elems")) v.elems.push_back(value_from_json(e));
+      break;
+    case HostValue::Kind::kNone:
+      break;
+  }
+  return v;
+}
+
+json our_side_to_json(const TorchCase& c) {
+  json j = {{"eager_error", c.ours.eager_error},
+            {"compiled_ok", c.ours.compiled_ok},
+            {"compiled_error", c.ours.compiled_error},
+            {"own_failure", c.ours.own_failure},
+            {"our_verdict", c.our_verdict},
+            {"python", c.python}};
+  if (c.ours.eager_outputs) {
+    j["eager_outputs"] = json::array();
+    for (const HostValue& v : *c.ours.eager_outputs) j["eager_outputs"].push_back(value_to_json(v));
+  }
+  return j;
+}
+
+void our_side_from_json(const json& j, TorchCase& c) {
+  c.ours.eager_error = j.at("eager_error").get<std::string>();
+  c.ours.compiled_ok = j.at("compiled_ok").get<bool>();
+  c.ours.compiled_error = j.at("compiled_error").get<std::string>();
+  c.ours.own_failure = j.at("own_failure").get<std::string>();
+  c.our_verdict = j.at("our_verdict").get<std::string>();
+  c.python = j.at("python").get<std::string>();
+  if (j.contains("eager_outputs")) {
+    c.ours.eager_outputs.emplace();
+    for (const json& v : j["eager_outputs"]) c.ours.eager_outputs->push_back(value_from_json(v));
+  }
+}
+
+}  // namespace
 
 void run_our_side(TorchCase& c, const program::Program& p, const oracles::PipelineOptions& opts) {
   oracles::PipelineResult r = oracles::run_pipeline(p, opts);
@@ -19,6 +118,29 @@ void run_our_side(TorchCase& c, const program::Program& p, const oracles::Pipeli
   } catch (const UserError& e) {
     c.ours.own_failure = std::string("cannot export: ") + e.what();
   }
+}
+
+void run_our_side_isolated(TorchCase& c, const program::Program& p,
+                           const oracles::PipelineOptions& opts, double timeout_seconds) {
+  fuzz::IsolationLimits limits;
+  limits.timeout_seconds = timeout_seconds;
+  fuzz::IsolatedResult r = fuzz::run_isolated(
+      [&] {
+        run_our_side(c, p, opts);
+        return our_side_to_json(c).dump();
+      },
+      limits);
+  if (r.crash.empty()) {
+    json j = json::parse(r.output, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_discarded()) {
+      our_side_from_json(j, c);
+      return;
+    }
+    r.crash = "malformed answer from the child";
+  }
+  c.ours = OurOutcome{};
+  c.ours.own_failure = r.crash + (r.report.empty() ? "" : ": " + r.report);
+  c.our_verdict = c.ours.own_failure;
 }
 
 TorchProcess::Status run_torch_side(TorchCase& c, TorchProcess& worker,

@@ -25,6 +25,12 @@ struct TorchCase {
 // Our side: the pipeline with `opts` (its backend included), then the export.
 void run_our_side(TorchCase& c, const program::Program& p, const oracles::PipelineOptions& opts);
 
+// The same in a forked child (fuzz/isolated.h): an engine crash or hang on one program becomes
+// that program's own failure ("crash:signal6: file:line: ...", class ours-failed) instead of
+// ending the whole run. The outcome comes back as JSON, float data bit for bit.
+void run_our_side_isolated(TorchCase& c, const program::Program& p,
+                           const oracles::PipelineOptions& opts, double timeout_seconds);
+
 // PyTorch's side: asks `worker` for `backends` and fills `c.results`, one per backend. A worker
 // that hangs or dies gives a crash verdict for every backend (a finding of PyTorch's). Returns
 // kNotStarted, with `*error`, when no worker could start (PyTorch is unavailable).

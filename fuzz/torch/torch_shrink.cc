@@ -7,20 +7,31 @@
 
 namespace sf::torch_ref {
 
-fuzz::ShrinkResult shrink_disagreement(const std::string& sfz, const std::string& backend,
+// Our pipeline on one candidate, in a child: shrinking makes programs the engine has not seen, and
+// one that crashes it is not the disagreement (nor the end of the run).
+constexpr double kOurSideSeconds = 30;
+
+DisagreementShrink shrink_disagreement(const std::string& sfz, const std::string& backend,
                                        const std::string& key, TorchProcess& worker,
                                        const oracles::PipelineOptions& opts, double timeout,
                                        const fuzz::ShrinkLimits& limits) {
+  DisagreementShrink out;
   auto same_disagreement = [&](const std::string& text) {
     TorchCase c;
     c.name = "shrink";
     c.sfz = text;
     try {
-      run_our_side(c, program::parse_program(text), opts);
+      run_our_side_isolated(c, program::parse_program(text), opts, kOurSideSeconds);
     } catch (const UserError&) {
       return false;  // a candidate that does not parse
     }
-    if (!c.ours.own_failure.empty()) return judge_backend(c, 0).key == key;
+    if (!c.ours.own_failure.empty()) {
+      if (out.our_crash.empty() && c.ours.own_failure.rfind("crash:", 0) == 0) {
+        out.our_crash_program = text;
+        out.our_crash = c.ours.own_failure;
+      }
+      return judge_backend(c, 0).key == key;
+    }
     std::string error;
     if (run_torch_side(c, worker, {backend}, timeout, &error) ==
         TorchProcess::Status::kNotStarted) {
@@ -28,7 +39,8 @@ fuzz::ShrinkResult shrink_disagreement(const std::string& sfz, const std::string
     }
     return judge_backend(c, 0).key == key;
   };
-  return fuzz::shrink_program(sfz, same_disagreement, limits);
+  out.shrunk = fuzz::shrink_program(sfz, same_disagreement, limits);
+  return out;
 }
 
 }  // namespace sf::torch_ref

@@ -11,11 +11,18 @@
 
 namespace sf::torch_ref {
 
+struct DisagreementShrink {
+  fuzz::ShrinkResult shrunk;
+  // The first candidate our pipeline crashed or hung on (a finding of ours the shrinker met on
+  // the way; empty when none) and its bucket with the SF_CHECK report.
+  std::string our_crash_program, our_crash;
+};
+
 // Shrinks `sfz` while its judgement on `backend` keeps `key` (Judgement::key). Every candidate
 // runs through our pipeline with `opts` here and through `worker` (one backend, `timeout`
-// seconds). ShrinkResult::reproduced is false when `sfz` itself no longer gives `key` (a flaky
-// disagreement: PyTorch's answer changed between runs).
-fuzz::ShrinkResult shrink_disagreement(const std::string& sfz, const std::string& backend,
+// seconds); our pipeline runs in a child. ShrinkResult::reproduced is false when `sfz` itself no
+// longer gives `key` (a flaky disagreement: PyTorch's answer changed between runs).
+DisagreementShrink shrink_disagreement(const std::string& sfz, const std::string& backend,
                                        const std::string& key, TorchProcess& worker,
                                        const oracles::PipelineOptions& opts, double timeout,
                                        const fuzz::ShrinkLimits& limits);

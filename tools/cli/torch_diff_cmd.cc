@@ -150,6 +150,15 @@ std::string with_comment(const std::string& text, const std::string& line) {
   return text.substr(0, at + 1) + line + text.substr(at + 1);
 }
 
+// Our pipeline runs each program in a child (an engine crash is that program's ours-failed).
+constexpr double kOurSideSeconds = 30;
+
+// A shrunk candidate can loop forever in PyTorch (a while_loop whose condition lost its counter;
+// ours stops at 10,000 iterations): unless the disagreement is a hang, a candidate gets 20 s.
+double candidate_timeout(const TorchDiffFlags& flags, const std::string& key) {
+  return key.find("timeout") != std::string::npos ? flags.timeout : std::min(flags.timeout, 20.0);
+}
+
 // One disagreement to minimize: the first programs of each backend and key.
 struct ToMinimize {
   const torch_ref::TorchCase* from;
@@ -180,7 +189,7 @@ int torch_diff(const TorchDiffFlags& flags) {
       c.name = f.string();
       c.sfz = *text;
       try {
-        torch_ref::run_our_side(c, program::parse_program(*text), opts);
+        torch_ref::run_our_side_isolated(c, program::parse_program(*text), opts, kOurSideSeconds);
       } catch (const UserError& e) {
         continue;  // not a program (a parse error): nothing to compare
       }
@@ -192,7 +201,7 @@ int torch_diff(const TorchDiffFlags& flags) {
     c.name = "seed-" + std::to_string(s);
     program::Program p = fuzz::generated_for_seed(s).program;
     c.sfz = program::print_program(p);
-    torch_ref::run_our_side(c, p, opts);
+    torch_ref::run_our_side_isolated(c, p, opts, kOurSideSeconds);
     cases.push_back(std::move(c));
   }
   double ours_seconds =
@@ -297,10 +306,9 @@ int torch_diff(const TorchDiffFlags& flags) {
       to_minimize.size(), flags.jobs, python, script,
       [&](torch_ref::TorchProcess& worker, size_t i, std::string*) {
         const ToMinimize& m = to_minimize[i];
-        fuzz::ShrinkResult r = torch_ref::shrink_disagreement(m.from->sfz, m.backend, m.key, worker,
-                                                              opts, flags.timeout, limits);
-        std::string line =
-            "# torch-diff " + m.backend + ": " + m.key + " (minimized from " + m.from->name + ")\n";
+        torch_ref::DisagreementShrink shrink = torch_ref::shrink_disagreement(
+            m.from->sfz, m.backend, m.key, worker, opts, candidate_timeout(flags, m.key), limits);
+        const fuzz::ShrinkResult& r = shrink.shrunk;
         json entry = {{"backend", m.backend},
                       {"key", m.key},
                       {"from", m.from->name},
@@ -312,21 +320,38 @@ int torch_diff(const TorchDiffFlags& flags) {
         if (r.reproduced) {
           fs::create_directories(m.dir);
           fs::path file = m.dir / (m.stem + ".min.sfz");
-          fuzz::write_atomically(file, with_comment(r.text, line));
+          fuzz::write_atomically(
+              file, with_comment(r.text, "# torch-diff " + m.backend + ": " + m.key +
+                                             " (minimized from " + m.from->name + ")\n"));
           entry["file"] = file.string();
-          torch_ref::TorchCase c;
-          c.name = m.from->name + " (minimized)";
           try {
-            fuzz::write_atomically(m.dir / (m.stem + ".min.py"),
-                                   torch_ref::export_torch(program::parse_program(r.text), c.name));
+            fuzz::write_atomically(
+                m.dir / (m.stem + ".min.py"),
+                torch_ref::export_torch(program::parse_program(r.text), file.string()));
           } catch (const UserError&) {
           }
+        }
+        if (!shrink.our_crash.empty()) {
+          // Not this disagreement, but a crash of ours: kept for `minimize` and `repro`.
+          fs::path dir = fs::path(flags.out) / "ours-crashed";
+          fs::create_directories(dir);
+          fs::path file = dir / (m.stem + "." + safe_name(m.backend) + ".sfz");
+          fuzz::write_atomically(
+              file, with_comment(shrink.our_crash_program, "# our pipeline: " + shrink.our_crash +
+                                                               " (a candidate while minimizing " +
+                                                               m.from->name + ")\n"));
+          entry["our_crash"] = {{"file", file.string()}, {"crash", shrink.our_crash}};
         }
         std::lock_guard<std::mutex> guard(lock);
         std::printf("%-9s %s: %s %d -> %d lines (%d runs, %s)\n", m.backend.c_str(), m.key.c_str(),
                     m.from->name.c_str(), entry["lines_before"].get<int>(),
                     entry["lines_after"].get<int>(), r.attempts,
                     r.reproduced ? r.stopped_by.c_str() : "did not reproduce");
+        if (!shrink.our_crash.empty()) {
+          std::printf("          our pipeline crashed on a candidate (%s): %s\n",
+                      shrink.our_crash.c_str(),
+                      entry["our_crash"]["file"].get<std::string>().c_str());
+        }
         std::fflush(stdout);
         minimized.push_back(entry);
         return torch_ref::TorchProcess::Status::kAnswer;
