@@ -7,6 +7,10 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <cstring>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/base/faults.h"
 #include "engine/program/parser.h"
 #include "fuzz/shrink.h"
 #include "fuzz/torch/torch_case.h"
@@ -109,8 +113,10 @@ TEST_F(FakeTorch, ShrinkingKeepsTheDisagreementAndDropsTheRest) {
   const std::string key = "torch-rejects-we-accept torch:data_dependent_guard/UserError";
   fuzz::ShrinkLimits limits;
   limits.seconds = 120;
-  fuzz::ShrinkResult r = shrink_disagreement(kProgram, "aot_eager", key, worker,
-                                             oracles::PipelineOptions{}, 30, limits);
+  DisagreementShrink shrink = shrink_disagreement(kProgram, "aot_eager", key, worker,
+                                                  oracles::PipelineOptions{}, 30, limits);
+  const fuzz::ShrinkResult& r = shrink.shrunk;
+  EXPECT_EQ(shrink.our_crash, "");
   ASSERT_TRUE(r.reproduced);
   EXPECT_EQ(r.stopped_by, "fixpoint");
   EXPECT_NE(r.text.find("nonzero("), std::string::npos) << r.text;
@@ -125,10 +131,56 @@ TEST_F(FakeTorch, ShrinkingKeepsTheDisagreementAndDropsTheRest) {
 
 TEST_F(FakeTorch, AProgramWithoutTheDisagreementIsNotReproduced) {
   TorchProcess worker("python3", kFakeWorker);
-  fuzz::ShrinkResult r =
+  DisagreementShrink shrink =
       shrink_disagreement(kProgram, "aot_eager", "torch-rejects-we-accept torch:other/RuntimeError",
                           worker, oracles::PipelineOptions{}, 30, fuzz::ShrinkLimits{});
-  EXPECT_FALSE(r.reproduced);
+  EXPECT_FALSE(shrink.shrunk.reproduced);
+}
+
+// An engine crash (here the zoo's lowering fault, an SF_CHECK abort) on one program is that
+// program's own failure: our side runs in a child, and torch-diff goes on.
+TEST_F(FakeTorch, AnEngineCrashIsThatProgramsOwnFailure) {
+  const std::string text = "# sfz 1\ninput a: f32[1] unbacked(0) = full(1.0)\nreturn 0\n";
+  std::unique_ptr<backend::Backend> cpu = backend::make_cpu_backend();
+  oracles::PipelineOptions on_cpu;
+  on_cpu.backend = cpu.get();
+  TorchCase c;
+  c.name = "crashing";
+  set_fault(Fault::kLoweringSkipsUnbackedInputBind, true);
+  run_our_side_isolated(c, program::parse_program(text), on_cpu, 30);
+  set_fault(Fault::kLoweringSkipsUnbackedInputBind, false);
+  EXPECT_EQ(c.ours.own_failure.rfind("crash:signal6", 0), 0u) << c.ours.own_failure;
+  EXPECT_NE(c.ours.own_failure.find("lowering.cc"), std::string::npos) << c.ours.own_failure;
+  EXPECT_EQ(judge_backend(c, 0).cls, DiffClass::kOursFailed);
+  // Without the fault the same program comes back whole from the child.
+  TorchCase ok;
+  ok.name = "fine";
+  run_our_side_isolated(ok, program::parse_program(text), on_cpu, 30);
+  EXPECT_EQ(ok.ours.own_failure, "");
+  EXPECT_TRUE(ok.ours.compiled_ok);
+  ASSERT_TRUE(ok.ours.eager_outputs.has_value());
+  ASSERT_EQ(ok.ours.eager_outputs->size(), 1u);
+  EXPECT_EQ((*ok.ours.eager_outputs)[0].i, 0);
+  EXPECT_NE(ok.python.find("def sf_program"), std::string::npos);
+  // The trip out of the child keeps every output bit for bit.
+  TorchCase here, there;
+  here.name = "test";
+  run_our_side(here, program::parse_program(kProgram), on_cpu);
+  there.name = "test";
+  run_our_side_isolated(there, program::parse_program(kProgram), on_cpu, 30);
+  ASSERT_TRUE(here.ours.eager_outputs && there.ours.eager_outputs);
+  ASSERT_EQ(here.ours.eager_outputs->size(), there.ours.eager_outputs->size());
+  for (size_t i = 0; i < here.ours.eager_outputs->size(); ++i) {
+    const program::HostTensor& a = (*here.ours.eager_outputs)[i].tensor;
+    const program::HostTensor& b = (*there.ours.eager_outputs)[i].tensor;
+    EXPECT_EQ(a.dtype, b.dtype);
+    EXPECT_EQ(a.sizes, b.sizes);
+    EXPECT_EQ(a.ints, b.ints);
+    ASSERT_EQ(a.floats.size(), b.floats.size());
+    EXPECT_EQ(std::memcmp(a.floats.data(), b.floats.data(), a.floats.size() * sizeof(float)), 0);
+  }
+  EXPECT_EQ(here.python, there.python);
+  EXPECT_EQ(here.our_verdict, there.our_verdict);
 }
 
 }  // namespace
