@@ -335,7 +335,9 @@ class Emitter {
     }
     // The program: tensor and non-static scalar inputs are parameters; a static int is a
     // constant (dynamic=True would make a parameter symbolic); an unbacked int comes in as a
-    // one-element tensor whose .item() makes the unbacked symbol.
+    // one-element tensor whose .item() makes the unbacked symbol. Of a clone: Dynamo (torch 2.15)
+    // makes `input.item()` a backed symbol guarded on its value, a computed tensor's item is
+    // unbacked.
     out_ += "def sf_program(";
     bool first = true;
     for (const program::InputDecl& d : p_.inputs) {
@@ -349,7 +351,7 @@ class Emitter {
       if (d.scalar_mode == DimMode::kStatic) {
         out_ += "    " + py_name(d.name) + " = " + scalar_text(d) + "\n";
       } else if (d.scalar_mode == DimMode::kUnbacked) {
-        out_ += "    " + py_name(d.name) + " = " + py_name(d.name) + ".item()\n";
+        out_ += "    " + py_name(d.name) + " = " + py_name(d.name) + ".clone().item()\n";
       }
     }
     block(p_.body, 4, true);  // always a tuple: one entry per returned expression, as ours

@@ -42,7 +42,7 @@ def v_step(v_i, v_acc):
 
 
 def sf_program(v_x, v_m, v_k, v_n):
-    v_k = v_k.item()
+    v_k = v_k.clone().item()
     v_c = 5
     v_r = v_x[v_m]
     torch._check(sf_cond((v_r.size(0) >= 1)), lambda: "sfz check failed: some rows")
