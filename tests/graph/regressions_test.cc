@@ -117,7 +117,7 @@ TEST(Regressions, NotEqualAssertIsEmitted) {
   EXPECT_EQ(r.verdict.error_kind, UserErrorKind::kCheckFailed) << r.verdict.str();
 }
 
-// Bug C again: amax's deferred Ne(u0, 0) (docs/ops.md: amax over an empty extent is a shape
+// Bug C again: amax's check u0 > 0 (docs/ops.md: amax over an empty extent is a shape
 // error) is dropped, so the compiled program returns a value where eager raises.
 TEST(Regressions, AmaxOverEmptyUnbackedExtentRaises) {
   auto r = run("input x: i64[5] = [0, 0, 0, 0, 0]\nreturn amax(nonzero(x), [0])\n", true);

@@ -24,11 +24,14 @@ Value meta_reduction(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& ar
   }
   bool keepdim = op != OpKind::kCountNonzero && args[2].flag;
   if (op == OpKind::kAmax || op == OpKind::kAmin) {
-    // No identity: reducing an empty extent is an error in eager, so it must be here too.
-    SymInt extent = 1;
-    for (int64_t d : dims) extent = extent * (rank == 0 ? SymInt(1) : a.sizes()[d]);
-    require(ctx, sym_ne(extent, 0), UserErrorKind::kShape,
-            std::string(program::op_name(op)) + " over an empty extent of " + a.type_str());
+    // No identity: reducing an empty extent is an error in eager, so it must be here too. As
+    // PyTorch's _reduction (torch 2.15): each reduced dim is checked `size > 0`, a relation the
+    // ShapeEnv refines the size's range with (Ne(extent, 0) would not make it >= 1).
+    for (int64_t d : dims) {
+      if (rank == 0) break;
+      require(ctx, sym_gt(a.sizes()[d], 0), UserErrorKind::kShape,
+              std::string(program::op_name(op)) + " over an empty extent of " + a.type_str());
+    }
   }
   std::vector<SymInt> out;
   for (int64_t d = 0; d < rank; ++d) {
