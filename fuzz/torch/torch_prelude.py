@@ -5,7 +5,9 @@
 import json
 import math
 import os
+import re
 import sys
+import traceback
 
 import torch
 import torch._dynamo
@@ -152,6 +154,20 @@ def sf_causes(e):
     return seen
 
 
+# Inductor's generated module (in its torchinductor_* cache directory) checks the graph's runtime
+# asserts itself and raises RuntimeError('<expression>'), e.g. RuntimeError('u0 <= 2'), not
+# aot_eager's "Runtime assertion failed for expression ...".
+def sf_inductor_assert(chain):
+    for x in chain:
+        frames = traceback.extract_tb(x.__traceback__) if x.__traceback__ else []
+        if type(x).__name__ == "RuntimeError" and frames and \
+                "torchinductor_" in frames[-1].filename and \
+                re.fullmatch(r"[\w\s*+\-/(),.]*(<=|>=|<|>|==|!=|Eq\(|Ne\()[\w\s*+\-/(),.<>=!]*",
+                             str(x)):
+            return True
+    return False
+
+
 # Our user-error kinds (engine/base/errors.h) for a torch exception; "crash" for an internal error
 # of PyTorch's (an assertion, a compiler failure that is not a user error), "other" otherwise.
 def sf_classify(e):
@@ -167,7 +183,8 @@ def sf_classify(e):
     if "GuardOnDataDependentSymNode" in names or "data-dependent" in text or \
             "data dependent" in text:
         return "data_dependent_guard"
-    if "Runtime assertion failed" in text or "_assert_scalar" in text:
+    if "Runtime assertion failed" in text or "_assert_scalar" in text or \
+            sf_inductor_assert(chain):
         return "runtime_assert_failed"
     if "ZeroDivisionError" in names or "division by zero" in text.lower():
         return "zero_division"
