@@ -4,6 +4,7 @@
 // against ours (fuzz/torch/torch_diff.h) and counted by class. Exit 0 when everything agrees.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -126,9 +127,7 @@ void on_workers(size_t n, int jobs, const std::string& python, const WorkerScrip
 // Progress on stderr for long runs: a line every 5% (at most every 100 programs).
 class Progress {
  public:
-  explicit Progress(size_t total) : total_(total), step_(std::max<size_t>(1, total / 20)) {
-    step_ = std::min<size_t>(step_, 100);
-  }
+  explicit Progress(size_t total) : total_(total), step_(std::clamp<size_t>(total / 20, 1, 100)) {}
   void one_done() {
     size_t done = ++done_;
     if (done % step_ != 0 && done != total_) return;

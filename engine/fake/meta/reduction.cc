@@ -27,10 +27,12 @@ Value meta_reduction(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& ar
     // No identity: reducing an empty extent is an error in eager, so it must be here too. As
     // PyTorch's _reduction (torch 2.15): each reduced dim is checked `size > 0`, a relation the
     // ShapeEnv refines the size's range with (Ne(extent, 0) would not make it >= 1).
-    for (int64_t d : dims) {
-      if (rank == 0) break;
-      require(ctx, sym_gt(a.sizes()[d], 0), UserErrorKind::kShape,
-              std::string(program::op_name(op)) + " over an empty extent of " + a.type_str());
+    // A 0-d tensor has one element (its dim 0 / -1 names no size).
+    if (rank > 0) {
+      for (int64_t d : dims) {
+        require(ctx, sym_gt(a.sizes()[d], 0), UserErrorKind::kShape,
+                std::string(program::op_name(op)) + " over an empty extent of " + a.type_str());
+      }
     }
   }
   std::vector<SymInt> out;
