@@ -71,6 +71,7 @@ class StructuralOracles {
   Next after_dce(const StageProducts& s) {
     append(vs_, check_def_before_use(*s.graph, s.env()));
     append(vs_, check_replay(s.env()));
+    append(vs_, check_fact_scopes(s.env()));
     append(vs_, check_simplify_cache(s.env()));
     for (const RuntimeAssert& ra : s.asserts.unplaced) {
       // A trace assumption about a value re-propagation made a constant (its binding site now

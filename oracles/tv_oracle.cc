@@ -109,6 +109,17 @@ struct SourceCollector {
   // Symbols replaced by the events so far: a later replacement (a check after the evaluation)
   // did not make the engine read hints for an evaluation before it.
   std::set<ExprRef, sym::ExprLess>& replaced;
+  // Inside a fact scope (a branch or body being traced): the top level's sources, which hold
+  // there too (`out` then collects the scope's own).
+  const std::vector<smt::Fact>* outer = nullptr;
+
+  // What was assumed so far where this event happened.
+  std::vector<smt::Fact> visible() const {
+    if (!outer) return out;
+    std::vector<smt::Fact> all = *outer;
+    all.insert(all.end(), out.begin(), out.end());
+    return all;
+  }
 
   // An equality checked or guarded may install a replacement (maybe_guard_rel).
   void note_replacements(const ExprRef& e) {
@@ -158,7 +169,7 @@ struct SourceCollector {
     if (e.hint && e.hint->get()->is(sym::ExprKind::kBoolConst) && !backed_only) {
       v = e.hint->get()->bool_value();
     } else {
-      v = at_hints(e.expr, env, out, premises, backed_only, opts, stats, &against_hints);
+      v = at_hints(e.expr, env, visible(), premises, backed_only, opts, stats, &against_hints);
     }
     if (!v) return;
     if (against_hints) {
@@ -201,8 +212,9 @@ struct SourceCollector {
   void operator()(const T&) {}
 };
 
-// What the compiled program enforces on every run it completes.
-std::vector<smt::Fact> targets(const ShapeEnv& env, const graph::Graph& g) {
+// What the compiled program enforces on every run it completes; `nested`: also the asserts of
+// its cond branches and loop bodies (which hold where those run).
+std::vector<smt::Fact> targets(const ShapeEnv& env, const graph::Graph& g, bool nested) {
   std::vector<smt::Fact> out;
   for (const ShapeGuard& gd : env.assertions().guards()) {
     out.push_back({gd.expr, "guard " + gd.expr->str()});
@@ -236,13 +248,18 @@ std::vector<smt::Fact> targets(const ShapeEnv& env, const graph::Graph& g) {
     }
   }
   // Asserts inside a cond branch or loop body are checked only when it runs, as the trace's
-  // assumptions recorded while tracing it hold only then: both are taken unconditionally here.
-  g.for_each_nested([&](const graph::Node* n) {
+  // assumptions recorded while tracing it hold only then: both are taken unconditionally there.
+  auto add_assert = [&](const graph::Node* n) {
     if (n->assert_expr &&
         (n->kind == graph::NodeKind::kAssertScalar || n->kind == graph::NodeKind::kCheck)) {
       out.push_back({n->assert_expr, "graph assert %" + n->name + " " + n->assert_expr->str()});
     }
-  });
+  };
+  if (nested) {
+    g.for_each_nested(add_assert);
+  } else {
+    for (const graph::Node* n : g.nodes()) add_assert(n);
+  }
   return out;
 }
 
@@ -272,38 +289,53 @@ OracleReport check_translation(const ShapeEnv& env, const graph::Graph& final_gr
   OracleReport report;
   report.name = "tv";
   report.ran = true;
-  std::vector<smt::Fact> sources, premises;
+  // Sources recorded inside a fact scope hold only where its subgraph runs (spec §6.6): they
+  // oblige the subgraphs' asserts, and justify no fact the caller keeps.
+  std::vector<smt::Fact> sources, premises, scoped, scoped_premises;
   bool frozen = false;
+  int depth = 0;
   std::set<ExprRef, sym::ExprLess> replaced;
   const EventLog& log = env.events();
   for (size_t i = 0; i < log.size(); ++i) {
     if (log[i].outcome.kind != EventOutcome::Kind::kOk) continue;
-    std::visit(SourceCollector{env, opts, report.smt, sources, premises,
-                               "event " + std::to_string(i) + ": ", frozen, replaced},
-               log[i].call);
+    if (std::holds_alternative<event::PushFactScope>(log[i].call)) ++depth;
+    if (std::holds_alternative<event::PopFactScope>(log[i].call)) --depth;
+    SourceCollector collect{
+        env,
+        opts,
+        report.smt,
+        depth > 0 ? scoped : sources,
+        depth > 0 ? scoped_premises : premises,
+        "event " + std::to_string(i) + (depth > 0 ? " (in a subgraph): " : ": "),
+        frozen,
+        replaced};
+    if (depth > 0) collect.outer = &sources;
+    std::visit(collect, log[i].call);
   }
-  // Nothing dropped: what the program enforces implies every assumption of the trace.
-  {
+  std::set<ExprRef, sym::ExprLess> bound;
+  final_graph.for_each_nested([&](const graph::Node* n) {
+    for (const auto& [s, path] : n->unbacked_bindings) bound.insert(env.resolve_renaming(s));
+    for (const auto& [s, path] : n->input_bindings) bound.insert(env.resolve_renaming(s));
+  });
+  // A symbol re-propagation made a constant is that constant in the compiled program: its
+  // binding site computes the number (a nonzero of an input a later check emptied), so a
+  // trace assumption about it holds or fails with the number, not for every value.
+  auto with_constants = [&](const ExprRef& e) {
+    if (constants.empty()) return e;
+    return sym::substitute_symbols(e, [&](const ExprRef& x) -> ExprRef {
+      auto c = constants.find(env.resolve_renaming(x));
+      return c == constants.end() ? ExprRef() : c->second;
+    });
+  };
+  // Nothing dropped: what the program enforces implies every assumption of the trace. The top
+  // level's are enforced by the top-level graph alone (a subgraph's asserts run only where it
+  // does); a subgraph's by anything (taken unconditionally: a sound over-approximation).
+  auto judge_dropped = [&](const std::vector<smt::Fact>& assumed, bool nested) {
     smt::Session& session = smt::Session::shared(opts);
     smt::Stats before = session.stats();
     smt::Session::Scope scope(session);
-    smt::assume_all(session, targets(env, final_graph));
-    std::set<ExprRef, sym::ExprLess> bound;
-    final_graph.for_each_nested([&](const graph::Node* n) {
-      for (const auto& [s, path] : n->unbacked_bindings) bound.insert(env.resolve_renaming(s));
-      for (const auto& [s, path] : n->input_bindings) bound.insert(env.resolve_renaming(s));
-    });
-    // A symbol re-propagation made a constant is that constant in the compiled program: its
-    // binding site computes the number (a nonzero of an input a later check emptied), so a
-    // trace assumption about it holds or fails with the number, not for every value.
-    auto with_constants = [&](const ExprRef& e) {
-      if (constants.empty()) return e;
-      return sym::substitute_symbols(e, [&](const ExprRef& x) -> ExprRef {
-        auto c = constants.find(env.resolve_renaming(x));
-        return c == constants.end() ? ExprRef() : c->second;
-      });
-    };
-    for (const smt::Fact& source : sources) {
+    smt::assume_all(session, targets(env, final_graph, nested));
+    for (const smt::Fact& source : assumed) {
       smt::Fact s{with_constants(source.expr), source.label};
       if (s.expr != source.expr) {
         s.label += "; stated as " + source.expr->str() +
@@ -321,8 +353,13 @@ OracleReport check_translation(const ShapeEnv& env, const graph::Graph& final_gr
       }
     }
     report.smt.add(session.stats().since(before));
-  }
-  // Nothing made up: each derived assert and guard follows from the sources and ranges.
+  };
+  judge_dropped(sources, false);
+  judge_dropped(scoped, true);
+  // Nothing made up: each derived assert and guard follows from the sources and ranges. The
+  // caller's deferred asserts from the top level's sources only; the guards (which may read a
+  // branch's facts: a recompile condition, never a wrong answer) and the subgraphs' asserts
+  // from every source.
   {
     smt::Session& session = smt::Session::shared(opts);
     smt::Stats before = session.stats();
@@ -332,12 +369,7 @@ OracleReport check_translation(const ShapeEnv& env, const graph::Graph& final_gr
     for (const auto& [s, r] : env.range_table().ranges()) {
       smt::assume_all(session, smt::range_facts(s, r));
     }
-    std::vector<smt::Fact> derived;
-    for (const auto& [key, ras] : env.assertions().deferred()) {
-      for (const RuntimeAssert& ra : ras) derived.push_back({ra.expr, "deferred assert"});
-    }
-    for (const ShapeGuard& g : env.assertions().guards()) derived.push_back({g.expr, "guard"});
-    for (const smt::Fact& d : derived) {
+    auto judge_derived = [&](const smt::Fact& d) {
       smt::Result r = session.entails(d.expr);
       if (r.status == smt::Status::kSat) {
         report.violations.push_back({"tv", d.label + " " + d.expr->str() +
@@ -347,7 +379,20 @@ OracleReport check_translation(const ShapeEnv& env, const graph::Graph& final_gr
       } else if (r.status != smt::Status::kUnsat) {
         report.undecided("derived " + d.label + " " + d.expr->str(), r);
       }
+    };
+    for (const auto& [key, ras] : env.assertions().deferred()) {
+      for (const RuntimeAssert& ra : ras) judge_derived({ra.expr, "deferred assert"});
     }
+    smt::Session::Scope in_subgraphs(session);
+    smt::assume_all(session, scoped);
+    smt::assume_all(session, scoped_premises);
+    for (const ShapeGuard& g : env.assertions().guards()) judge_derived({g.expr, "guard"});
+    final_graph.for_each_nested([&](const graph::Node* n) {
+      for (const auto& sub : n->subgraphs) {
+        for (const RuntimeAssert& ra : sub->scoped_asserts)
+          judge_derived({ra.expr, "subgraph assert ('" + ra.msg + "')"});
+      }
+    });
     report.smt.add(session.stats().since(before));
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -74,7 +74,8 @@ struct Node {
   std::string message;                         // kCheck / kAssertScalar
   std::string input_name;                      // kPlaceholder
   int line = 0;                                // program line, for messages
-  bool derived_binding = false;  // binds a divisibility factor as i0 // d (not re-allocated)
+  bool derived_binding = false;      // binds a divisibility factor as i0 // d (not re-allocated)
+  std::vector<bool> view_decisions;  // view/reshape: computeStride's, as traced (replayed)
   // kCond / kWhileLoop: the branches or the loop's condition and body, each a graph whose
   // placeholders are, in order, the lifted symbols and operands the node's args supply (after
   // cond's predicate) and whose output node returns the function's values.

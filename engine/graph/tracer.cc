@@ -117,7 +117,9 @@ class Tracer {
   // The fake value of `op` on `args` (node values as traced so far).
   Value evaluate(OpKind op, const std::vector<NodeArg>& args, int line) {
     fake::MetaContext c{*t_.mode, where(line, program::op_name(op))};
-    return graph::eval_call(c, op, args, [](Node* n) -> const Value& { return n->value; });
+    Value v = graph::eval_call(c, op, args, [](Node* n) -> const Value& { return n->value; });
+    last_view_decisions_ = std::move(c.view_decisions);
+    return v;
   }
 
   static std::optional<int64_t> literal_int(const ExprPtr& e) {
@@ -240,6 +242,7 @@ class Tracer {
     Value v = evaluate(e->op, args, e->loc.line);
     if (v.is_constant_scalar() && all_literal(args)) return literal_tv(v);
     Node* n = add_node(e->op, args, v, e->loc.line);
+    n->view_decisions = std::move(last_view_decisions_);
     if (e->op == OpKind::kAddInplace) functionalize_mutation(e, n);
     return TV{n->value, NodeArg::of(n), {}};
   }
@@ -604,6 +607,8 @@ class Tracer {
     Tracer inner(p_, t_, *g, depth_ + 1);
     for (const auto& [name, value] : in.placeholders) inner.add_placeholder(name, value, line);
     {
+      // What the body learns holds only where it runs (spec §6.6); its asserts stay in it.
+      ShapeEnv::FactScope facts(t_.env.get());
       ScopedAsserts scope(*t_.env, *g);
       inner.run_block(f.body);
     }
@@ -798,6 +803,7 @@ class Tracer {
   int depth_ = 0;
   bool inline_ = false;       // a constant-predicate branch traced into the caller's graph
   std::vector<TV> returned_;  // what the function's return statement evaluated
+  std::vector<bool> last_view_decisions_;  // of the last evaluate()
   std::map<std::string, TV> vars_;
   // Where each symbol can be read from at runtime: the binding node and keypath.
   std::map<ExprRef, std::pair<Node*, KeyPath>, sym::ExprLess> sites_;

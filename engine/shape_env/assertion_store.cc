@@ -94,4 +94,13 @@ ExprRef AssertionStore::apply_axioms(const ExprRef& e) const {
   return sym::xreplace(e, axiom_rewrites_);
 }
 
+void AssertionStore::restore_scope(const AssertionStore& saved) {
+  AssertionStore out = saved;
+  out.guards_ = std::move(guards_);
+  out.frozen_ = frozen_;
+  out.ignored_frozen_ = ignored_frozen_;
+  out.axiom_revision_ = axiom_revision_ + 1;
+  *this = std::move(out);
+}
+
 }  // namespace sf

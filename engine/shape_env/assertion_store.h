@@ -65,6 +65,9 @@ class AssertionStore {
   // Changes whenever an axiom is added or its current form rewritten.
   uint64_t axiom_revision() const { return axiom_revision_; }
 
+  // Closing a fact scope: the axioms and deferred asserts of `saved` again; the guards and the
+  // frozen state stay as they are. The axiom revision moves on (the old facts are stale).
+  void restore_scope(const AssertionStore& saved);
   // Read-only views.
   const std::vector<ShapeGuard>& guards() const { return guards_; }
   const std::map<ExprRef, std::vector<RuntimeAssert>, sym::ExprLessNullFirst>& deferred() const {

@@ -93,6 +93,8 @@ struct Printer {
   }
   void operator()(const event::FreezeRuntimeAsserts&) {}
   void operator()(const event::ClearPending&) {}
+  void operator()(const event::PushFactScope&) {}
+  void operator()(const event::PopFactScope&) {}
 };
 
 // Replay: the same call on another ShapeEnv. Ignore-fresh scopes are opened and closed in order.
@@ -140,6 +142,8 @@ struct Replayer {
   }
   void operator()(const event::FreezeRuntimeAsserts&) { env.freeze_runtime_asserts(); }
   void operator()(const event::ClearPending&) { env.clear_pending_fresh_unbacked_symbols(); }
+  void operator()(const event::PushFactScope&) { env.push_fact_scope(); }
+  void operator()(const event::PopFactScope&) { env.pop_fact_scope(); }
 };
 
 EventOutcome replay_one(const Event& ev, ShapeEnv& env,
@@ -204,6 +208,8 @@ const char* Event::name() const {
       "rebind_unbacked",
       "freeze_runtime_asserts",
       "clear_pending",
+      "push_fact_scope",
+      "pop_fact_scope",
   };
   static_assert(std::size(kNames) == std::variant_size_v<EventCall>, "one name per event struct");
   return kNames[call.index()];

@@ -82,6 +82,8 @@ struct RebindUnbacked {
 };
 struct FreezeRuntimeAsserts {};
 struct ClearPending {};
+struct PushFactScope {};
+struct PopFactScope {};
 }  // namespace event
 
 using EventCall =
@@ -91,7 +93,7 @@ using EventCall =
                  event::RenameUnbackedTo, event::EliminateUnbacked, event::EvaluateExpr,
                  event::GuardOrDeferRuntimeAssert, event::SetUnbackedVarToVal,
                  event::ComputeUnbackedBindings, event::RebindUnbacked, event::FreezeRuntimeAsserts,
-                 event::ClearPending>;
+                 event::ClearPending, event::PushFactScope, event::PopFactScope>;
 
 // How a recorded call ended: normally, by a user error of some kind, or by an engine bug.
 struct EventOutcome {

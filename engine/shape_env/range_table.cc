@@ -41,4 +41,18 @@ ValueRange RangeTable::size_oblivious(const ExprRef& s) const {
   return vr;
 }
 
+void RangeTable::restore_scope(const RangeTable& saved,
+                               const std::function<bool(const ExprRef&)>& local) {
+  RangeTable out = saved;
+  for (const auto& [s, r] : var_to_range_) {
+    if (!local(s)) continue;
+    out.init(s, r);
+    if (is_size_like(s)) out.add_size_like(s);
+  }
+  for (const auto& [i1, factor] : divisibility_factors_) {
+    if (local(i1)) out.divisibility_factors_.insert_or_assign(i1, factor);
+  }
+  *this = std::move(out);
+}
+
 }  // namespace sf

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -54,6 +55,10 @@ class RangeTable {
     divisibility_factors_.emplace(i1, std::make_pair(i0, d));
   }
 
+  // Closing a fact scope: `saved` again (this table as the scope opened), except for the symbols
+  // `local` to the scope, which keep their entries as they are now (their ranges, size-likeness
+  // and divisibility factors).
+  void restore_scope(const RangeTable& saved, const std::function<bool(const ExprRef&)>& local);
   // Read-only views.
   const std::map<ExprRef, ValueRange, sym::ExprLess>& ranges() const { return var_to_range_; }
   const std::set<ExprRef, sym::ExprLess>& size_like() const { return size_like_; }

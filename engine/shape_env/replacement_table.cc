@@ -64,4 +64,16 @@ ExprRef ReplacementTable::resolve_renaming(const ExprRef& s) const {
   SF_UNREACHABLE() << "cycle in unbacked_renamings at " << s->str();
 }
 
+void ReplacementTable::restore_scope(const ReplacementTable& saved) {
+  ReplacementTable out = saved;
+  for (const auto& [orig, dest] : unbacked_renamings_) {
+    auto old = saved.unbacked_renamings_.find(orig);
+    if (old != saved.unbacked_renamings_.end() && old->second == dest) continue;
+    out.record_renaming(orig, dest);
+    ExprRef tgt = out.find(dest);
+    if (!out.is_replaced(orig) && tgt != orig) out.install(orig, tgt, "rename_unbacked_to");
+  }
+  *this = std::move(out);
+}
+
 }  // namespace sf

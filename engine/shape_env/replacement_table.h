@@ -35,6 +35,9 @@ class ReplacementTable {
   // Follows renamings from s to the newest name (an SF_CHECK abort on a cycle).
   ExprRef resolve_renaming(const ExprRef& s) const;
 
+  // Closing a fact scope: `saved` again, plus the renamings made inside it (each re-installed
+  // as the replacement orig -> dest, resolved in the restored table).
+  void restore_scope(const ReplacementTable& saved);
   // Read-only views.
   const std::map<ExprRef, ExprRef, sym::ExprLess>& entries() const { return replacements_; }
   const std::map<ExprRef, std::string, sym::ExprLess>& reasons() const {

@@ -90,6 +90,29 @@ class ShapeEnv {
   IgnoreFreshScope ignore_fresh_unbacked_symbols() { return IgnoreFreshScope(this); }
   bool ignoring_fresh_unbacked_symbols() const { return symbols_.ignoring_fresh(); }
 
+  // ---- fact scopes (fact_scope.cc) ----
+  // Facts learned while a cond branch or a loop body is traced hold only where it runs (spec
+  // §6.6). A scope saves what is known when it opens and puts it back when it closes. A close
+  // keeps the guards (conditions on the inputs, checked before any run), the renamings (two names
+  // of one runtime value) and the ranges, size-likeness and divisibility factors of the symbols
+  // made inside (they have values only where the subgraph runs). The rest of what the scope
+  // learned (axioms, replacements, deferred asserts, narrowed ranges of older symbols) is gone:
+  // the caller's reasoning never uses it. The subgraph keeps its own asserts (scoped_asserts.h).
+  void push_fact_scope();
+  void pop_fact_scope();
+  size_t fact_scope_depth() const { return fact_scopes_.size(); }
+  class FactScope {
+   public:
+    explicit FactScope(ShapeEnv* env) : env_(env) { env_->push_fact_scope(); }
+    ~FactScope() { env_->pop_fact_scope(); }
+    FactScope(const FactScope&) = delete;
+    FactScope& operator=(const FactScope&) = delete;
+
+   private:
+    ShapeEnv* env_;
+  };
+  FactScope fact_scope() { return FactScope(this); }
+
   // ---- ranges (ranges.cc) ----
   void constrain_range_for_size(const ExprRef& sym, std::optional<int64_t> min = std::nullopt,
                                 std::optional<int64_t> max = std::nullopt);
@@ -318,6 +341,21 @@ class ShapeEnv {
     return facts_version_;
   }
   SymbolStamps stamps_;
+  // What each open fact scope saw when it opened (innermost last).
+  struct SavedFacts {
+    uint64_t id;
+    RangeTable ranges;
+    ReplacementTable replacements;
+    AssertionStore asserts;
+  };
+  std::vector<SavedFacts> fact_scopes_;
+  uint64_t next_fact_scope_id_ = 1;
+  // The scope each symbol made inside one was made in (none: made at the top level).
+  std::unordered_map<const sym::Expr*, uint64_t> created_in_scope_;
+  // Whether a fact about s learned in the scope closing now stays: s was made inside that scope,
+  // or inside one closed before it that encloses neither (the earlier trace of the subgraph this
+  // scope re-propagates), so s has a value only where that subgraph runs.
+  bool local_to_closing_scope(const ExprRef& s, const RangeTable& saved) const;
   mutable std::unordered_map<ExprRef, Simplified, sym::ExprHash> simplify_cache_[2];
 };
 

@@ -38,6 +38,11 @@ std::vector<Violation> check_unchanged(const ShapeEnv& env, const ShapeEnvSnapsh
                                        const std::string& invariant, const std::string& what);
 // Replaying the event log into a fresh ShapeEnv gives the same state and the same outcomes.
 std::vector<Violation> check_replay(const ShapeEnv& env);
+// INV-22 (scoped facts, spec §6.6): replays the log and, at each fact scope's close, compares
+// what the env knows with what it knew when the scope opened. A fact the scope learned that is
+// still known after it (an axiom, a deferred assert, a replacement other than a renaming, a
+// narrower range or size-likeness of a symbol older than the scope, a divisibility) is a leak.
+std::vector<Violation> check_fact_scopes(const ShapeEnv& env);
 // INV-21: what simplify would answer from its cache equals simplifying the replaced expression
 // now, uncached, for the (at most `limit`) oldest entries computed before some state change.
 std::vector<Violation> check_simplify_cache(const ShapeEnv& env, size_t limit = 32);

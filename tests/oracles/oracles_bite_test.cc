@@ -258,5 +258,32 @@ TEST(WrongRejection, AValidByConstructionProgramRejectedAtTraceIsItsOwnBucket) {
       << claimed.verdict.str();
 }
 
+// INV-22 on a ShapeEnv alone: a check inside a fact scope. Closed properly, nothing it taught
+// survives; with the fault the scope keeps everything, and the checker names the leaked axiom,
+// the deferred assert and the narrowed range of the older symbol.
+TEST(FactScopeChecker, FiresOnAFactThatOutlivesItsScope) {
+  for (bool broken : {false, true}) {
+    std::optional<ScopedFault> on;
+    if (broken) on.emplace(Fault::kBranchFactsGlobal);
+    ShapeEnv env;
+    SymInt u0 = env.create_unbacked_symint(), u1 = env.create_unbacked_symint();
+    {
+      auto scope = env.fact_scope();
+      env.check(sym_le(u0, u1), "ordered");
+      env.check(sym_ge(u0, 3), "big");
+    }
+    std::vector<Violation> vs = check_fact_scopes(env);
+    if (!broken) {
+      EXPECT_TRUE(vs.empty()) << violations_str(vs);
+      continue;
+    }
+    std::string all = violations_str(vs);
+    EXPECT_NE(all.find("INV-22"), std::string::npos) << all;
+    EXPECT_NE(all.find("axiom u0 <= u1"), std::string::npos) << all;
+    EXPECT_NE(all.find("deferred assert u0 <= u1 ('ordered')"), std::string::npos) << all;
+    EXPECT_NE(all.find("range [3, int_oo] of u0"), std::string::npos) << all;
+  }
+}
+
 }  // namespace
 }  // namespace sf::oracles

@@ -36,6 +36,12 @@ struct MetaContext {
     bool fresh_offset = false;
   };
   std::optional<SliceReplay> slice_replay;
+  // computeStride's decisions for a view of a layout that is not provably contiguous, in the
+  // order it made them: recorded by the trace, made again by re-propagation (view_replay), so a
+  // view the trace accepted stays the same view where facts recorded since (a later check that
+  // narrowed a range) would now steer its fallbacks elsewhere and refuse it.
+  std::vector<bool> view_decisions;
+  std::optional<std::vector<bool>> view_replay;
 };
 
 Value run_meta(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);

@@ -58,36 +58,49 @@ Value view_of(MetaContext& ctx, const FakeTensor& a, std::vector<SymInt> sizes,
 std::optional<std::vector<SymInt>> view_strides(MetaContext& ctx, const FakeTensor& a,
                                                 const std::vector<SymInt>& new_sizes) {
   ShapeEnv& env = ctx.env();
+  // Each decision is the trace's again under view_replay, else made now and recorded.
+  size_t made = 0;
+  auto decide = [&](auto&& now) -> bool {
+    bool d = ctx.view_replay && made < ctx.view_replay->size() ? (*ctx.view_replay)[made]
+                                                               : static_cast<bool>(now());
+    ++made;
+    ctx.view_decisions.push_back(d);
+    return d;
+  };
   const std::vector<SymInt>& old_sizes = a.sizes();
   const std::vector<SymInt>& old_strides = a.strides();
   if (old_sizes.empty()) return std::vector<SymInt>(new_sizes.size(), SymInt(1));
   bool same = old_sizes.size() == new_sizes.size();
   for (size_t d = 0; same && d < old_sizes.size(); ++d) {
-    same = env.guard_or_false(sym_eq(old_sizes[d], new_sizes[d]));
+    same = decide([&] { return env.guard_or_false(sym_eq(old_sizes[d], new_sizes[d])); });
   }
   // Element-free: the old strides for the same shape, else contiguous ones.
   std::vector<SymInt> empty_case = same ? old_strides : ctx.mode.contiguous_strides(new_sizes);
   SymBool is_empty = sym_eq(a.numel(), 0);
-  if (env.guard_or_false(is_empty)) return empty_case;
+  if (decide([&] { return env.guard_or_false(is_empty); })) return empty_case;
   // An unbacked numel may still be 0 at run time, where the real view takes that branch: the
   // strides say so (the element-free strides when numel is 0), so stride() agrees with eager.
-  bool maybe_empty = !env.statically_known_true(sym_ne(a.numel(), 0));
+  bool maybe_empty = decide([&] { return !env.statically_known_true(sym_ne(a.numel(), 0)); });
   std::vector<SymInt> out(new_sizes.size(), SymInt(0));
   int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
   SymInt chunk_base_stride = old_strides.back(), tensor_numel = 1, view_numel = 1;
   for (int64_t d = static_cast<int64_t>(old_sizes.size()) - 1; d >= 0; --d) {
     tensor_numel = tensor_numel * old_sizes[d];
     bool chunk_ends =
-        d == 0 || (env.guard_or_true(sym_ne(old_sizes[d - 1], 1)) &&
-                   env.guard_or_true(sym_ne(old_strides[d - 1], tensor_numel * chunk_base_stride)));
+        d == 0 ||
+        (decide([&] { return env.guard_or_true(sym_ne(old_sizes[d - 1], 1)); }) && decide([&] {
+           return env.guard_or_true(sym_ne(old_strides[d - 1], tensor_numel * chunk_base_stride));
+         }));
     if (!chunk_ends) continue;
-    while (view_d >= 0 && (env.guard_or_true(sym_lt(view_numel, tensor_numel)) ||
-                           env.guard_or_false(sym_eq(new_sizes[view_d], 1)))) {
+    while (view_d >= 0 &&
+           (decide([&] { return env.guard_or_true(sym_lt(view_numel, tensor_numel)); }) ||
+            decide([&] { return env.guard_or_false(sym_eq(new_sizes[view_d], 1)); }))) {
       out[view_d] = view_numel * chunk_base_stride;
       view_numel = view_numel * new_sizes[view_d];
       --view_d;
     }
-    if (env.guard_or_true(sym_ne(view_numel, tensor_numel))) return std::nullopt;
+    if (decide([&] { return env.guard_or_true(sym_ne(view_numel, tensor_numel)); }))
+      return std::nullopt;
     if (d > 0) {
       chunk_base_stride = old_strides[d - 1];
       tensor_numel = 1;

@@ -44,7 +44,9 @@ Value repropagate_hop(Trace& t, const Node& old, Node& n, const RepropagateOptio
     t.mode->bump_epoch();
     auto sub = std::make_shared<Graph>();
     {
-      // What re-propagating it records (a fresh symbol's own asserts) belongs to it as well.
+      // What re-propagating it records (a fresh symbol's own asserts) belongs to it as well,
+      // and what it learns holds only inside it, as when it was traced.
+      ShapeEnv::FactScope facts(t.env.get());
       ScopedAsserts scope(*t.env, *sub);
       *sub = repropagate_graph(t, *old.subgraphs[i], true, opts);
     }
@@ -90,6 +92,7 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
     n->derived_binding = old->derived_binding;
     n->function_names = old->function_names;
     n->carry_args = old->carry_args;
+    n->view_decisions = old->view_decisions;
     switch (old->kind) {
       case NodeKind::kPlaceholder: {
         if (opts.fresh_fake_mode && !subgraph) {
@@ -164,6 +167,7 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
       }
       ctx.slice_replay = replay;
     }
+    if (!old->view_decisions.empty()) ctx.view_replay = old->view_decisions;
     n->value = eval_node(ctx, *old, value_of);
     std::optional<Bindings> fresh = env.compute_unbacked_bindings(n->value);
     if (fresh) n->unbacked_bindings = *fresh;
