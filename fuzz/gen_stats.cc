@@ -66,6 +66,21 @@ struct ProgramWalk {
   std::set<std::string> dd_read;                 // variables a data-dependent op has read so far
   std::map<std::string, std::string> output_of;  // unpacked target -> "unique output [1]"
   int64_t statements = 0;
+  const program::Program* program = nullptr;  // for the functions a cond / while_loop calls
+  int depth = 0;                              // inside how many of their bodies
+
+  // The bodies of the functions a cond / while_loop statement calls, walked as nested code.
+  void bodies(const Stmt& st) {
+    if (depth > 0) features.insert("cond/while_loop inside a body");
+    if (!program) return;
+    ++depth;
+    for (const std::string& name : st.functions) {
+      for (const program::FunctionDef& f : program->functions) {
+        if (f.name == name) stmts(f.body);
+      }
+    }
+    --depth;
+  }
 
   void expr(const program::ExprPtr& e) {
     if (!e) return;
@@ -83,6 +98,7 @@ struct ProgramWalk {
     if (s.has(program::OpFeature::kMultiOutput)) features.insert("multi-output op");
     if (s.allocates_unbacked) {
       features.insert("data-dependent op");
+      if (depth > 0) features.insert("data-dependent op inside a body");
       for (const program::ExprPtr& a : e->args) {
         if (a && a->kind == Expr::Kind::kVar) {
           if (mutated.count(a->name))
@@ -125,6 +141,7 @@ struct ProgramWalk {
           break;
         case Stmt::Kind::kCheck:
           features.insert("check");
+          if (depth > 0) features.insert("check inside a body");
           if (st.value && st.value->kind == Expr::Kind::kCall && st.value->op == OpKind::kEq) {
             features.insert("equality check (==)");
           }
@@ -132,6 +149,7 @@ struct ProgramWalk {
           break;
         case Stmt::Kind::kCheckIsSize:
           features.insert("check_is_size");
+          if (depth > 0) features.insert("check inside a body");
           expr(st.value);
           expr(st.max);
           break;
@@ -148,10 +166,12 @@ struct ProgramWalk {
           features.insert("cond");
           expr(st.value);
           for (const program::ExprPtr& o : st.operands) expr(o);
+          bodies(st);
           break;
         case Stmt::Kind::kWhileLoop:
           features.insert("while_loop");
           for (const program::ExprPtr& o : st.operands) expr(o);
+          bodies(st);
           break;
       }
     }
@@ -197,6 +217,7 @@ GenStats collect_gen_stats(uint64_t first_seed, uint64_t count) {
       }
     }
     if (g.program.header.inference_mode) w.features.insert("inference mode");
+    w.program = &g.program;
     w.stmts(g.program.body);
     st.statements += w.statements;
 
@@ -285,6 +306,9 @@ std::string GenStats::report() const {
                         "static if",
                         "cond",
                         "while_loop",
+                        "check inside a body",
+                        "data-dependent op inside a body",
+                        "cond/while_loop inside a body",
                         "item on a bool tensor",
                         "divisibility binding (// d)"}) {
     auto it = features.find(f);

@@ -16,6 +16,7 @@
 #include "engine/base/errors.h"
 #include "engine/program/parser.h"
 #include "engine/program/printer.h"
+#include "engine/program/schema.h"
 
 namespace sf::fuzz {
 
@@ -389,22 +390,46 @@ void substitute_in(std::vector<Stmt>& list, const std::string& name, const ExprP
     if (s.value) s.value = substitute(s.value, name, repl);
     if (s.max) s.max = substitute(s.max, name, repl);
     for (ExprPtr& r : s.returns) r = substitute(r, name, repl);
+    for (ExprPtr& o : s.operands) o = substitute(o, name, repl);
     substitute_in(s.then_body, name, repl);
     substitute_in(s.else_body, name, repl);
   }
 }
 
-// Inline a copy or a constant (`x = y`, `x = 3`) into the statements after it, dropping it.
+// How many times `list` reads variable `name`.
+int uses_in(const std::vector<Stmt>& list, const std::string& name) {
+  int n = 0;
+  auto count = [&](const ExprPtr& e) {
+    if (!e) return;
+    program::for_each_subexpr(
+        e, [&](const Expr& x) { n += x.kind == Expr::Kind::kVar && x.name == name; });
+  };
+  for (const Stmt& s : list) {
+    count(s.value);
+    count(s.max);
+    for (const ExprPtr& r : s.returns) count(r);
+    for (const ExprPtr& o : s.operands) count(o);
+    n += uses_in(s.then_body, name) + uses_in(s.else_body, name);
+  }
+  return n;
+}
+
+// Inline a copy or a constant (`x = y`, `x = 3`) into the statements after it, dropping it; or a
+// value read once (`k = gt(a, 0)` then `index(a, k)`: `index(a, gt(a, 0))`), but never an
+// in-place op (its statement is the mutation).
 Candidates inline_candidates(const Program& p) {
   Candidates out;
   for (size_t i = 0; i < p.body.size(); ++i) {
     const Stmt& s = p.body[i];
     if (s.kind != Stmt::Kind::kAssign || s.targets.size() != 1) continue;
     Expr::Kind k = s.value->kind;
-    if (k != Expr::Kind::kVar && k != Expr::Kind::kInt && k != Expr::Kind::kFloat &&
-        k != Expr::Kind::kBool) {
-      continue;
-    }
+    std::vector<Stmt> after(p.body.begin() + static_cast<long>(i) + 1, p.body.end());
+    bool copy_or_constant = k == Expr::Kind::kVar || k == Expr::Kind::kInt ||
+                            k == Expr::Kind::kFloat || k == Expr::Kind::kBool;
+    bool read_once = k == Expr::Kind::kCall &&
+                     !program::schema(s.value->op).has(program::OpFeature::kMutation) &&
+                     uses_in(after, s.targets[0]) == 1;
+    if (!copy_or_constant && !read_once) continue;
     Program copy = p;
     std::vector<Stmt> rest(copy.body.begin() + static_cast<long>(i) + 1, copy.body.end());
     substitute_in(rest, s.targets[0], s.value);

@@ -4,6 +4,7 @@
 #include "oracles/rename_oracle.h"
 
 #include <chrono>
+#include <tuple>
 
 #include "engine/sym/make.h"
 #include "engine/sym/walk.h"
@@ -26,11 +27,20 @@ class RenameCheck {
  public:
   RenameCheck(const smt::Options& opts, OracleReport& report) : opts_(opts), report_(report) {}
 
-  // Keeps what the state was before an event: renamings, replacements and every fact.
-  void before(const ShapeEnv& env) {
+  // Keeps what the state was before an event: renamings, replacements and every fact. Closing
+  // a fact scope is judged against the state when it opened (what it learned is meant to go;
+  // a renaming it made and what the caller knew before it are not).
+  void before(const Event& ev, const ShapeEnv& env) {
+    if (std::holds_alternative<event::PopFactScope>(ev.call) && !scopes_.empty()) {
+      std::tie(renamings_, replacements_, facts_before_) = std::move(scopes_.back());
+      scopes_.pop_back();
+      return;
+    }
     renamings_ = env.replacement_table().renamings();
     replacements_ = env.replacement_table().entries();
     facts_before_ = smt::env_facts(env, /*detailed_labels=*/false);
+    if (std::holds_alternative<event::PushFactScope>(ev.call))
+      scopes_.emplace_back(renamings_, replacements_, facts_before_);
   }
 
   void after(size_t index, const Event& ev, const ShapeEnv& env) {
@@ -91,6 +101,8 @@ class RenameCheck {
   OracleReport& report_;
   std::map<ExprRef, ExprRef, sym::ExprLess> renamings_, replacements_;
   std::vector<smt::Fact> facts_before_;
+  using Map = std::map<ExprRef, ExprRef, sym::ExprLess>;
+  std::vector<std::tuple<Map, Map, std::vector<smt::Fact>>> scopes_;  // at each open scope's push
 };
 
 }  // namespace
@@ -103,7 +115,7 @@ OracleReport check_renames(const ShapeEnv& env, const smt::Options& opts) {
   RenameCheck check(opts, report);
   ShapeEnv fresh(env.settings());
   ReplayHooks hooks;
-  hooks.before = [&](size_t, const Event&, const ShapeEnv& e) { check.before(e); };
+  hooks.before = [&](size_t, const Event& ev, const ShapeEnv& e) { check.before(ev, e); };
   hooks.after = [&](size_t i, const Event& ev, const ShapeEnv& e) { check.after(i, ev, e); };
   replay_events(env.events(), fresh, hooks);
   report.smt = check.stats;

@@ -152,7 +152,12 @@ struct SourceCollector {
     }
   }
   void operator()(const event::ConstrainSymbolRange& e) {
-    for (smt::Fact& f : smt::range_facts(e.sym, sym::ValueRange::ints(e.min, e.max))) {
+    // sys.maxsize - 1 bounds nothing (as for constrain_range_for_size): a merged cond output
+    // takes the hull of its branches' ranges, which may end there.
+    sym::ExtInt hi = e.max.is_finite() && e.max.value() >= std::numeric_limits<int64_t>::max() - 1
+                         ? sym::ExtInt::pos_inf()
+                         : e.max;
+    for (smt::Fact& f : smt::range_facts(e.sym, sym::ValueRange::ints(e.min, hi))) {
       f.label = where + "constrain_symbol_range " + f.label;
       out.push_back(std::move(f));
     }
@@ -246,6 +251,21 @@ std::vector<smt::Fact> targets(const ShapeEnv& env, const graph::Graph& g, bool 
       out.push_back({sym::eq(tgt->arg(1), sym::floordiv(s, tgt->arg(0))),
                      "divisibility symbol " + tgt->arg(1)->str()});
     }
+  }
+  // A divisibility factor's binding site computes it: i1 = i0 // d (in a subgraph too, where the
+  // replacement i0 -> d*i1 does not outlive the subgraph's fact scope).
+  auto add_definition = [&](const graph::Node* n) {
+    if (!n->derived_binding || n->args.size() != 2 ||
+        n->args[0].kind != graph::NodeArg::Kind::kNode)
+      return;
+    ExprRef i0 = n->args[0].node->value.expr(), d = sym::integer(n->args[1].i);
+    out.push_back({sym::eq(n->value.expr(), sym::floordiv(i0, d)),
+                   "divisibility symbol " + n->value.expr()->str() + " (node %" + n->name + ")"});
+  };
+  if (nested) {
+    g.for_each_nested(add_definition);
+  } else {
+    for (const graph::Node* n : g.nodes()) add_definition(n);
   }
   // Asserts inside a cond branch or loop body are checked only when it runs, as the trace's
   // assumptions recorded while tracing it hold only then: both are taken unconditionally there.

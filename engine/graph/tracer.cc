@@ -9,6 +9,7 @@
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
 #include "engine/base/faults.h"
+#include "engine/graph/divisibility_factors.h"
 #include "engine/graph/hop_outputs.h"
 #include "engine/graph/node_eval.h"
 #include "engine/graph/scoped_asserts.h"
@@ -361,37 +362,15 @@ class Tracer {
     }
   }
 
-  // After a check: symbols the divisibility rewrite allocated (i0 == d * i1) are bound at a node
-  // computing i0 // d, placed right after i0's binding site rather than at the check: the
-  // replacement i0 -> d*i1 is global, so once re-propagated every node between the two that
-  // mentions i0 mentions i1 (a use before its definition, INV-6).
+  // After a check: symbols the divisibility rewrite allocated, bound at a node computing i0 // d.
   void bind_divisibility_factors(int line) {
-    std::vector<ExprRef> pending = t_.env->pending_fresh_unbacked_symbols();
-    for (const ExprRef& p : pending) {
-      auto f = t_.env->divisibility_factors().find(p);
-      if (f == t_.env->divisibility_factors().end()) {
-        throw EngineBug("symbol " + p->str() +
-                        " pending after a check but not a divisibility factor");
-      }
-      const auto& [i0, d] = f->second;
-      auto site = sites_.find(i0);
-      if (site == sites_.end())
-        throw EngineBug("divisibility factor of unbound symbol " + i0->str());
-      Node* anchor = site->second.first;
-      // Placeholders stay together at the top of the graph.
-      if (anchor->kind == NodeKind::kPlaceholder) anchor = g_.placeholders().back();
-      Node* src = reify_keypath(g_, site->second.first, site->second.second, anchor);
-      Node* n = g_.add(NodeKind::kCall, "floordiv", {NodeArg::of(src), NodeArg::integer(d)},
-                       src == site->second.first ? anchor : src);
-      n->op = OpKind::kFloorDiv;
-      n->line = line;
-      n->value = Value(SymInt(p));
-      n->derived_binding = true;
-      std::optional<Bindings> b = t_.env->compute_unbacked_bindings(Value::tuple({n->value}));
-      SF_CHECK(b && b->count(p)) << "divisibility factor " << p->str() << " not bound";
-      n->unbacked_bindings = {{p, KeyPath{}}};
-      sites_.emplace(p, std::make_pair(n, KeyPath{}));
-    }
+    auto site_of = [&](const ExprRef& s) -> std::optional<std::pair<Node*, KeyPath>> {
+      auto site = sites_.find(s);
+      if (site == sites_.end()) return std::nullopt;
+      return site->second;
+    };
+    for (Node* n : graph::bind_divisibility_factors(g_, *t_.env, site_of, line))
+      sites_.emplace(n->value.expr(), std::make_pair(n, KeyPath{}));
   }
 
   void add_check(const Stmt& s, const TV& cond, const ExprRef& expr, const std::string& msg) {
@@ -556,6 +535,11 @@ class Tracer {
       } else {
         exprs.push_back(v.expr());
       }
+      // The replaced forms too: the subgraph reads sizes through the replacements known when it
+      // is traced (u0 -> 2*s0 from an earlier broadcast makes numel(a) 2*s0), so s0 must be an
+      // input of it as well.
+      size_t stated = exprs.size();
+      for (size_t k = 0; k < stated; ++k) exprs.push_back(t_.env->replace(exprs[k]));
       for (const ExprRef& e : exprs) {
         for (const ExprRef& sym_ : sym::free_symbols(e)) {
           if (!lifted.insert(sym_).second) continue;

@@ -390,6 +390,11 @@ void Lowering::lower_higher_order(const Node* n) {
   Step s;
   s.kind = n->kind == NodeKind::kCond ? Step::Kind::kCond : Step::Kind::kWhileLoop;
   for (const auto& sub : n->subgraphs) {
+    // Lowered where its facts hold, as it was traced (spec §6.6): its asserts teach them again
+    // (the asserts themselves are frozen by now), and they are gone once it is lowered.
+    ShapeEnv::FactScope facts(&env_);
+    for (const RuntimeAssert& ra : sub->scoped_asserts)
+      env_.guard_or_defer_runtime_assert(ra.expr, ra.msg);
     Plan p = Lowering(*sub, t_, true).run();
     for (const Node* ph : sub->placeholders()) p.input_order.push_back(ph->input_name);
     s.subplans.push_back(static_cast<int>(plan_.subplans.size()));

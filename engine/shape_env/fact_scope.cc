@@ -7,18 +7,22 @@ namespace sf {
 
 void ShapeEnv::push_fact_scope() {
   return recorded(event::PushFactScope{}, [&]() -> void {
-    fact_scopes_.push_back(SavedFacts{next_fact_scope_id_++, ranges_, replacements_, asserts_});
+    fact_scopes_.push_back(SavedFacts{ranges_, replacements_, asserts_});
   });
 }
 
-bool ShapeEnv::local_to_closing_scope(const ExprRef& s, const RangeTable& saved) const {
-  if (!saved.has(s)) return true;  // made inside
-  auto made = created_in_scope_.find(s.get());
-  if (made == created_in_scope_.end()) return false;  // the top level's
-  for (const SavedFacts& open : fact_scopes_) {
-    if (open.id == made->second) return false;  // an enclosing scope's
+std::set<ExprRef, sym::ExprLess> ShapeEnv::local_to_closing_scope(const RangeTable& saved) const {
+  std::set<ExprRef, sym::ExprLess> local;
+  for (const auto& [s, r] : ranges_.ranges()) {
+    if (!saved.has(s)) local.insert(s);
   }
-  return true;
+  for (bool grew = true; grew;) {  // along chains of renamings
+    grew = false;
+    for (const auto& [orig, dest] : replacements_.renamings()) {
+      if (local.count(orig)) grew = local.insert(dest).second || grew;
+    }
+  }
+  return local;
 }
 
 void ShapeEnv::pop_fact_scope() {
@@ -27,8 +31,8 @@ void ShapeEnv::pop_fact_scope() {
     SavedFacts saved = std::move(fact_scopes_.back());
     fact_scopes_.pop_back();
     if (fault_on(Fault::kBranchFactsGlobal)) return;  // everything learned inside stays
-    ranges_.restore_scope(
-        saved.ranges, [&](const ExprRef& s) { return local_to_closing_scope(s, saved.ranges); });
+    std::set<ExprRef, sym::ExprLess> local = local_to_closing_scope(saved.ranges);
+    ranges_.restore_scope(saved.ranges, [&](const ExprRef& s) { return local.count(s) > 0; });
     replacements_.restore_scope(saved.replacements);
     asserts_.restore_scope(saved.asserts);
     // Every simplification cached inside may have read a fact that is gone; the fact graph is

@@ -343,19 +343,15 @@ class ShapeEnv {
   SymbolStamps stamps_;
   // What each open fact scope saw when it opened (innermost last).
   struct SavedFacts {
-    uint64_t id;
     RangeTable ranges;
     ReplacementTable replacements;
     AssertionStore asserts;
   };
   std::vector<SavedFacts> fact_scopes_;
-  uint64_t next_fact_scope_id_ = 1;
-  // The scope each symbol made inside one was made in (none: made at the top level).
-  std::unordered_map<const sym::Expr*, uint64_t> created_in_scope_;
-  // Whether a fact about s learned in the scope closing now stays: s was made inside that scope,
-  // or inside one closed before it that encloses neither (the earlier trace of the subgraph this
-  // scope re-propagates), so s has a value only where that subgraph runs.
-  bool local_to_closing_scope(const ExprRef& s, const RangeTable& saved) const;
+  // The symbols whose facts learned in the scope closing now stay: those made inside it, and
+  // those a symbol made inside it was renamed to (re-propagating a subgraph renames its fresh
+  // symbols to the ones its trace made), for they have values only where the subgraph runs.
+  std::set<ExprRef, sym::ExprLess> local_to_closing_scope(const RangeTable& saved) const;
   mutable std::unordered_map<ExprRef, Simplified, sym::ExprHash> simplify_cache_[2];
 };
 

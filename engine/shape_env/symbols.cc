@@ -64,7 +64,6 @@ ExprRef ShapeEnv::new_unbacked_symbol(sym::SymKind kind, bool is_bool) {
                   : kind == sym::SymKind::kUnbackedFloat ? ValueRange::unknown_float()
                                                          : ValueRange::unknown_int());
   symbol_changed(s);
-  if (!fact_scopes_.empty()) created_in_scope_[s.get()] = fact_scopes_.back().id;
   return s;
 }
 

@@ -43,6 +43,37 @@ class Generator {
     build_draw_table();
   }
 
+  // A function body's generator: the same draws as the top level (but no static if), over the
+  // parameters, which hold the operands' concrete values. `runs`: whether eager runs the body
+  // for these inputs at all (a branch the predicate does not take may keep a check that fails
+  // for them, as long as the trace cannot decide it: its facts must stay in the branch).
+  struct Param {
+    std::string name;
+    HostValue value;
+    bool may_be_unbacked;
+  };
+  Generator(FuzzSource& src, const ProgramPolicy& policy, const std::vector<Param>& params,
+            int depth, bool runs, int first_line)
+      : src_(src), policy_(policy), line_(first_line), depth_(depth), body_runs_(runs) {
+    build_draw_table();
+    std::map<std::string, HostValue> values;
+    for (const Param& prm : params) {
+      program::InputDecl in;
+      in.name = prm.name;
+      in.is_tensor = prm.value.kind == HostValue::Kind::kTensor;
+      in.dtype = in.is_tensor ? prm.value.tensor.dtype : DType::kInt64;
+      if (in.is_tensor) {
+        in.sizes = prm.value.tensor.sizes;
+        in.dims.assign(in.sizes.size(), DimMode::kStatic);
+      }
+      p_.inputs.push_back(in);
+      values.emplace(prm.name, prm.value);
+      vars_.push_back(Var{prm.name, prm.value});
+      if (prm.may_be_unbacked) unbacked_vars_.insert(prm.name);
+    }
+    eager_ = std::make_unique<eager::Session>(p_, values);
+  }
+
   GeneratedProgram run() {
     add_inputs();
     eager_ = std::make_unique<eager::Session>(p_);
@@ -457,7 +488,7 @@ class Generator {
       const Var* t = s ? nullptr : pick([](const HostValue& x) {
         return is_tensor(x) && x.tensor.dtype == DType::kFloat32;
       });
-      std::string name = "f" + std::to_string(line_);
+      std::string name = "x" + std::to_string(line_);  // not "f": f32 is a dtype
       if (t && statement_allowed("item") &&
           accept(
               program::ProgramBuilder::assign_stmt(name, call("item", {call("sum", {v(t->name)})})),
@@ -595,10 +626,6 @@ class Generator {
     return r;
   }
 
-  static bool is_numeric_vector(const HostValue& x) {
-    return is_tensor(x) && x.tensor.sizes.size() == 1 && x.tensor.dtype != DType::kBool;
-  }
-
   // Appends the HOP statement with its functions defined first; on rejection the functions go
   // too. Its outputs may hold unbacked symbols (merged sizes, loop ints).
   bool accept_higher_order(Stmt st, std::vector<program::FunctionDef> fns) {
@@ -614,72 +641,179 @@ class Generator {
     return true;
   }
 
-  // cond over a 1-D tensor (and sometimes an int): one branch filters it (a data-dependent size
-  // that leaks out of the branch: a fresh symbol bound at the cond node), the other maps it.
-  // The predicate compares an int, or is a one-element bool tensor.
-  bool try_cond() {
-    const Var* t = pick(is_numeric_vector);
-    if (!t) return false;
-    const Var* k = src_.chance(1, 2) ? pick(is_int) : nullptr;
-    std::string n = std::to_string(line_);
-    std::vector<std::string> params = {"a"};
-    if (k) params.push_back("k");
-    program::FunctionDef filter{"filter" + n, params, {}, {}};
-    filter.body.push_back(program::ProgramBuilder::assign_stmt(
-        "r", call(src_.chance(1, 2) ? "masked_select" : "index", {v("a"), gt(v("a"), i(0))})));
-    std::vector<ExprPtr> fr = {v("r")};
-    if (k) fr.push_back(add(v("k"), i(1)));
-    filter.body.push_back(ret_stmt(fr));
-    program::FunctionDef map{"map" + n, params, {}, {}};
-    std::vector<ExprPtr> mr = {src_.chance(1, 2) ? mul(v("a"), i(2)) : call("relu", {v("a")})};
-    if (k) mr.push_back(v("k"));
-    map.body.push_back(ret_stmt(mr));
-    Stmt st;
-    st.kind = Stmt::Kind::kCond;
-    const Var* c = pick(is_int);
-    st.value = c && src_.chance(1, 2) ? gt(v(c->name), i(src_.range(0, 2)))
-                                      : gt(call("sum", {v(t->name), list({i(0)})}), i(0));
-    bool filter_first = src_.chance(1, 2);
-    st.functions = {filter_first ? filter.name : map.name, filter_first ? map.name : filter.name};
-    st.operands = {v(t->name)};
-    if (k) st.operands.push_back(v(k->name));
-    st.targets = {"c" + n};
-    if (k) st.targets.push_back("j" + n);
-    return accept_higher_order(std::move(st), {filter, map});
+  // A drawn function body: its statements (a prelude first), the values they hold, and the
+  // functions its own cond / while_loop statements define (the caller defines them first).
+  struct Body {
+    std::vector<Stmt> stmts;
+    std::vector<Var> vars;
+    std::vector<program::FunctionDef> functions;
+  };
+  Body draw_body(const std::vector<Param>& params, bool runs, std::vector<Stmt> prelude) {
+    // Its lines (and so the names of its own functions) come after the caller's current one.
+    Generator g(src_, policy_, params, depth_ + 1, runs, line_ + 1);
+    for (Stmt& st : prelude) {
+      std::vector<std::string> names = st.targets;
+      g.accept(std::move(st), names);
+    }
+    // Bodies are shorter than programs, nested ones shorter still (the size budget).
+    int n = static_cast<int>(src_.range(1, depth_ == 0 ? 4 : 2));
+    for (int i = 0; i < n; ++i) {
+      for (int attempt = 0; attempt < 8; ++attempt) {
+        if (g.try_statement()) break;
+      }
+    }
+    line_ = g.line_;
+    size_oblivious_squeeze_ = size_oblivious_squeeze_ || g.size_oblivious_squeeze_;
+    strided_view_ = strided_view_ || g.strided_view_;
+    return Body{std::move(g.p_.body), std::move(g.vars_), std::move(g.p_.functions)};
   }
 
-  // while_loop counting to a small bound; the body maps a tensor carry (its shape is kept) and
-  // accumulates the count of a data-dependent op on it into an int carry.
+  static bool is_numeric_tensor(const HostValue& x) {
+    return is_tensor(x) && !x.tensor.sizes.empty() && x.tensor.dtype != DType::kBool;
+  }
+  static bool truth(const HostValue& x) {
+    return x.kind == HostValue::Kind::kBool ? x.b : x.tensor.numel() > 0 && x.tensor.at_int(0);
+  }
+  // The most recent of `vars` that `pred` accepts, preferring one the body computed.
+  const Var* last_of(const std::vector<Var>& vars, size_t params,
+                     const std::function<bool(const HostValue&)>& pred) {
+    const Var* param = nullptr;
+    for (size_t k = vars.size(); k-- > 0;) {
+      if (!pred(vars[k].value)) continue;
+      if (k >= params && src_.chance(3, 4)) return &vars[k];
+      if (!param) param = &vars[k];
+    }
+    return param;
+  }
+
+  // cond over a tensor (and sometimes an int), each branch drawn like a program (checks,
+  // slices, data-dependent ops; one sometimes starts by filtering the tensor, a size that leaks
+  // out of the branch). Both return a fresh dense tensor of one dtype and rank (sizes may differ:
+  // a fresh symbol bound at the cond node) and sometimes an int.
+  bool try_cond() {
+    const Var* t = pick(is_numeric_tensor);
+    if (!t) return false;
+    const Var* k = src_.chance(1, 2) ? pick(is_int) : nullptr;
+    std::vector<Param> params = {{"a", t->value, unbacked_vars_.count(t->name) > 0}};
+    if (k) params.push_back({"k", k->value, unbacked_vars_.count(k->name) > 0});
+    std::vector<ExprPtr> operands = {v(t->name)};
+    if (k) operands.push_back(v(k->name));
+    std::string n = std::to_string(line_);
+    const Var* c = pick(is_int);
+    ExprPtr pred = c && src_.chance(1, 2)
+                       ? gt(v(c->name), i(src_.range(0, 2)))
+                       : gt(call("sum", {call("flatten", {v(t->name)}), list({i(0)})}), i(0));
+    // Its value says which branch eager takes (the other may hold a check that fails): eager
+    // computes it aside, under a name no statement reads.
+    bool taken = false;
+    try {
+      eager_->run(program::ProgramBuilder::assign_stmt(" predicate", pred));
+      taken = truth(eager_->value(" predicate"));
+    } catch (const UserError&) {
+      return false;
+    }
+    bool filter_then = src_.chance(1, 2);
+    auto prelude = [&](bool filter) {
+      std::vector<Stmt> out;
+      const char* op = src_.chance(1, 2) ? "masked_select" : "index";
+      if (filter && src_.chance(2, 3) && statement_allowed(op)) {
+        out.push_back(
+            program::ProgramBuilder::assign_stmt("r", call(op, {v("a"), gt(v("a"), i(0))})));
+      }
+      return out;
+    };
+    Body then_body = draw_body(params, taken, prelude(filter_then));
+    Body else_body = draw_body(params, !taken, prelude(!filter_then));
+    // The tensor output: a (dtype, rank) both branches hold (the operand always qualifies).
+    std::vector<std::pair<DType, size_t>> common;
+    for (const Var& x : then_body.vars) {
+      if (!is_tensor(x.value) || x.value.tensor.dtype == DType::kBool) continue;
+      std::pair<DType, size_t> sig{x.value.tensor.dtype, x.value.tensor.sizes.size()};
+      bool in_else = std::any_of(else_body.vars.begin(), else_body.vars.end(), [&](const Var& y) {
+        return is_tensor(y.value) && y.value.tensor.dtype == sig.first &&
+               y.value.tensor.sizes.size() == sig.second;
+      });
+      if (in_else && std::find(common.begin(), common.end(), sig) == common.end())
+        common.push_back(sig);
+    }
+    if (common.empty()) return false;
+    std::pair<DType, size_t> sig = common[src_.pick(common.size())];
+    auto has_sig = [&](const HostValue& x) {
+      return is_tensor(x) && x.tensor.dtype == sig.first && x.tensor.sizes.size() == sig.second;
+    };
+    bool with_int = src_.chance(1, 2);
+    auto function = [&](const std::string& name, Body& body) {
+      program::FunctionDef f{name + n, {}, {}, {}};
+      for (const Param& prm : params) f.params.push_back(prm.name);
+      f.body = std::move(body.stmts);
+      // A fresh dense tensor, never a parameter itself (no alias) nor a view (one stride order).
+      std::vector<ExprPtr> out = {add(v(last_of(body.vars, params.size(), has_sig)->name), i(0))};
+      if (with_int) {
+        const Var* x = last_of(body.vars, params.size(), is_int);
+        out.push_back(x ? v(x->name) : call("size", {v("a"), i(0)}));
+      }
+      f.body.push_back(ret_stmt(out));
+      return f;
+    };
+    std::vector<program::FunctionDef> fns = std::move(then_body.functions);
+    for (program::FunctionDef& f : else_body.functions) fns.push_back(std::move(f));
+    fns.push_back(function("then", then_body));
+    fns.push_back(function("else", else_body));
+    Stmt st;
+    st.kind = Stmt::Kind::kCond;
+    st.value = pred;
+    st.functions = {"then" + n, "else" + n};
+    st.operands = operands;
+    st.targets = {"c" + n};
+    if (with_int) st.targets.push_back("j" + n);
+    return accept_higher_order(std::move(st), std::move(fns));
+  }
+
+  // while_loop counting to a small bound over (i, acc, w); the body is drawn like a program
+  // (sometimes starting with a nonzero of the carry itself: the body's memo must not be the
+  // caller's, PR #158467), then returns i + 1, acc plus an int it computed, and w - 1 (a carry
+  // keeps its shape).
   bool try_while_loop() {
-    const Var* t = pick([](const HostValue& x) {
-      return is_tensor(x) && !x.tensor.sizes.empty() && x.tensor.dtype != DType::kBool;
-    });
+    const Var* t = pick(is_numeric_tensor);
     if (!t) return false;
     std::string n = std::to_string(line_);
-    std::vector<std::string> params = {"i", "acc", "w"};
-    program::FunctionDef more{"more" + n, params, {}, {}};
+    std::vector<Param> params = {{"i", HostValue::of_int(0), true},
+                                 {"acc", HostValue::of_int(0), true},
+                                 {"w", t->value, unbacked_vars_.count(t->name) > 0}};
+    std::vector<Stmt> prelude;
+    if (src_.chance(1, 2) && statement_allowed("nonzero")) {
+      ExprPtr counted = src_.chance(1, 2) ? v("w") : gt(v("w"), i(0));
+      prelude.push_back(program::ProgramBuilder::assign_stmt("nz", call("nonzero", {counted})));
+    }
+    Body body = draw_body(params, true, std::move(prelude));
+    program::FunctionDef more{"more" + n, {"i", "acc", "w"}, {}, {}};
     more.body.push_back(ret_stmt({lt(v("i"), i(src_.range(1, 3)))}));
-    program::FunctionDef step{"step" + n, params, {}, {}};
-    // Sometimes of the carry itself: the body's memo must not be the caller's (PR #158467).
-    ExprPtr counted = src_.chance(1, 2) ? v("w") : gt(v("w"), i(0));
-    step.body.push_back(program::ProgramBuilder::assign_stmt("nz", call("nonzero", {counted})));
-    step.body.push_back(ret_stmt(
-        {add(v("i"), i(1)), add(v("acc"), call("size", {v("nz"), i(0)})), sub(v("w"), i(1))}));
+    program::FunctionDef step{"step" + n, {"i", "acc", "w"}, std::move(body.stmts), {}};
+    const Var* x = last_of(body.vars, params.size(), is_int);
+    bool own = x && x->name != "i" && x->name != "acc";
+    step.body.push_back(
+        ret_stmt({add(v("i"), i(1)), add(v("acc"), own ? v(x->name) : i(1)), sub(v("w"), i(1))}));
+    std::vector<program::FunctionDef> fns = std::move(body.functions);
+    fns.push_back(more);
+    fns.push_back(step);
     Stmt st;
     st.kind = Stmt::Kind::kWhileLoop;
     st.functions = {more.name, step.name};
     st.operands = {i(0), i(0), v(t->name)};
     st.targets = {"n" + n, "s" + n, "w" + n};
-    return accept_higher_order(std::move(st), {more, step});
+    return accept_higher_order(std::move(st), std::move(fns));
   }
 
   bool try_statement() {
     if (draws_.empty()) return false;
     const Draw& d = draws_[src_.weighted(draw_weights_)];
     if (d.kind == Draw::Kind::kCheck) return src_.chance(1, 3) ? try_size_equality() : try_check();
-    if (d.kind == Draw::Kind::kIf) return try_if();
-    if (d.kind == Draw::Kind::kHigherOrder)
+    // A static if in a body would guard inside a subgraph: not drawn there.
+    if (d.kind == Draw::Kind::kIf) return depth_ == 0 && try_if();
+    if (d.kind == Draw::Kind::kHigherOrder) {
+      if (depth_ >= kMaxBodyDepth) return false;
       return src_.chance(1, 2) ? try_cond() : try_while_loop();
+    }
     if (d.op == OpKind::kAddInplace) return try_mutation();
     squeezes_a_one_ = false;
     views_strided_ = false;
@@ -726,7 +860,16 @@ class Generator {
       p_.body.push_back(st);
       for (Var& v : values) vars_.push_back(std::move(v));
       return true;
-    } catch (const UserError&) {
+    } catch (const UserError& e) {
+      // A branch eager does not take may check what fails for these values, when the trace
+      // cannot decide it (it may hold unbacked symbols): a deferred assert of that branch.
+      if (!body_runs_ && e.kind() == UserErrorKind::kCheckFailed && names.empty() &&
+          (st.kind == Stmt::Kind::kCheck || st.kind == Stmt::Kind::kCheckIsSize) &&
+          (may_be_unbacked(st.value) || may_be_unbacked(st.max))) {
+        ++line_;
+        p_.body.push_back(st);
+        return true;
+      }
       return false;  // a binding left by a value that cannot be returned is never read: the
                      // name is not in vars_, and the next candidate reuses it
     }
@@ -737,21 +880,28 @@ class Generator {
                   name.empty() ? std::vector<std::string>{} : std::vector<std::string>{name});
   }
 
-  // Whether a named value is the operand of two data-dependent calls: their results share a
-  // symbol through the memo, which inference mode turns off.
+  // Whether a named value is the operand of two data-dependent calls (in the program or in one
+  // function body): their results share a symbol through the memo, which inference mode turns
+  // off.
   bool shares_a_memo() const {
-    std::map<std::string, int> reads;
-    auto count = [&](const program::Expr& e) {
-      if (e.kind != program::Expr::Kind::kCall || !program::schema(e.op).allocates_unbacked) return;
-      for (const ExprPtr& a : e.args) {
-        if (a && a->kind == program::Expr::Kind::kVar) ++reads[a->name];
+    auto shares = [](const std::vector<Stmt>& body) {
+      std::map<std::string, int> reads;
+      auto count = [&](const program::Expr& e) {
+        if (e.kind != program::Expr::Kind::kCall || !program::schema(e.op).allocates_unbacked)
+          return;
+        for (const ExprPtr& a : e.args) {
+          if (a && a->kind == program::Expr::Kind::kVar) ++reads[a->name];
+        }
+      };
+      for (const Stmt& st : body) {
+        program::for_each_subexpr(st.value, count);
+        program::for_each_subexpr(st.max, count);
       }
+      return std::any_of(reads.begin(), reads.end(), [](const auto& r) { return r.second > 1; });
     };
-    for (const Stmt& st : p_.body) {
-      program::for_each_subexpr(st.value, count);
-      program::for_each_subexpr(st.max, count);
-    }
-    return std::any_of(reads.begin(), reads.end(), [](const auto& r) { return r.second > 1; });
+    return shares(p_.body) ||
+           std::any_of(p_.functions.begin(), p_.functions.end(),
+                       [&](const program::FunctionDef& f) { return shares(f.body); });
   }
 
   void finish() {
@@ -785,15 +935,20 @@ class Generator {
   const ProgramPolicy& policy_;
   Program p_;
   std::unique_ptr<eager::Session> eager_;  // the statements accepted so far, run
-  std::vector<Var> vars_;
+  // Numbers statements; shared with the bodies drawn for this program, so the names of their
+  // functions are unique in it.
   int line_ = 1;
+  std::vector<Var> vars_;
   std::vector<Draw> draws_;  // build_draw_table
   std::vector<uint32_t> draw_weights_;
   bool squeezes_a_one_ = false;          // the last candidate squeezes a dim of size 1
   bool size_oblivious_squeeze_ = false;  // an accepted statement did
   bool views_strided_ = false;  // the last candidate is a view that unbacked sizes may refuse
   bool strided_view_ = false;   // an accepted statement is
-  std::set<std::string> unbacked_vars_;  // values that may hold unbacked symbols
+  std::set<std::string> unbacked_vars_;    // values that may hold unbacked symbols
+  static constexpr int kMaxBodyDepth = 2;  // a cond / while_loop nests in at most one other
+  int depth_ = 0;                          // 0: the program; n: a body nested n deep
+  bool body_runs_ = true;                  // eager runs this body (see the body constructor)
 };
 
 }  // namespace

@@ -87,43 +87,31 @@ std::vector<Violation> check_fact_scopes(const ShapeEnv& env) {
   for (const Event& ev : env.events())
     any_scope = any_scope || std::holds_alternative<event::PushFactScope>(ev.call);
   if (!any_scope) return out;
-  struct Open {
-    size_t event;
-    size_t id;
-    KnownFacts facts;
-  };
-  std::vector<Open> open;
-  size_t next_id = 1;
-  // The scope each symbol appeared in (0: the top level), read off the ranges table's keys.
-  std::map<ExprRef, size_t, sym::ExprLess> made_in;
-  size_t symbols_seen = 0;
-  auto note_new_symbols = [&](const ShapeEnv& replayed) {
-    if (replayed.var_to_range().size() == symbols_seen) return;  // symbols are never removed
-    symbols_seen = replayed.var_to_range().size();
-    for (const auto& [s, r] : replayed.var_to_range())
-      made_in.emplace(s, open.empty() ? 0 : open.back().id);
-  };
+  std::vector<std::pair<size_t, KnownFacts>> open;
   ReplayHooks hooks;
   hooks.before = [&](size_t i, const Event& ev, const ShapeEnv& replayed) {
     if (std::holds_alternative<event::PushFactScope>(ev.call))
-      open.push_back({i, next_id++, KnownFacts::of(replayed)});
+      open.emplace_back(i, KnownFacts::of(replayed));
   };
   hooks.after = [&](size_t i, const Event& ev, const ShapeEnv& replayed) {
-    if (!std::holds_alternative<event::PopFactScope>(ev.call) || open.empty()) {
-      note_new_symbols(replayed);
-      return;
+    if (!std::holds_alternative<event::PopFactScope>(ev.call) || open.empty()) return;
+    const KnownFacts& before = open.back().second;
+    // Local to the scope: a symbol that did not exist when it opened, or one such a symbol was
+    // renamed to (the trace's name of a symbol re-propagation made fresh inside).
+    std::set<ExprRef, sym::ExprLess> local;
+    for (const auto& [s, r] : replayed.var_to_range()) {
+      if (!before.ranges.count(s)) local.insert(s);
     }
-    Open closing = std::move(open.back());
-    open.pop_back();
-    auto local = [&](const ExprRef& s) {
-      auto made = made_in.find(s);
-      if (made == made_in.end() || made->second == 0) return false;
-      for (const Open& o : open) {
-        if (o.id == made->second) return false;  // an enclosing scope's symbol
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& [orig, dest] : replayed.unbacked_renamings()) {
+        if (local.count(orig)) grew = local.insert(dest).second || grew;
       }
-      return true;
-    };
-    compare(closing.facts, replayed, closing.event, i, local, out);
+    }
+    compare(
+        before, replayed, open.back().first, i,
+        [&](const ExprRef& s) { return local.count(s) > 0; }, out);
+    open.pop_back();
   };
   ShapeEnv fresh(env.settings());
   replay_events(env.events(), fresh, hooks);

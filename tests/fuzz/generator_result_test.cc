@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/eager/eager.h"
+#include "engine/program/parser.h"
+#include "engine/program/printer.h"
 #include "fuzz/fuzz_source.h"
 #include "fuzz/gen/program_gen.h"
 #include "oracles/differential.h"
@@ -31,6 +33,35 @@ TEST(GeneratorResult, IsRunEagerForLongPrograms) {
   ProgramPolicy policy;
   policy.min_statements = policy.max_statements = 48;
   expect_reference_is_run_eager(policy, 150);
+}
+
+// Cond branches and loop bodies are drawn like programs (nested up to two deep): every program
+// still prints and parses back to itself (function names unique, each defined before its use),
+// and bodies hold checks and data-dependent ops often enough to matter.
+TEST(GeneratorBodies, ProgramsWithDrawnBodiesRoundTrip) {
+  int with_functions = 0, checks_in_bodies = 0, nested = 0;
+  for (uint64_t seed = 1; seed <= 1500; ++seed) {
+    SeedSource src(seed);
+    program::Program p = generate_program(src);
+    std::string text = program::print_program(p);
+    program::Program back = program::parse_program(text);  // throws on a duplicate def
+    ASSERT_EQ(program::print_program(back), text) << "seed " << seed;
+    with_functions += !p.functions.empty();
+    bool check = false, hop = false;
+    for (const program::FunctionDef& f : p.functions) {
+      for (const program::Stmt& st : f.body) {
+        check = check || st.kind == program::Stmt::Kind::kCheck ||
+                st.kind == program::Stmt::Kind::kCheckIsSize;
+        hop = hop || st.kind == program::Stmt::Kind::kCond ||
+              st.kind == program::Stmt::Kind::kWhileLoop;
+      }
+    }
+    checks_in_bodies += check;
+    nested += hop;
+  }
+  EXPECT_GT(with_functions, 200);
+  EXPECT_GT(checks_in_bodies, 30);
+  EXPECT_GT(nested, 15);
 }
 
 }  // namespace

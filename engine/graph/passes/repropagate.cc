@@ -5,9 +5,11 @@
 
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
+#include "engine/graph/divisibility_factors.h"
 #include "engine/graph/hop_outputs.h"
 #include "engine/graph/node_eval.h"
 #include "engine/graph/scoped_asserts.h"
+#include "engine/sym/make.h"
 
 namespace sf::graph {
 
@@ -76,6 +78,20 @@ Value repropagate_hop(Trace& t, const Node& old, Node& n, const RepropagateOptio
   return Value::tuple(values);
 }
 
+// Where `g` binds a symbol: the node whose binding resolves to it (a fresh symbol renamed to it).
+BindingSite bound_in(const Graph& g, const ShapeEnv& env) {
+  return [&g, &env](const ExprRef& s) -> std::optional<std::pair<Node*, KeyPath>> {
+    for (Node* n : g.nodes()) {
+      for (const Bindings* b : {&n->unbacked_bindings, &n->input_bindings}) {
+        for (const auto& [x, path] : *b) {
+          if (x == s || env.resolve_renaming(x) == s) return std::make_pair(n, path);
+        }
+      }
+    }
+    return std::nullopt;
+  };
+}
+
 Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
                         const RepropagateOptions& opts) {
   ShapeEnv& env = *t.env;
@@ -130,9 +146,12 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
         n->assert_expr = old->assert_expr;
         if (!n->args.empty() && n->args[0].kind == NodeArg::Kind::kNode &&
             n->args[0].node->value.kind() == Value::Kind::kBool) {
-          // Re-running the check on renamed symbols: already known, so this adds nothing.
+          // Re-running the check on renamed symbols: mostly known already. Where facts learned
+          // since the trace make its dividend a symbol (Max(1, u0) once u0 >= 1), it allocates a
+          // divisibility factor the trace did not: bound like the tracer binds one.
           env.check(n->args[0].node->value.as_bool(), n->message);
           n->assert_expr = n->args[0].node->value.expr();
+          bind_divisibility_factors(g, env, bound_in(g, env), n->line);
         }
         continue;
       }
@@ -150,9 +169,17 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
         break;  // re-evaluated below
     }
     if (old->derived_binding) {
-      // i1 = i0 // d is computed, not allocated: the old symbol stays its own binding.
+      // i1 = i0 // d is computed, not allocated: the old symbol stays its own binding. In a
+      // subgraph the check that made it taught i0 == d * i1 only inside the scope that closed
+      // since: taught again here, so re-running that check allocates no second factor.
       n->value = old->value;
       n->unbacked_bindings = old->unbacked_bindings;
+      const NodeArg& i0 = n->args.at(0);
+      ExprRef factor = sym::mul(sym::integer(n->args.at(1).i), old->value.expr());
+      if (subgraph && i0.kind == NodeArg::Kind::kNode &&
+          env.replace(i0.node->value.expr()) != env.replace(factor)) {
+        env.set_replacement(env.replace(i0.node->value.expr()), factor, "divisibility");
+      }
       continue;
     }
     fake::MetaContext ctx{*t.mode, "line " + std::to_string(old->line) + ": " + old->name};

@@ -15,28 +15,17 @@ namespace {
 
 using Buckets = std::map<ExprRef, std::vector<RuntimeAssert>, sym::ExprLessNullFirst>;
 
-using AssertKey = std::pair<ExprRef, std::string>;
-struct AssertKeyLess {
-  bool operator()(const AssertKey& a, const AssertKey& b) const {
-    int c = sym::compare(a.first, b.first);
-    return c != 0 ? c < 0 : a.second < b.second;
-  }
-};
-
 // Buckets keyed by a fresh retrace symbol belong to the symbol it was renamed to. The top-level
-// graph gets every deferred assert but those its subgraphs own (Graph::scoped_asserts).
-Buckets top_level_buckets(const ShapeEnv& env, const Graph& g) {
-  std::set<AssertKey, AssertKeyLess> scoped;
-  g.for_each_nested([&](const Node* n) {
-    for (const auto& sub : n->subgraphs)
-      for (const RuntimeAssert& ra : sub->scoped_asserts) scoped.insert({ra.expr, ra.msg});
-  });
+// graph gets every deferred assert the ShapeEnv still has: those recorded while a subgraph was
+// traced or re-propagated left it with the subgraph's fact scope (Graph::scoped_asserts). (They
+// used to be told apart by expression and message, which conflated a caller's assert with an
+// identical one in a branch: the same squeeze of the same size, both 'line 0' in a generated
+// program, and the caller's was dropped.)
+Buckets top_level_buckets(const ShapeEnv& env) {
   Buckets out;
   for (const auto& [key, ras] : env.deferred_runtime_asserts()) {
     ExprRef k = key ? env.resolve_renaming(key) : key;
-    for (const RuntimeAssert& ra : ras) {
-      if (!scoped.count({ra.expr, ra.msg})) out[k].push_back(ra);
-    }
+    for (const RuntimeAssert& ra : ras) out[k].push_back(ra);
   }
   return out;
 }
@@ -263,7 +252,7 @@ class Inserter {
 
 RuntimeAssertReport insert_runtime_asserts(Graph& g, ShapeEnv& env) {
   RuntimeAssertReport report;
-  Buckets buckets = top_level_buckets(env, g);
+  Buckets buckets = top_level_buckets(env);
   Inserter top(g, env, report, buckets);
   top.run();
   top.report_unplaced();
