@@ -6,7 +6,7 @@ packages=(
   bazel-bootstrap bazel-rules-cc bazel-rules-java
   g++ clang libclang-rt-14-dev clang-format
   libz3-dev cvc5 librapidcheck-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
-  libtcmalloc-minimal4 python3
+  libtcmalloc-minimal4 python3 valgrind
 )
 
 missing=()

@@ -30,10 +30,11 @@ void AssertionStore::add_axiom(const ExprRef& e, bool v, const ExprRef& simplifi
   ++axiom_revision_;
 }
 
-std::vector<std::pair<ExprRef, bool>> AssertionStore::current_axioms() const {
+std::vector<std::pair<ExprRef, bool>> AssertionStore::current_axioms(size_t from) const {
   std::vector<std::pair<ExprRef, bool>> out;
-  out.reserve(axiom_entries_.size());
-  for (const AxiomEntry& e : axiom_entries_) out.emplace_back(e.current, e.value);
+  out.reserve(axiom_entries_.size() - std::min(from, axiom_entries_.size()));
+  for (size_t i = from; i < axiom_entries_.size(); ++i)
+    out.emplace_back(axiom_entries_[i].current, axiom_entries_[i].value);
   return out;
 }
 
@@ -70,7 +71,10 @@ void AssertionStore::reindex_mentioning(const ExprRef& s,
   entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
   auto rewrite = [&](size_t i, const ExprRef& current) {
     AxiomEntry& entry = axiom_entries_[i];
-    if (entry.current != current) ++axiom_revision_;
+    if (entry.current != current) {
+      ++axiom_revision_;
+      rewrites_.push_back(Rewrite{i, entry.current, entry.value});
+    }
     entry.current = current;
     if (!current->is_ground()) axiom_rewrites_[current] = sym::boolean(entry.value);
     index_entry(i);  // s itself stays indexed while the new form still mentions it
@@ -100,6 +104,8 @@ void AssertionStore::restore_scope(const AssertionStore& saved) {
   out.frozen_ = frozen_;
   out.ignored_frozen_ = ignored_frozen_;
   out.axiom_revision_ = axiom_revision_ + 1;
+  out.rewrites_ = std::move(rewrites_);
+  out.rewrites_.push_back(Rewrite{0, ExprRef(), false});
   *this = std::move(out);
 }
 

@@ -60,10 +60,24 @@ class AssertionStore {
   void reindex_mentioning(const ExprRef& s, const std::function<ExprRef(const ExprRef&)>& simplify);
   // e with every known axiom (as stated or in its current form) replaced by its value.
   ExprRef apply_axioms(const ExprRef& e) const;
-  // Every axiom in its current form, with its value, in the order they were added.
-  std::vector<std::pair<ExprRef, bool>> current_axioms() const;
+  // Every axiom in its current form, with its value, in the order they were added (from the
+  // `from`-th on).
+  std::vector<std::pair<ExprRef, bool>> current_axioms(size_t from = 0) const;
+  size_t num_axiom_entries() const { return axiom_entries_.size(); }
   // Changes whenever an axiom is added or its current form rewritten.
   uint64_t axiom_revision() const { return axiom_revision_; }
+  // Entry i: its current form and value.
+  std::pair<ExprRef, bool> axiom_entry(size_t i) const {
+    return {axiom_entries_[i].current, axiom_entries_[i].value};
+  }
+  // Each rewrite of an axiom's current form, in order: (entry, old form, value). A fact scope's
+  // close, which drops axioms, is an entry with a null old form.
+  struct Rewrite {
+    size_t entry;
+    ExprRef old_form;
+    bool value;
+  };
+  const std::vector<Rewrite>& rewrites() const { return rewrites_; }
 
   // Closing a fact scope: the axioms and deferred asserts of `saved` again; the guards and the
   // frozen state stay as they are. The axiom revision moves on (the old facts are stale).
@@ -98,6 +112,7 @@ class AssertionStore {
   void index_entry(size_t i);
   sym::ExprMap axiom_rewrites_;  // original and current forms -> True/False
   uint64_t axiom_revision_ = 0;
+  std::vector<Rewrite> rewrites_;
 };
 
 }  // namespace sf

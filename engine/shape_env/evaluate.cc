@@ -38,8 +38,12 @@ ExprRef ShapeEnv::known_value_of(const ExprRef& s) const {
 void ShapeEnv::reindex_axioms_mentioning(const ExprRef& s) {
   // Uncached: the new forms are stored in the axiom entries, and a form is rarely simplified
   // twice under the same replacements, so a cache entry per form would be written, not read.
+  // The fact graph stays as it was while they are rewritten (each rewrite would rebuild it for
+  // the next one): the old forms' facts are as true as the new ones'.
+  facts_held_ = true;
   asserts_.reindex_mentioning(
       s, [this](const ExprRef& e) { return sym::simplify(replace(e), Ranges(*this, false)); });
+  facts_held_ = false;
 }
 
 std::optional<ExprRef> ShapeEnv::maybe_evaluate_static(const ExprRef& e, StaticOptions opts) const {

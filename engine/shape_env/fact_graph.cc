@@ -44,32 +44,73 @@ std::optional<UnitPoly> unit_poly(const ExprRef& e) {
 FactGraph::FactGraph(const std::vector<std::pair<ExprRef, bool>>& relations) {
   index_.emplace(sym::integer(0), 0);
   dist_.assign(1, {0});
-  // Each relation as the expressions it makes nonnegative (over the integers, a < b is
-  // b - a - 1 >= 0 and not(a <= b) is a - b - 1 >= 0).
   for (const auto& [rel, value] : relations) {
-    if (!rel->is_relation() || !rel->arg(0)->is_int() || !rel->arg(1)->is_int()) continue;
-    const ExprRef &a = rel->arg(0), &b = rel->arg(1);
-    // A bound of one symbol by a number (most axioms) is the range's: skip it before any
-    // polynomial arithmetic.
-    if ((a->is_number() && b->is(ExprKind::kSymbol)) ||
-        (b->is_number() && a->is(ExprKind::kSymbol))) {
-      continue;
-    }
-    ExprRef one = sym::integer(1);
-    if (rel->is(ExprKind::kLe)) {
-      add_nonnegative(value ? sym::sub(b, a) : sym::sub(sym::sub(a, b), one));
-    } else if (rel->is(ExprKind::kLt)) {
-      add_nonnegative(value ? sym::sub(sym::sub(b, a), one) : sym::sub(a, b));
-    } else if (value == rel->is(ExprKind::kEq)) {  // Eq true or Ne false
-      add_nonnegative(sym::sub(b, a));
-      add_nonnegative(sym::sub(a, b));
-    }
+    add_relation(rel, value);
     if (too_large_) break;
   }
+  new_edges_.clear();
   if (!has_edges_ || too_large_) {
     has_edges_ = false;
     return;
   }
+  close_all();
+  check_consistency();
+}
+
+bool FactGraph::extend(const std::vector<std::pair<ExprRef, bool>>& relations) {
+  if (too_large_) return false;  // proves nothing, now as with more relations
+  if (index_.empty()) {
+    index_.emplace(sym::integer(0), 0);
+    dist_.assign(1, {0});
+  }
+  bool had_edges = has_edges_;
+  for (const auto& [rel, value] : relations) {
+    add_relation(rel, value);
+    if (too_large_) break;
+  }
+  if (too_large_) {
+    new_edges_.clear();
+    has_edges_ = false;
+    return had_edges;
+  }
+  if (new_edges_.empty()) return false;
+  for (const auto& [from, to, k] : new_edges_) close_through(from, to, k);
+  new_edges_.clear();
+  check_consistency();
+  return true;
+}
+
+bool FactGraph::contributes(const ExprRef& rel, bool value) {
+  FactGraph probe;
+  probe.index_.emplace(sym::integer(0), 0);
+  probe.dist_.assign(1, {0});
+  probe.add_relation(rel, value);
+  return probe.has_edges_;
+}
+
+void FactGraph::add_relation(const ExprRef& rel, bool value) {
+  // Each relation as the expressions it makes nonnegative (over the integers, a < b is
+  // b - a - 1 >= 0 and not(a <= b) is a - b - 1 >= 0).
+  if (!rel->is_relation() || !rel->arg(0)->is_int() || !rel->arg(1)->is_int()) return;
+  const ExprRef &a = rel->arg(0), &b = rel->arg(1);
+  // A bound of one symbol by a number (most axioms) is the range's: skip it before any
+  // polynomial arithmetic.
+  if ((a->is_number() && b->is(ExprKind::kSymbol)) ||
+      (b->is_number() && a->is(ExprKind::kSymbol))) {
+    return;
+  }
+  ExprRef one = sym::integer(1);
+  if (rel->is(ExprKind::kLe)) {
+    add_nonnegative(value ? sym::sub(b, a) : sym::sub(sym::sub(a, b), one));
+  } else if (rel->is(ExprKind::kLt)) {
+    add_nonnegative(value ? sym::sub(sym::sub(b, a), one) : sym::sub(a, b));
+  } else if (value == rel->is(ExprKind::kEq)) {  // Eq true or Ne false
+    add_nonnegative(sym::sub(b, a));
+    add_nonnegative(sym::sub(a, b));
+  }
+}
+
+void FactGraph::close_all() {
   size_t n = dist_.size();
   for (size_t k = 0; k < n; ++k) {
     for (size_t i = 0; i < n; ++i) {
@@ -80,7 +121,26 @@ FactGraph::FactGraph(const std::vector<std::pair<ExprRef, bool>>& relations) {
       }
     }
   }
-  for (size_t i = 0; i < n; ++i) {
+}
+
+void FactGraph::close_through(int from, int to, int64_t k) {
+  // a -> from -> to -> b, with the distances as they were before this edge (copies: a path
+  // through the edge twice is no shorter unless the facts contradict each other).
+  size_t n = dist_.size();
+  std::vector<std::optional<int64_t>> into_from(n), out_of_to = dist_[to];
+  for (size_t a = 0; a < n; ++a) into_from[a] = dist_[a][from];
+  for (size_t a = 0; a < n; ++a) {
+    std::optional<int64_t> head = checked_add(into_from[a], k);
+    if (!head) continue;
+    for (size_t b = 0; b < n; ++b) {
+      std::optional<int64_t> via = checked_add(head, out_of_to[b]);
+      if (via && (!dist_[a][b] || *via < *dist_[a][b])) dist_[a][b] = via;
+    }
+  }
+}
+
+void FactGraph::check_consistency() {
+  for (size_t i = 0; i < dist_.size(); ++i) {
     if (dist_[i][i] && *dist_[i][i] < 0) consistent_ = false;  // contradictory facts
   }
 }
@@ -105,7 +165,9 @@ std::optional<int> FactGraph::find_node(const ExprRef& atom) const {
 
 void FactGraph::constrain(int from, int to, int64_t k) {
   std::optional<int64_t>& d = dist_[from][to];
-  if (!d || k < *d) d = k;
+  if (d && *d <= k) return;
+  d = k;
+  new_edges_.emplace_back(from, to, k);
 }
 
 void FactGraph::add_nonnegative(const ExprRef& p) {
@@ -143,11 +205,15 @@ bool FactGraph::proves_nonnegative(const ExprRef& d, const sym::RangeEnv& ranges
   if (!u) return false;
   const int64_t c = u->constant;
   if (u->terms.empty()) return c >= 0;
-  // The range of every atom of the graph (node 0, the constant, has none).
-  std::vector<sym::ValueRange> range(dist_.size(), sym::ValueRange::ints(0, 0));
-  for (const auto& [atom, i] : index_) {
-    if (i != 0) range[i] = sym::bound_expr(atom, ranges);
-  }
+  // The range of an atom of the graph, computed the first time a path reaches it (most queries
+  // touch few atoms; bounding every atom for each was most of a query's cost).
+  std::vector<const sym::ExprRef*> atom_of(dist_.size(), nullptr);
+  for (const auto& [atom, i] : index_) atom_of[i] = &atom;
+  std::vector<std::optional<sym::ValueRange>> range_cache(dist_.size());
+  auto range = [&](size_t a) -> const sym::ValueRange& {
+    if (!range_cache[a]) range_cache[a] = sym::bound_expr(*atom_of[a], ranges);
+    return *range_cache[a];
+  };
   auto finite_hi = [&](const sym::ValueRange& r) -> std::optional<int64_t> {
     if (!r.is_int() || !r.hi().is_finite()) return std::nullopt;
     return r.hi().value();
@@ -164,8 +230,9 @@ bool FactGraph::proves_nonnegative(const ExprRef& d, const sym::RangeEnv& ranges
     std::optional<int64_t> b = finite_hi(sym::bound_expr(atom, ranges));
     if (!n) return b;
     for (size_t a = 0; a < dist_.size(); ++a) {
+      if (!dist_[a][*n]) continue;
       tighter(b,
-              checked_add(dist_[a][*n], a == 0 ? std::optional<int64_t>(0) : finite_hi(range[a])));
+              checked_add(dist_[a][*n], a == 0 ? std::optional<int64_t>(0) : finite_hi(range(a))));
     }
     return b;
   };
@@ -174,8 +241,9 @@ bool FactGraph::proves_nonnegative(const ExprRef& d, const sym::RangeEnv& ranges
     std::optional<int64_t> b = finite_neg_lo(sym::bound_expr(atom, ranges));
     if (!n) return b;
     for (size_t a = 0; a < dist_.size(); ++a) {
+      if (!dist_[*n][a]) continue;
       tighter(b, checked_add(dist_[*n][a],
-                             a == 0 ? std::optional<int64_t>(0) : finite_neg_lo(range[a])));
+                             a == 0 ? std::optional<int64_t>(0) : finite_neg_lo(range(a))));
     }
     return b;
   };

@@ -99,9 +99,24 @@ bool ShapeEnv::Ranges::has_facts() const {
 }
 
 const FactGraph& ShapeEnv::facts() const {
-  if (axioms_read_ != asserts_.axiom_revision()) {
+  if (axioms_read_ == asserts_.axiom_revision() || facts_held_) return facts_;
+  // Axioms only appended since the graph was built (the common case: each check adds some):
+  // extend it with the new ones. Otherwise (a form rewritten by a replacement, a fact scope
+  // closed) build it again from all of them.
+  // A rewrite of a form that constrains nothing into another that constrains nothing (a bound
+  // u0 <= 5 become 2*u1 <= 5 by a divisibility replacement) leaves the graph as it was.
+  bool appended = axioms_read_ && facts_entries_read_ <= asserts_.num_axiom_entries();
+  const auto& rewrites = asserts_.rewrites();
+  for (size_t i = facts_rewrites_read_; appended && i < rewrites.size(); ++i) {
+    const AssertionStore::Rewrite& r = rewrites[i];
+    appended = r.old_form && !FactGraph::contributes(r.old_form, r.value) &&
+               (r.entry >= facts_entries_read_ ||
+                !FactGraph::contributes(asserts_.axiom_entry(r.entry).first, r.value));
+  }
+  if (appended) {
+    if (facts_.extend(asserts_.current_axioms(facts_entries_read_))) ++facts_version_;
+  } else {
     FactGraph now(asserts_.current_axioms());
-    axioms_read_ = asserts_.axiom_revision();
     // Most new axioms bound one symbol (its range's business) and leave the graph as it was:
     // then cached answers that read it stay valid.
     if (!now.same_facts(facts_)) {
@@ -109,6 +124,9 @@ const FactGraph& ShapeEnv::facts() const {
       ++facts_version_;
     }
   }
+  axioms_read_ = asserts_.axiom_revision();
+  facts_rewrites_read_ = asserts_.rewrites().size();
+  facts_entries_read_ = asserts_.num_axiom_entries();
   return facts_;
 }
 

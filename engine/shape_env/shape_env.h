@@ -335,7 +335,10 @@ class ShapeEnv {
   bool still_valid(const Simplified& entry) const;
   mutable FactGraph facts_;
   mutable std::optional<uint64_t> axioms_read_;  // the axiom revision facts_ is current for
-  mutable uint64_t facts_version_ = 0;           // changes when facts_ closes other facts
+  mutable size_t facts_rewrites_read_ = 0;       // ... the axiom rewrites it took into account
+  mutable size_t facts_entries_read_ = 0;        // ... and how many axiom entries it read
+  bool facts_held_ = false;  // facts() answers facts_ as it is (reindex_axioms_mentioning)
+  mutable uint64_t facts_version_ = 0;  // changes when facts_ closes other facts
   uint64_t facts_version() const {
     facts();
     return facts_version_;

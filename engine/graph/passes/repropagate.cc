@@ -174,11 +174,14 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
       // since: taught again here, so re-running that check allocates no second factor.
       n->value = old->value;
       n->unbacked_bindings = old->unbacked_bindings;
+      // (A dividend known to be a number by now needs nothing: the check decides itself.)
       const NodeArg& i0 = n->args.at(0);
       ExprRef factor = sym::mul(sym::integer(n->args.at(1).i), old->value.expr());
-      if (subgraph && i0.kind == NodeArg::Kind::kNode &&
-          env.replace(i0.node->value.expr()) != env.replace(factor)) {
-        env.set_replacement(env.replace(i0.node->value.expr()), factor, "divisibility");
+      ExprRef dividend =
+          i0.kind == NodeArg::Kind::kNode ? env.replace(i0.node->value.expr()) : ExprRef();
+      if (subgraph && dividend && dividend->is(sym::ExprKind::kSymbol) &&
+          dividend != env.replace(factor)) {
+        env.set_replacement(dividend, factor, "divisibility");
       }
       continue;
     }
