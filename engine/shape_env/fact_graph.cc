@@ -150,7 +150,7 @@ int FactGraph::node_of(const ExprRef& atom) {
   if (it != index_.end()) return it->second;
   int id = static_cast<int>(dist_.size());
   index_.emplace(atom, id);
-  for (const ExprRef& s : sym::free_symbols(atom)) symbols_.insert(s);
+  for (const ExprRef& s : sym::free_symbols(atom)) symbols_.insert(s.get());
   for (auto& row : dist_) row.emplace_back();
   dist_.emplace_back(dist_.size() + 1);
   dist_.back()[id] = 0;

@@ -41,7 +41,8 @@ class FactGraph {
   // Whether o closes the same facts (the answers of both are the same for the same ranges).
   bool same_facts(const FactGraph& o) const;
   // Whether s occurs in an atom of the graph: its range then takes part in the answers.
-  bool mentions(const sym::ExprRef& s) const { return symbols_.count(s) > 0; }
+  bool mentions(const sym::ExprRef& s) const { return symbols_.count(s.get()) > 0; }
+  bool mentions(const sym::Expr* s) const { return symbols_.count(s) > 0; }
 
  private:
   // Node 0 is the constant zero; atoms are numbered from 1.
@@ -60,7 +61,7 @@ class FactGraph {
   void check_consistency();
 
   std::unordered_map<sym::ExprRef, int, sym::ExprHash> index_;
-  std::unordered_set<sym::ExprRef, sym::ExprHash> symbols_;  // of the atoms
+  std::unordered_set<const sym::Expr*> symbols_;  // of the atoms (which keep them alive)
   std::vector<std::vector<std::optional<int64_t>>> dist_;
   // Edges constrain() tightened since the graph was last closed: (from, to, k).
   std::vector<std::tuple<int, int, int64_t>> new_edges_;

@@ -93,6 +93,13 @@ bool ShapeEnv::Ranges::fact_nonnegative(const ExprRef& d) const {
   return !facts.empty() && facts.proves_nonnegative(d, *this);
 }
 
+bool ShapeEnv::Ranges::has_facts_about(const ExprRef& e) const {
+  consulted_facts_ = true;  // a fact added later may mention it
+  const FactGraph& facts = env_.facts();
+  if (facts.empty()) return false;
+  return sym::any_symbol(e, [&](const sym::Expr* s) { return facts.mentions(s); });
+}
+
 bool ShapeEnv::Ranges::has_facts() const {
   consulted_facts_ = true;  // none now; one added later may decide what was asked
   return !env_.facts().empty();

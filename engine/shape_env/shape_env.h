@@ -264,6 +264,7 @@ class ShapeEnv {
     bool known_divisible(const ExprRef& a, const ExprRef& b) const override;
     bool fact_nonnegative(const ExprRef& d) const override;
     bool has_facts() const override;
+    bool has_facts_about(const ExprRef& e) const override;
     // Whether an answer read the facts (a result that did is stale once the axioms change).
     bool consulted_facts() const { return consulted_facts_; }
 

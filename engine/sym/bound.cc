@@ -24,6 +24,7 @@ ValueRange RangeEnv::symbol_range(const ExprRef& sym) const { return unknown_ran
 bool RangeEnv::known_divisible(const ExprRef&, const ExprRef&) const { return false; }
 bool RangeEnv::fact_nonnegative(const ExprRef&) const { return false; }
 bool RangeEnv::has_facts() const { return false; }
+bool RangeEnv::has_facts_about(const ExprRef&) const { return has_facts(); }
 
 ValueRange MapRangeEnv::symbol_range(const ExprRef& sym) const {
   auto it = ranges.find(sym);

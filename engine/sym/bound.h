@@ -24,6 +24,9 @@ class RangeEnv {
   virtual bool fact_nonnegative(const ExprRef& d) const;
   // False when there are no such facts (callers skip building the differences to ask about).
   virtual bool has_facts() const;
+  // False when no such fact mentions a symbol of e: then the facts decide nothing about e that
+  // its atoms' own ranges do not. By default, has_facts().
+  virtual bool has_facts_about(const ExprRef& e) const;
 };
 
 // The unknown range of an expression's type.

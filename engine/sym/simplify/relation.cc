@@ -56,7 +56,9 @@ ExprRef Simplifier::relation(const ExprRef& e) {
 ExprRef Simplifier::by_facts(const ExprRef& e) {
   // Ranges left it open: the facts may decide it (over the integers, d = rhs - lhs; a <= b is
   // d >= 0 and its negation -d - 1 >= 0; a < b is d - 1 >= 0 and its negation -d >= 0).
-  if (!e->arg(0)->is_int() || !e->arg(1)->is_int() || !env().has_facts()) return e;
+  // Facts that mention none of its symbols relate none of its atoms: the atoms' own ranges,
+  // which left it open, are all they could use.
+  if (!e->arg(0)->is_int() || !e->arg(1)->is_int() || !env().has_facts_about(e)) return e;
   ExprRef d = relation_difference(e);
   ExprRef one = integer(1);
   auto proves = [&](const ExprRef& x) { return env().fact_nonnegative(x); };
