@@ -537,11 +537,12 @@ class Tracer {
       }
       // The replaced forms too: the subgraph reads sizes through the replacements known when it
       // is traced (u0 -> 2*s0 from an earlier broadcast makes numel(a) 2*s0), so s0 must be an
-      // input of it as well.
+      // input of it as well, when this graph can read it (the stated symbols it always can).
       size_t stated = exprs.size();
       for (size_t k = 0; k < stated; ++k) exprs.push_back(t_.env->replace(exprs[k]));
-      for (const ExprRef& e : exprs) {
-        for (const ExprRef& sym_ : sym::free_symbols(e)) {
+      for (size_t k = 0; k < exprs.size(); ++k) {
+        for (const ExprRef& sym_ : sym::free_symbols(exprs[k])) {
+          if (k >= stated && !sites_.count(sym_)) continue;
           if (!lifted.insert(sym_).second) continue;
           // A symbol the operand's placeholder itself binds at the top (a bare int operand)
           // needs no placeholder of its own.
