@@ -665,6 +665,7 @@ class Generator {
     line_ = g.line_;
     size_oblivious_squeeze_ = size_oblivious_squeeze_ || g.size_oblivious_squeeze_;
     strided_view_ = strided_view_ || g.strided_view_;
+    failing_check_kept_ = failing_check_kept_ || g.failing_check_kept_;
     return Body{std::move(g.p_.body), std::move(g.vars_), std::move(g.p_.functions)};
   }
 
@@ -868,6 +869,9 @@ class Generator {
           (may_be_unbacked(st.value) || may_be_unbacked(st.max))) {
         ++line_;
         p_.body.push_back(st);
+        // The trace may still decide it false from what it knows (a size that is static after
+        // all): then rejecting the program is right, not a wrong rejection.
+        failing_check_kept_ = true;
         return true;
       }
       return false;  // a binding left by a value that cannot be returned is never read: the
@@ -925,7 +929,7 @@ class Generator {
     // construction. Drawn last, so it leaves every earlier decision of a seed as it was.
     p_.header.inference_mode = src_.chance(1, 8);
     p_.header.valid_by_construction =
-        !size_oblivious_squeeze_ && !strided_view_ &&
+        !size_oblivious_squeeze_ && !strided_view_ && !failing_check_kept_ &&
         !(p_.header.inference_mode && shares_a_memo()) &&
         std::none_of(p_.body.begin(), p_.body.end(),
                      [](const Stmt& st) { return st.kind == Stmt::Kind::kIf; });
@@ -949,6 +953,7 @@ class Generator {
   static constexpr int kMaxBodyDepth = 2;  // a cond / while_loop nests in at most one other
   int depth_ = 0;                          // 0: the program; n: a body nested n deep
   bool body_runs_ = true;                  // eager runs this body (see the body constructor)
+  bool failing_check_kept_ = false;        // an untaken branch keeps a check that fails
 };
 
 }  // namespace

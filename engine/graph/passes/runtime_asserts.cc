@@ -62,6 +62,11 @@ class Inserter {
           ExprRef r = env_.resolve_renaming(s);
           if (caller_bound_->count(r) || !s->is_unbacked_symbol()) {
             bound_.insert(r);
+            // A replacement made after the subgraph was traced (u0 -> s0 from a later check)
+            // states what re-propagating it recorded in the canonical name, which the plan
+            // reads from the same input (lowering's canonical bind).
+            ExprRef canonical = env_.replace(r);
+            if (canonical->is(sym::ExprKind::kSymbol)) bound_.insert(canonical);
           } else {
             input_defs.emplace_back(s, path);
           }
