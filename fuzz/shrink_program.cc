@@ -423,15 +423,14 @@ Candidates inline_candidates(const Program& p) {
     const Stmt& s = p.body[i];
     if (s.kind != Stmt::Kind::kAssign || s.targets.size() != 1) continue;
     Expr::Kind k = s.value->kind;
-    std::vector<Stmt> after(p.body.begin() + static_cast<long>(i) + 1, p.body.end());
+    std::vector<Stmt> rest(p.body.begin() + static_cast<long>(i) + 1, p.body.end());
     bool copy_or_constant = k == Expr::Kind::kVar || k == Expr::Kind::kInt ||
                             k == Expr::Kind::kFloat || k == Expr::Kind::kBool;
     bool read_once = k == Expr::Kind::kCall &&
                      !program::schema(s.value->op).has(program::OpFeature::kMutation) &&
-                     uses_in(after, s.targets[0]) == 1;
+                     uses_in(rest, s.targets[0]) == 1;
     if (!copy_or_constant && !read_once) continue;
     Program copy = p;
-    std::vector<Stmt> rest(copy.body.begin() + static_cast<long>(i) + 1, copy.body.end());
     substitute_in(rest, s.targets[0], s.value);
     copy.body.resize(i);
     copy.body.insert(copy.body.end(), rest.begin(), rest.end());

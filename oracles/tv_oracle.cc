@@ -3,6 +3,7 @@
 #include "oracles/tv_oracle.h"
 
 #include <chrono>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <set>
@@ -252,34 +253,32 @@ std::vector<smt::Fact> targets(const ShapeEnv& env, const graph::Graph& g, bool 
                      "divisibility symbol " + tgt->arg(1)->str()});
     }
   }
+  // The top-level graph's nodes, or (nested) its subgraphs' too.
+  auto for_each_node = [&](const std::function<void(const graph::Node*)>& fn) {
+    if (nested) {
+      g.for_each_nested(fn);
+    } else {
+      for (const graph::Node* n : g.nodes()) fn(n);
+    }
+  };
   // A divisibility factor's binding site computes it: i1 = i0 // d (in a subgraph too, where the
   // replacement i0 -> d*i1 does not outlive the subgraph's fact scope).
-  auto add_definition = [&](const graph::Node* n) {
+  for_each_node([&](const graph::Node* n) {
     if (!n->derived_binding || n->args.size() != 2 ||
         n->args[0].kind != graph::NodeArg::Kind::kNode)
       return;
     ExprRef i0 = n->args[0].node->value.expr(), d = sym::integer(n->args[1].i);
     out.push_back({sym::eq(n->value.expr(), sym::floordiv(i0, d)),
                    "divisibility symbol " + n->value.expr()->str() + " (node %" + n->name + ")"});
-  };
-  if (nested) {
-    g.for_each_nested(add_definition);
-  } else {
-    for (const graph::Node* n : g.nodes()) add_definition(n);
-  }
+  });
   // Asserts inside a cond branch or loop body are checked only when it runs, as the trace's
   // assumptions recorded while tracing it hold only then: both are taken unconditionally there.
-  auto add_assert = [&](const graph::Node* n) {
+  for_each_node([&](const graph::Node* n) {
     if (n->assert_expr &&
         (n->kind == graph::NodeKind::kAssertScalar || n->kind == graph::NodeKind::kCheck)) {
       out.push_back({n->assert_expr, "graph assert %" + n->name + " " + n->assert_expr->str()});
     }
-  };
-  if (nested) {
-    g.for_each_nested(add_assert);
-  } else {
-    for (const graph::Node* n : g.nodes()) add_assert(n);
-  }
+  });
   return out;
 }
 

@@ -109,9 +109,9 @@ const FactGraph& ShapeEnv::facts() const {
   if (axioms_read_ == asserts_.axiom_revision() || facts_held_) return facts_;
   // Axioms only appended since the graph was built (the common case: each check adds some):
   // extend it with the new ones. Otherwise (a form rewritten by a replacement, a fact scope
-  // closed) build it again from all of them.
-  // A rewrite of a form that constrains nothing into another that constrains nothing (a bound
-  // u0 <= 5 become 2*u1 <= 5 by a divisibility replacement) leaves the graph as it was.
+  // closed) build it again from all of them. A rewrite of a form that constrains nothing into
+  // another that constrains nothing (u0 <= 5 become 2*u1 <= 5 by a divisibility replacement)
+  // counts as no rewrite: the graph is as it was.
   bool appended = axioms_read_ && facts_entries_read_ <= asserts_.num_axiom_entries();
   const auto& rewrites = asserts_.rewrites();
   for (size_t i = facts_rewrites_read_; appended && i < rewrites.size(); ++i) {

@@ -95,7 +95,8 @@ class ShapeEnv {
   // §6.6). A scope saves what is known when it opens and puts it back when it closes. A close
   // keeps the guards (conditions on the inputs, checked before any run), the renamings (two names
   // of one runtime value) and the ranges, size-likeness and divisibility factors of the symbols
-  // made inside (they have values only where the subgraph runs). The rest of what the scope
+  // local to it (local_to_closing_scope: they have values only where the subgraph runs). The
+  // rest of what the scope
   // learned (axioms, replacements, deferred asserts, narrowed ranges of older symbols) is gone:
   // the caller's reasoning never uses it. The subgraph keeps its own asserts (scoped_asserts.h).
   void push_fact_scope();

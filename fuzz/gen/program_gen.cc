@@ -77,12 +77,7 @@ class Generator {
   GeneratedProgram run() {
     add_inputs();
     eager_ = std::make_unique<eager::Session>(p_);
-    int n = static_cast<int>(src_.range(policy_.min_statements, policy_.max_statements));
-    for (int i = 0; i < n; ++i) {
-      for (int attempt = 0; attempt < 8; ++attempt) {
-        if (try_statement()) break;
-      }
-    }
+    draw_statements(static_cast<int>(src_.range(policy_.min_statements, policy_.max_statements)));
     finish();
     eager_->run(p_.body.back());  // the return: every name it reads was accepted
     return GeneratedProgram{p_, eager_->result()};
@@ -656,12 +651,7 @@ class Generator {
       g.accept(std::move(st), names);
     }
     // Bodies are shorter than programs, nested ones shorter still (the size budget).
-    int n = static_cast<int>(src_.range(1, depth_ == 0 ? 4 : 2));
-    for (int i = 0; i < n; ++i) {
-      for (int attempt = 0; attempt < 8; ++attempt) {
-        if (g.try_statement()) break;
-      }
-    }
+    g.draw_statements(static_cast<int>(src_.range(1, depth_ == 0 ? 4 : 2)));
     line_ = g.line_;
     size_oblivious_squeeze_ = size_oblivious_squeeze_ || g.size_oblivious_squeeze_;
     strided_view_ = strided_view_ || g.strided_view_;
@@ -805,6 +795,15 @@ class Generator {
     return accept_higher_order(std::move(st), std::move(fns));
   }
 
+  // n statement draws, each dropped when 8 attempts cannot make it valid.
+  void draw_statements(int n) {
+    for (int i = 0; i < n; ++i) {
+      for (int attempt = 0; attempt < 8; ++attempt) {
+        if (try_statement()) break;
+      }
+    }
+  }
+
   bool try_statement() {
     if (draws_.empty()) return false;
     const Draw& d = draws_[src_.weighted(draw_weights_)];
@@ -862,8 +861,8 @@ class Generator {
       for (Var& v : values) vars_.push_back(std::move(v));
       return true;
     } catch (const UserError& e) {
-      // A branch eager does not take may check what fails for these values, when the trace
-      // cannot decide it (it may hold unbacked symbols): a deferred assert of that branch.
+      // A branch eager does not take may check what fails for these values when the check may
+      // hold unbacked symbols (mostly a deferred assert of that branch).
       if (!body_runs_ && e.kind() == UserErrorKind::kCheckFailed && names.empty() &&
           (st.kind == Stmt::Kind::kCheck || st.kind == Stmt::Kind::kCheckIsSize) &&
           (may_be_unbacked(st.value) || may_be_unbacked(st.max))) {
