@@ -2,6 +2,8 @@
 // a query is then a lookup of the tightest proven bound between two atoms.
 #include "engine/shape_env/fact_graph.h"
 
+#include <algorithm>
+
 #include "engine/sym/make.h"
 #include "engine/sym/poly.h"
 #include "engine/sym/walk.h"
@@ -20,16 +22,9 @@ std::optional<int64_t> checked_add(std::optional<int64_t> a, std::optional<int64
   return out;
 }
 
-// The polynomial p of an integer expression when it is c + (at most two terms of coefficient
-// +1 or -1); nullopt otherwise.
-struct UnitPoly {
-  int64_t constant = 0;
-  std::vector<std::pair<ExprRef, int>> terms;  // (atom, +1 or -1)
-};
+using UnitPoly = FactGraph::UnitPoly;
 
-std::optional<UnitPoly> unit_poly(const ExprRef& e) {
-  if (!e->is_int()) return std::nullopt;
-  sym::Poly p = sym::poly_of(e);
+std::optional<UnitPoly> unit_poly(const sym::Poly& p) {
   if (p.has_float() || p.constant.is_float || p.terms.size() > 2) return std::nullopt;
   UnitPoly out{p.constant.i, {}};
   for (const sym::Term& t : p.terms) {
@@ -39,34 +34,115 @@ std::optional<UnitPoly> unit_poly(const ExprRef& e) {
   return out;
 }
 
+// The polynomial of an integer expression when it is a unit polynomial; nullopt otherwise.
+std::optional<UnitPoly> unit_poly(const ExprRef& e) {
+  if (!e->is_int()) return std::nullopt;
+  return unit_poly(sym::poly_of(e));
+}
+
+// b - a - minus for integer b and a, as a unit polynomial: sym::sub's arithmetic, without
+// building (and interning) the difference.
+std::optional<UnitPoly> unit_difference(const ExprRef& b, const ExprRef& a, int64_t minus) {
+  sym::Poly p =
+      sym::poly_add(sym::poly_of(b), sym::poly_scale(sym::poly_of(a), sym::Number::of(-1)));
+  p.constant = p.constant + sym::Number::of(-minus);
+  return unit_poly(p);
+}
+
+// Whether the relation says nothing the graph keeps, before any polynomial arithmetic: it is
+// not an integer relation, or it bounds one symbol by a number (most axioms: the range's job).
+bool says_nothing(const ExprRef& rel) {
+  if (!rel->is_relation() || !rel->arg(0)->is_int() || !rel->arg(1)->is_int()) return true;
+  const ExprRef &a = rel->arg(0), &b = rel->arg(1);
+  return (a->is_number() && b->is(ExprKind::kSymbol)) ||
+         (b->is_number() && a->is(ExprKind::kSymbol));
+}
+
 }  // namespace
 
-FactGraph::FactGraph(const std::vector<std::pair<ExprRef, bool>>& relations) {
-  index_.emplace(sym::integer(0), 0);
-  dist_.assign(1, {0});
-  for (const auto& [rel, value] : relations) {
-    add_relation(rel, value);
-    if (too_large_) break;
+const std::vector<std::optional<UnitPoly>>& FactGraph::Forms::of(const ExprRef& rel, bool value) {
+  auto found = by_value_[value].find(rel);
+  if (found != by_value_[value].end()) return found->second;
+  // Each relation as the expressions it makes nonnegative (over the integers, a < b is
+  // b - a - 1 >= 0 and not(a <= b) is a - b - 1 >= 0). Computed before it is stored: the
+  // arithmetic may throw (overflow).
+  std::vector<std::optional<UnitPoly>> out;
+  const ExprRef &a = rel->arg(0), &b = rel->arg(1);
+  if (rel->is(ExprKind::kLe)) {
+    out.push_back(value ? unit_difference(b, a, 0) : unit_difference(a, b, 1));
+  } else if (rel->is(ExprKind::kLt)) {
+    out.push_back(value ? unit_difference(b, a, 1) : unit_difference(a, b, 0));
+  } else if (value == rel->is(ExprKind::kEq)) {  // Eq true or Ne false
+    out.push_back(unit_difference(b, a, 0));
+    out.push_back(unit_difference(a, b, 0));
   }
-  new_edges_.clear();
+  return by_value_[value].emplace(rel, std::move(out)).first->second;
+}
+
+void DifferenceBounds::add_node() {
+  if (n_ == stride_) reserve(std::max<size_t>(8, 2 * stride_));
+  at(n_, n_) = 0;
+  ++n_;
+}
+
+void DifferenceBounds::reserve(size_t n) {
+  if (n <= stride_) return;
+  std::vector<std::optional<int64_t>> cells(n * n);
+  for (size_t i = 0; i < n_; ++i) {
+    std::copy_n(cells_.begin() + i * stride_, n_, cells.begin() + i * n);
+  }
+  cells_ = std::move(cells);
+  stride_ = n;
+}
+
+bool DifferenceBounds::operator==(const DifferenceBounds& o) const {
+  if (n_ != o.n_) return false;
+  for (size_t i = 0; i < n_; ++i) {
+    for (size_t j = 0; j < n_; ++j) {
+      if (at(i, j) != o.at(i, j)) return false;
+    }
+  }
+  return true;
+}
+
+FactGraph::FactGraph(const std::vector<std::pair<ExprRef, bool>>& relations) {
+  Forms forms;
+  *this = FactGraph(relations, forms);
+}
+
+FactGraph::FactGraph(const std::vector<std::pair<ExprRef, bool>>& relations, Forms& forms) {
+  // The atoms first, alone: a graph past the atom limit (most of them, late in a long trace)
+  // proves nothing and is never laid out, and one within it is laid out once, at its size.
+  index_.emplace(sym::integer(0), 0);
+  numbering_ = true;
+  for (size_t i = 0; i < relations.size() && !too_large_; ++i) {
+    add_relation(relations[i].first, relations[i].second, forms);
+    if (too_large_) stopped_at_ = i;
+  }
+  numbering_ = false;
   if (!has_edges_ || too_large_) {
+    if (!too_large_) dist_.add_node();  // zero alone, as extend() expects
     has_edges_ = false;
     return;
   }
+  dist_.reserve(index_.size());
+  for (size_t i = 0; i < index_.size(); ++i) dist_.add_node();
+  for (const auto& [rel, value] : relations) add_relation(rel, value, forms);
+  new_edges_.clear();
   close_all();
   check_consistency();
 }
 
-bool FactGraph::extend(const std::vector<std::pair<ExprRef, bool>>& relations) {
+bool FactGraph::extend(const std::vector<std::pair<ExprRef, bool>>& relations, Forms& forms) {
   if (too_large_) return false;  // proves nothing, now as with more relations
   if (index_.empty()) {
     index_.emplace(sym::integer(0), 0);
-    dist_.assign(1, {0});
+    dist_.add_node();
   }
   bool had_edges = has_edges_;
-  for (const auto& [rel, value] : relations) {
-    add_relation(rel, value);
-    if (too_large_) break;
+  for (size_t i = 0; i < relations.size() && !too_large_; ++i) {
+    add_relation(relations[i].first, relations[i].second, forms);
+    if (too_large_) stopped_at_ = i;
   }
   if (too_large_) {
     new_edges_.clear();
@@ -80,44 +156,36 @@ bool FactGraph::extend(const std::vector<std::pair<ExprRef, bool>>& relations) {
   return true;
 }
 
-bool FactGraph::contributes(const ExprRef& rel, bool value) {
+bool FactGraph::contributes(const ExprRef& rel, bool value, Forms& forms) {
+  if (says_nothing(rel)) return false;
   FactGraph probe;
   probe.index_.emplace(sym::integer(0), 0);
-  probe.dist_.assign(1, {0});
-  probe.add_relation(rel, value);
+  probe.dist_.add_node();
+  probe.add_relation(rel, value, forms);
   return probe.has_edges_;
 }
 
-void FactGraph::add_relation(const ExprRef& rel, bool value) {
-  // Each relation as the expressions it makes nonnegative (over the integers, a < b is
-  // b - a - 1 >= 0 and not(a <= b) is a - b - 1 >= 0).
-  if (!rel->is_relation() || !rel->arg(0)->is_int() || !rel->arg(1)->is_int()) return;
-  const ExprRef &a = rel->arg(0), &b = rel->arg(1);
-  // A bound of one symbol by a number (most axioms) is the range's: skip it before any
-  // polynomial arithmetic.
-  if ((a->is_number() && b->is(ExprKind::kSymbol)) ||
-      (b->is_number() && a->is(ExprKind::kSymbol))) {
-    return;
+bool FactGraph::read_by_graph(const ExprRef& rel, bool value, Forms& forms) {
+  if (says_nothing(rel)) return false;
+  for (const std::optional<UnitPoly>& p : forms.of(rel, value)) {
+    if (p && !p->terms.empty()) return true;
   }
-  ExprRef one = sym::integer(1);
-  if (rel->is(ExprKind::kLe)) {
-    add_nonnegative(value ? sym::sub(b, a) : sym::sub(sym::sub(a, b), one));
-  } else if (rel->is(ExprKind::kLt)) {
-    add_nonnegative(value ? sym::sub(sym::sub(b, a), one) : sym::sub(a, b));
-  } else if (value == rel->is(ExprKind::kEq)) {  // Eq true or Ne false
-    add_nonnegative(sym::sub(b, a));
-    add_nonnegative(sym::sub(a, b));
-  }
+  return false;
+}
+
+void FactGraph::add_relation(const ExprRef& rel, bool value, Forms& forms) {
+  if (says_nothing(rel)) return;
+  for (const std::optional<UnitPoly>& p : forms.of(rel, value)) add_nonnegative(p);
 }
 
 void FactGraph::close_all() {
   size_t n = dist_.size();
   for (size_t k = 0; k < n; ++k) {
     for (size_t i = 0; i < n; ++i) {
-      if (!dist_[i][k]) continue;
+      if (!dist_.at(i, k)) continue;
       for (size_t j = 0; j < n; ++j) {
-        std::optional<int64_t> via = checked_add(dist_[i][k], dist_[k][j]);
-        if (via && (!dist_[i][j] || *via < *dist_[i][j])) dist_[i][j] = via;
+        std::optional<int64_t> via = checked_add(dist_.at(i, k), dist_.at(k, j));
+        if (via && (!dist_.at(i, j) || *via < *dist_.at(i, j))) dist_.at(i, j) = via;
       }
     }
   }
@@ -127,33 +195,34 @@ void FactGraph::close_through(int from, int to, int64_t k) {
   // a -> from -> to -> b, with the distances as they were before this edge (copies: a path
   // through the edge twice is no shorter unless the facts contradict each other).
   size_t n = dist_.size();
-  std::vector<std::optional<int64_t>> into_from(n), out_of_to = dist_[to];
-  for (size_t a = 0; a < n; ++a) into_from[a] = dist_[a][from];
+  std::vector<std::optional<int64_t>> into_from(n), out_of_to(n);
+  for (size_t a = 0; a < n; ++a) {
+    into_from[a] = dist_.at(a, from);
+    out_of_to[a] = dist_.at(to, a);
+  }
   for (size_t a = 0; a < n; ++a) {
     std::optional<int64_t> head = checked_add(into_from[a], k);
     if (!head) continue;
     for (size_t b = 0; b < n; ++b) {
       std::optional<int64_t> via = checked_add(head, out_of_to[b]);
-      if (via && (!dist_[a][b] || *via < *dist_[a][b])) dist_[a][b] = via;
+      if (via && (!dist_.at(a, b) || *via < *dist_.at(a, b))) dist_.at(a, b) = via;
     }
   }
 }
 
 void FactGraph::check_consistency() {
   for (size_t i = 0; i < dist_.size(); ++i) {
-    if (dist_[i][i] && *dist_[i][i] < 0) consistent_ = false;  // contradictory facts
+    if (dist_.at(i, i) && *dist_.at(i, i) < 0) consistent_ = false;  // contradictory facts
   }
 }
 
 int FactGraph::node_of(const ExprRef& atom) {
   auto it = index_.find(atom);
   if (it != index_.end()) return it->second;
-  int id = static_cast<int>(dist_.size());
+  int id = static_cast<int>(index_.size());
   index_.emplace(atom, id);
   for (const ExprRef& s : sym::free_symbols(atom)) symbols_.insert(s.get());
-  for (auto& row : dist_) row.emplace_back();
-  dist_.emplace_back(dist_.size() + 1);
-  dist_.back()[id] = 0;
+  if (!numbering_) dist_.add_node();
   return id;
 }
 
@@ -164,14 +233,14 @@ std::optional<int> FactGraph::find_node(const ExprRef& atom) const {
 }
 
 void FactGraph::constrain(int from, int to, int64_t k) {
-  std::optional<int64_t>& d = dist_[from][to];
+  if (numbering_) return;
+  std::optional<int64_t>& d = dist_.at(from, to);
   if (d && *d <= k) return;
   d = k;
   new_edges_.emplace_back(from, to, k);
 }
 
-void FactGraph::add_nonnegative(const ExprRef& p) {
-  std::optional<UnitPoly> u = unit_poly(p);
+void FactGraph::add_nonnegative(const std::optional<UnitPoly>& u) {
   if (!u || u->terms.empty()) return;
   if (index_.size() + u->terms.size() > kMaxAtoms + 1) {
     too_large_ = true;
@@ -203,8 +272,33 @@ bool FactGraph::proves_nonnegative(const ExprRef& d, const sym::RangeEnv& ranges
   if (!has_edges_ || !consistent_) return false;
   std::optional<UnitPoly> u = unit_poly(d);
   if (!u) return false;
+  if (u->terms.empty()) return u->constant >= 0;
+  // d = c + terms >= 0 holds when -(terms) <= c.
+  std::optional<int64_t> bound = bounds_of_terms(*u, ranges, /*negated=*/true, false).first;
+  return bound && *bound <= u->constant;
+}
+
+sym::FactBounds FactGraph::difference_bounds(const ExprRef& b, const ExprRef& a,
+                                             const sym::RangeEnv& ranges) const {
+  if (!has_edges_ || !consistent_) return {};
+  std::optional<UnitPoly> u = unit_difference(b, a, 0);
+  if (!u) return {};
   const int64_t c = u->constant;
-  if (u->terms.empty()) return c >= 0;
+  if (u->terms.empty()) return {c, c};
+  // lo = c - (bound of -terms), hi = c + (bound of terms); clamped to int64, which keeps each
+  // on the same side of every small number a relation compares them with.
+  auto [neg, pos] = bounds_of_terms(*u, ranges, true, true);
+  auto clamp = [](__int128 v) {
+    return static_cast<int64_t>(std::clamp<__int128>(v, INT64_MIN, INT64_MAX));
+  };
+  sym::FactBounds out;
+  if (neg) out.lo = clamp(static_cast<__int128>(c) - *neg);
+  if (pos) out.hi = clamp(static_cast<__int128>(c) + *pos);
+  return out;
+}
+
+std::pair<std::optional<int64_t>, std::optional<int64_t>> FactGraph::bounds_of_terms(
+    const UnitPoly& u, const sym::RangeEnv& ranges, bool negated, bool plain) const {
   // The range of an atom of the graph, computed the first time a path reaches it (most queries
   // touch few atoms; bounding every atom for each was most of a query's cost).
   std::vector<const sym::ExprRef*> atom_of(dist_.size(), nullptr);
@@ -230,9 +324,9 @@ bool FactGraph::proves_nonnegative(const ExprRef& d, const sym::RangeEnv& ranges
     std::optional<int64_t> b = finite_hi(sym::bound_expr(atom, ranges));
     if (!n) return b;
     for (size_t a = 0; a < dist_.size(); ++a) {
-      if (!dist_[a][*n]) continue;
-      tighter(b,
-              checked_add(dist_[a][*n], a == 0 ? std::optional<int64_t>(0) : finite_hi(range(a))));
+      if (!dist_.at(a, *n)) continue;
+      tighter(b, checked_add(dist_.at(a, *n),
+                             a == 0 ? std::optional<int64_t>(0) : finite_hi(range(a))));
     }
     return b;
   };
@@ -241,33 +335,40 @@ bool FactGraph::proves_nonnegative(const ExprRef& d, const sym::RangeEnv& ranges
     std::optional<int64_t> b = finite_neg_lo(sym::bound_expr(atom, ranges));
     if (!n) return b;
     for (size_t a = 0; a < dist_.size(); ++a) {
-      if (!dist_[*n][a]) continue;
-      tighter(b, checked_add(dist_[*n][a],
+      if (!dist_.at(*n, a)) continue;
+      tighter(b, checked_add(dist_.at(*n, a),
                              a == 0 ? std::optional<int64_t>(0) : finite_neg_lo(range(a))));
     }
     return b;
   };
   std::vector<std::optional<int>> nodes;
-  for (const auto& term : u->terms) nodes.push_back(find_node(term.first));
-  // d = c + terms >= 0 holds when -(terms) <= c; `bound` is the best proven bound of -(terms).
-  std::optional<int64_t> bound;
-  const auto& t = u->terms;
-  if (t.size() == 1) {
-    bound = t[0].second > 0 ? lower_neg(t[0].first, nodes[0]) : upper(t[0].first, nodes[0]);
-  } else if (t[0].second != t[1].second) {
-    size_t xi = t[0].second > 0 ? 0 : 1, yi = 1 - xi;  // d = c + x - y: need y - x <= c
-    if (nodes[xi] && nodes[yi]) bound = dist_[*nodes[xi]][*nodes[yi]];
-    tighter(bound, checked_add(upper(t[yi].first, nodes[yi]), lower_neg(t[xi].first, nodes[xi])));
-  } else if (t[0].second > 0) {
-    bound = checked_add(lower_neg(t[0].first, nodes[0]), lower_neg(t[1].first, nodes[1]));
-  } else {
-    bound = checked_add(upper(t[0].first, nodes[0]), upper(t[1].first, nodes[1]));
-  }
-  return bound && *bound <= c;
+  for (const auto& term : u.terms) nodes.push_back(find_node(term.first));
+  // The best proven bound of -(sign * terms), each term's sign flipped by `sign`.
+  auto bound_of_negated = [&](int sign) {
+    std::optional<int64_t> bound;
+    const auto& t = u.terms;
+    auto positive = [&](size_t i) { return t[i].second * sign > 0; };
+    if (t.size() == 1) {
+      bound = positive(0) ? lower_neg(t[0].first, nodes[0]) : upper(t[0].first, nodes[0]);
+    } else if (positive(0) != positive(1)) {
+      size_t xi = positive(0) ? 0 : 1, yi = 1 - xi;  // c + x - y >= 0: need y - x <= c
+      if (nodes[xi] && nodes[yi]) bound = dist_.at(*nodes[xi], *nodes[yi]);
+      tighter(bound, checked_add(upper(t[yi].first, nodes[yi]), lower_neg(t[xi].first, nodes[xi])));
+    } else if (positive(0)) {
+      bound = checked_add(lower_neg(t[0].first, nodes[0]), lower_neg(t[1].first, nodes[1]));
+    } else {
+      bound = checked_add(upper(t[0].first, nodes[0]), upper(t[1].first, nodes[1]));
+    }
+    return bound;
+  };
+  return {negated ? bound_of_negated(1) : std::nullopt,
+          plain ? bound_of_negated(-1) : std::nullopt};
 }
 
 bool FactGraph::same_facts(const FactGraph& o) const {
-  if (has_edges_ != o.has_edges_ || consistent_ != o.consistent_) return false;
+  if (has_edges_ != o.has_edges_ || consistent_ != o.consistent_ || too_large_ != o.too_large_) {
+    return false;  // (past the limit, a graph also ignores what extend() adds later)
+  }
   if (!has_edges_) return true;
   return index_ == o.index_ && dist_ == o.dist_;
 }

@@ -16,28 +16,75 @@
 
 namespace sf {
 
+// The tightest proven bound of to - from for each pair of nodes, in one block: a new node
+// widens the block by doubling its stride, not by one allocation per row.
+class DifferenceBounds {
+ public:
+  size_t size() const { return n_; }
+  std::optional<int64_t>& at(size_t from, size_t to) { return cells_[from * stride_ + to]; }
+  const std::optional<int64_t>& at(size_t from, size_t to) const {
+    return cells_[from * stride_ + to];
+  }
+  // A node bounded by nothing but itself (to - from = 0 on the diagonal).
+  void add_node();
+  void reserve(size_t n);  // room for n nodes without moving the block again
+  bool operator==(const DifferenceBounds& o) const;
+
+ private:
+  size_t n_ = 0, stride_ = 0;
+  std::vector<std::optional<int64_t>> cells_;
+};
+
 class FactGraph {
  public:
   // Beyond this many atoms the closure (cubic) is not built and nothing is proved.
   static constexpr size_t kMaxAtoms = 96;
 
+  // An integer polynomial c + (at most two terms of coefficient +1 or -1).
+  struct UnitPoly {
+    int64_t constant = 0;
+    std::vector<std::pair<sym::ExprRef, int>> terms;  // (atom, +1 or -1)
+  };
+  // What each relation with its value makes nonnegative (nullopt: not a unit polynomial), read
+  // once per relation: a rebuild reads every axiom again, and the polynomial arithmetic of
+  // reading one was most of a rebuild's cost. Owned by whoever rebuilds the graph.
+  class Forms {
+   public:
+    const std::vector<std::optional<UnitPoly>>& of(const sym::ExprRef& rel, bool value);
+
+   private:
+    std::unordered_map<sym::ExprRef, std::vector<std::optional<UnitPoly>>, sym::ExprHash>
+        by_value_[2];
+  };
+
   FactGraph() = default;
   // `relations`: (relation in its current form, its known value).
   explicit FactGraph(const std::vector<std::pair<sym::ExprRef, bool>>& relations);
+  FactGraph(const std::vector<std::pair<sym::ExprRef, bool>>& relations, Forms& forms);
   // Adds relations to the closed graph: each difference constraint that tightens a bound updates
   // every pair of atoms through it (O(atoms^2) per new edge, where closing again costs
   // O(atoms^3) and re-reading every relation O(relations)). The same answers as building the
   // graph of all the relations at once. Returns whether a bound changed (answers may differ).
-  bool extend(const std::vector<std::pair<sym::ExprRef, bool>>& relations);
+  bool extend(const std::vector<std::pair<sym::ExprRef, bool>>& relations, Forms& forms);
   // Whether a relation with this value can constrain the graph at all (most axioms bound one
   // symbol by a number, or are not differences of unit terms: those never do).
-  static bool contributes(const sym::ExprRef& rel, bool value);
+  static bool contributes(const sym::ExprRef& rel, bool value, Forms& forms);
+  // Whether building a graph visits anything of the relation (an atom, or the atom limit):
+  // a graph built from only these relations, in their order, is the graph of all of them.
+  static bool read_by_graph(const sym::ExprRef& rel, bool value, Forms& forms);
 
   // True when the facts, with the ranges of the atoms of d, prove d >= 0 for the integer
   // expression d; false when they do not (or contradict each other, where proving anything
   // would be vacuous).
   bool proves_nonnegative(const sym::ExprRef& d, const sym::RangeEnv& ranges) const;
+  // What they prove about b - a for integer b and a: the answers of proves_nonnegative for
+  // b - a + k and a - b + k at every k, in one query, without building any of those.
+  sym::FactBounds difference_bounds(const sym::ExprRef& b, const sym::ExprRef& a,
+                                    const sym::RangeEnv& ranges) const;
   bool empty() const { return !has_edges_; }
+  // Past the atom limit: the position, in the relations of the build or extend() that crossed
+  // it, of the relation at which it stopped reading (later ones were never read).
+  std::optional<size_t> stopped_at() const { return stopped_at_; }
   // Whether o closes the same facts (the answers of both are the same for the same ranges).
   bool same_facts(const FactGraph& o) const;
   // Whether s occurs in an atom of the graph: its range then takes part in the answers.
@@ -50,10 +97,14 @@ class FactGraph {
   std::optional<int> find_node(const sym::ExprRef& atom) const;
   // to - from <= k.
   void constrain(int from, int to, int64_t k);
-  // p >= 0 for a polynomial p of at most two unit terms: its difference constraint.
-  void add_nonnegative(const sym::ExprRef& p);
+  // p >= 0 for a unit polynomial p: its difference constraint.
+  void add_nonnegative(const std::optional<UnitPoly>& p);
+  // The best proven bounds of -(terms) (when `negated`) and of +(terms) (when `plain`) for the
+  // terms of u, from the atoms' ranges and the paths between them.
+  std::pair<std::optional<int64_t>, std::optional<int64_t>> bounds_of_terms(
+      const UnitPoly& u, const sym::RangeEnv& ranges, bool negated, bool plain) const;
   // The constraints a relation with its known value implies.
-  void add_relation(const sym::ExprRef& rel, bool value);
+  void add_relation(const sym::ExprRef& rel, bool value, Forms& forms);
   // Floyd–Warshall over every atom.
   void close_all();
   // Every pair through the edge from -> to of weight k, on a graph closed without it.
@@ -62,12 +113,14 @@ class FactGraph {
 
   std::unordered_map<sym::ExprRef, int, sym::ExprHash> index_;
   std::unordered_set<const sym::Expr*> symbols_;  // of the atoms (which keep them alive)
-  std::vector<std::vector<std::optional<int64_t>>> dist_;
+  DifferenceBounds dist_;
   // Edges constrain() tightened since the graph was last closed: (from, to, k).
   std::vector<std::tuple<int, int, int64_t>> new_edges_;
   bool has_edges_ = false;
   bool consistent_ = true;
   bool too_large_ = false;
+  std::optional<size_t> stopped_at_;
+  bool numbering_ = false;  // the first pass of a build: atoms get numbers, no bounds yet
 };
 
 }  // namespace sf

@@ -1,5 +1,7 @@
 // Value-range bookkeeping: size-like constraints, monotone range refinement, and the range view
 // (optionally size-oblivious) that the simplifier consults (spec §1.4, §2.5).
+#include <algorithm>
+
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
 #include "engine/base/faults.h"
@@ -93,6 +95,13 @@ bool ShapeEnv::Ranges::fact_nonnegative(const ExprRef& d) const {
   return !facts.empty() && facts.proves_nonnegative(d, *this);
 }
 
+sym::FactBounds ShapeEnv::Ranges::fact_bounds_of_difference(const ExprRef& rel) const {
+  consulted_facts_ = true;  // also when there are none: a fact added later may decide it
+  const FactGraph& facts = env_.facts();
+  if (facts.empty()) return {};
+  return facts.difference_bounds(rel->arg(1), rel->arg(0), *this);
+}
+
 bool ShapeEnv::Ranges::has_facts_about(const ExprRef& e) const {
   consulted_facts_ = true;  // a fact added later may mention it
   const FactGraph& facts = env_.facts();
@@ -111,19 +120,34 @@ const FactGraph& ShapeEnv::facts() const {
   // extend it with the new ones. Otherwise (a form rewritten by a replacement, a fact scope
   // closed) build it again from all of them. A rewrite of a form that constrains nothing into
   // another that constrains nothing (u0 <= 5 become 2*u1 <= 5 by a divisibility replacement)
-  // counts as no rewrite: the graph is as it was.
+  // counts as no rewrite: the graph is as it was. So does a rewrite of an axiom after the one
+  // at which a graph past the atom limit stopped reading (late in a long trace, most are).
   bool appended = axioms_read_ && facts_entries_read_ <= asserts_.num_axiom_entries();
   const auto& rewrites = asserts_.rewrites();
   for (size_t i = facts_rewrites_read_; appended && i < rewrites.size(); ++i) {
     const AssertionStore::Rewrite& r = rewrites[i];
-    appended = r.old_form && !FactGraph::contributes(r.old_form, r.value) &&
-               (r.entry >= facts_entries_read_ ||
-                !FactGraph::contributes(asserts_.axiom_entry(r.entry).first, r.value));
+    appended =
+        r.old_form &&
+        ((facts_stopped_entry_ && r.entry > *facts_stopped_entry_) ||
+         (!FactGraph::contributes(r.old_form, r.value, fact_forms_) &&
+          (r.entry >= facts_entries_read_ ||
+           !FactGraph::contributes(asserts_.axiom_entry(r.entry).first, r.value, fact_forms_))));
   }
   if (appended) {
-    if (facts_.extend(asserts_.current_axioms(facts_entries_read_))) ++facts_version_;
+    if (facts_.extend(asserts_.current_axioms(facts_entries_read_), fact_forms_)) {
+      ++facts_version_;
+    }
+    if (facts_.stopped_at() && !facts_stopped_entry_) {
+      facts_stopped_entry_ = facts_entries_read_ + *facts_.stopped_at();
+    }
   } else {
-    FactGraph now(asserts_.current_axioms());
+    note_axioms_in_graph();
+    std::vector<std::pair<ExprRef, bool>> read;
+    read.reserve(axioms_in_graph_.size());
+    for (size_t i : axioms_in_graph_) read.push_back(asserts_.axiom_entry(i));
+    FactGraph now(read, fact_forms_);
+    facts_stopped_entry_.reset();
+    if (now.stopped_at()) facts_stopped_entry_ = axioms_in_graph_[*now.stopped_at()];
     // Most new axioms bound one symbol (its range's business) and leave the graph as it was:
     // then cached answers that read it stay valid.
     if (!now.same_facts(facts_)) {
@@ -135,6 +159,39 @@ const FactGraph& ShapeEnv::facts() const {
   facts_rewrites_read_ = asserts_.rewrites().size();
   facts_entries_read_ = asserts_.num_axiom_entries();
   return facts_;
+}
+
+void ShapeEnv::note_axioms_in_graph() const {
+  auto read = [this](size_t i) {
+    auto [rel, value] = asserts_.axiom_entry(i);
+    return FactGraph::read_by_graph(rel, value, fact_forms_);
+  };
+  const auto& rewrites = asserts_.rewrites();
+  bool restored = asserts_.num_axiom_entries() < axiom_in_graph_.size();
+  for (size_t i = graph_flags_rewrites_read_; !restored && i < rewrites.size(); ++i) {
+    restored = !rewrites[i].old_form;  // a fact scope closed: the entries are others now
+  }
+  if (restored) {
+    axiom_in_graph_.clear();
+    axioms_in_graph_.clear();
+  }
+  // Rewritten entries: their current forms (the last rewrite of each is what it is now).
+  for (size_t i = graph_flags_rewrites_read_; !restored && i < rewrites.size(); ++i) {
+    size_t entry = rewrites[i].entry;
+    if (entry >= axiom_in_graph_.size() || axiom_in_graph_[entry] == read(entry)) continue;
+    axiom_in_graph_[entry] = !axiom_in_graph_[entry];
+    auto at = std::lower_bound(axioms_in_graph_.begin(), axioms_in_graph_.end(), entry);
+    if (axiom_in_graph_[entry]) {
+      axioms_in_graph_.insert(at, entry);
+    } else {
+      axioms_in_graph_.erase(at);
+    }
+  }
+  for (size_t i = axiom_in_graph_.size(); i < asserts_.num_axiom_entries(); ++i) {
+    axiom_in_graph_.push_back(read(i));
+    if (axiom_in_graph_.back()) axioms_in_graph_.push_back(i);
+  }
+  graph_flags_rewrites_read_ = rewrites.size();
 }
 
 ValueRange ShapeEnv::bound(const ExprRef& e, bool size_oblivious) const {

@@ -264,6 +264,7 @@ class ShapeEnv {
     ValueRange symbol_range(const ExprRef& sym) const override;
     bool known_divisible(const ExprRef& a, const ExprRef& b) const override;
     bool fact_nonnegative(const ExprRef& d) const override;
+    sym::FactBounds fact_bounds_of_difference(const ExprRef& rel) const override;
     bool has_facts() const override;
     bool has_facts_about(const ExprRef& e) const override;
     // Whether an answer read the facts (a result that did is stale once the axioms change).
@@ -276,6 +277,9 @@ class ShapeEnv {
   };
   // The difference-constraint closure of the current axioms (rebuilt when they change).
   const FactGraph& facts() const;
+  // Brings axiom_in_graph_ up to the axioms' revision (only a rebuild reads it: reading every
+  // new axiom's form when the graph is past its atom limit was a tenth of a long trace).
+  void note_axioms_in_graph() const;
 
  private:
   // Runs the body of a public mutating call, recording the call (top-level calls only) and how
@@ -336,6 +340,14 @@ class ShapeEnv {
   };
   bool still_valid(const Simplified& entry) const;
   mutable FactGraph facts_;
+  mutable FactGraph::Forms fact_forms_;  // what each axiom says to facts_, read once
+  // Per axiom entry, whether its current form is read by the graph, and those entries in
+  // order: a rebuild reads only them (most axioms bound one symbol and are never read).
+  mutable std::vector<bool> axiom_in_graph_;
+  mutable std::vector<size_t> axioms_in_graph_;
+  mutable size_t graph_flags_rewrites_read_ = 0;  // brought up to date lazily, at a rebuild
+  // Past the atom limit: the axiom entry at which facts_ stopped reading.
+  mutable std::optional<size_t> facts_stopped_entry_;
   mutable std::optional<uint64_t> axioms_read_;  // the axiom revision facts_ is current for
   mutable size_t facts_rewrites_read_ = 0;       // ... the axiom rewrites it took into account
   mutable size_t facts_entries_read_ = 0;        // ... and how many axiom entries it read

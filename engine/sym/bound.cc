@@ -23,6 +23,7 @@ ValueRange unknown_range_of(const ExprRef& e) {
 ValueRange RangeEnv::symbol_range(const ExprRef& sym) const { return unknown_range_of(sym); }
 bool RangeEnv::known_divisible(const ExprRef&, const ExprRef&) const { return false; }
 bool RangeEnv::fact_nonnegative(const ExprRef&) const { return false; }
+FactBounds RangeEnv::fact_bounds_of_difference(const ExprRef&) const { return {}; }
 bool RangeEnv::has_facts() const { return false; }
 bool RangeEnv::has_facts_about(const ExprRef&) const { return has_facts(); }
 

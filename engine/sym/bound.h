@@ -2,6 +2,7 @@
 // (PyTorch's bound_sympy), and the RangeEnv interface the simplifier consults.
 #pragma once
 
+#include <optional>
 #include <unordered_map>
 #include <utility>
 
@@ -10,6 +11,11 @@
 #include "engine/sym/node_memo.h"
 
 namespace sf::sym {
+
+// Bounds recorded facts prove on an integer expression: lo <= it <= hi (absent: none).
+struct FactBounds {
+  std::optional<int64_t> lo, hi;
+};
 
 // What the simplifier may assume about symbols.
 class RangeEnv {
@@ -22,6 +28,9 @@ class RangeEnv {
   // True when recorded facts (beyond the symbols' own ranges) prove the integer expression d
   // >= 0: relations between symbols that ranges cannot hold (u0 <= u1). None by default.
   virtual bool fact_nonnegative(const ExprRef& d) const;
+  // What recorded facts prove about rhs - lhs of an integer relation (each bound as tight as
+  // fact_nonnegative proves it, asked once for the relation). None by default.
+  virtual FactBounds fact_bounds_of_difference(const ExprRef& rel) const;
   // False when there are no such facts (callers skip building the differences to ask about).
   virtual bool has_facts() const;
   // False when no such fact mentions a symbol of e: then the facts decide nothing about e that

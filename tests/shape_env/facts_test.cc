@@ -81,5 +81,73 @@ TEST(Facts, GraphAlone) {
   EXPECT_FALSE(scaled.proves_nonnegative(sym::sub(y, x), ranges));
 }
 
+// difference_bounds answers, for every shift at once, what proves_nonnegative answers for
+// each shifted difference: the simplifier asks it once per relation instead.
+TEST(Facts, DifferenceBoundsAgreeWithProvesNonnegative) {
+  std::vector<ExprRef> atoms = {U(0), U(1), U(2), sym::floordiv(U(3), I(2))};
+  FactGraph g({{sym::le(atoms[0], atoms[1]), true},
+               {sym::lt(sym::add(atoms[1], I(2)), atoms[2]), true},
+               {sym::le(atoms[3], atoms[0]), false},
+               {sym::eq(atoms[2], sym::add(atoms[3], I(7))), true}});
+  sym::MapRangeEnv ranges;
+  ranges.ranges[U(0)] = sym::ValueRange::ints(0, 20);
+  ranges.ranges[U(2)] = sym::ValueRange::ints(4, 9);
+  int decided = 0;
+  auto agree = [&](const ExprRef& b, const ExprRef& a) {
+    sym::FactBounds d = g.difference_bounds(b, a, ranges);
+    ExprRef diff = sym::sub(b, a);
+    for (int64_t m = -12; m <= 12; ++m) {
+      bool at_least = g.proves_nonnegative(sym::sub(diff, I(m)), ranges);  // b - a >= m
+      bool at_most = g.proves_nonnegative(sym::sub(I(m), diff), ranges);   // b - a <= m
+      EXPECT_EQ(d.lo && *d.lo >= m, at_least) << diff->str() << " >= " << m;
+      EXPECT_EQ(d.hi && *d.hi <= m, at_most) << diff->str() << " <= " << m;
+      decided += at_least + at_most;
+    }
+  };
+  for (const ExprRef& b : atoms) {
+    for (const ExprRef& a : atoms) agree(b, a);
+  }
+  EXPECT_GT(decided, 100) << "the graph should decide many of these";
+  // A sum of two atoms is no difference: bounded through each atom's own bounds.
+  agree(U(0), sym::neg(U(2)));
+  agree(sym::neg(U(1)), U(2));
+}
+
+// Building from only the relations the graph reads gives the graph of all of them (the rebuild
+// after a replacement reads only those), and past the atom limit a graph proves nothing.
+TEST(Facts, RebuildReadsOnlyTheRelationsTheGraphReads) {
+  ExprRef x = U(0), y = U(1), z = U(2);
+  std::vector<std::pair<ExprRef, bool>> all = {
+      {sym::le(x, I(5)), true},                    // one symbol by a number: the range's
+      {sym::le(x, y), true},                       // read
+      {sym::le(sym::mul(I(2), y), z), true},       // not a unit difference
+      {sym::eq(sym::floordiv(z, I(2)), x), true},  // read (an atom that is no symbol)
+      {sym::lt(sym::add(x, y), I(3)), false},      // a sum of two atoms: read (atom limit)
+      {sym::le(sym::mul(x, y), I(4)), true}};      // one atom by a number: read
+  FactGraph::Forms forms;
+  std::vector<std::pair<ExprRef, bool>> read;
+  for (const auto& [rel, value] : all) {
+    if (FactGraph::read_by_graph(rel, value, forms)) read.emplace_back(rel, value);
+  }
+  EXPECT_EQ(read.size(), 4u);
+  EXPECT_TRUE(FactGraph(all, forms).same_facts(FactGraph(read, forms)));
+  EXPECT_TRUE(FactGraph(all).same_facts(FactGraph(read, forms))) << "a memo changes nothing";
+
+  std::vector<std::pair<ExprRef, bool>> chain;
+  for (int i = 0; i < 60; ++i)
+    chain.emplace_back(sym::le(U(2 * i), sym::floordiv(U(2 * i + 1), I(3))), true);
+  sym::MapRangeEnv ranges;
+  ExprRef first = U(0), next = sym::floordiv(U(1), I(3));
+  EXPECT_TRUE(FactGraph(std::vector(chain.begin(), chain.begin() + 40))
+                  .proves_nonnegative(sym::sub(next, first), ranges));
+  FactGraph past_limit(chain);  // 120 atoms
+  EXPECT_TRUE(past_limit.empty());
+  EXPECT_FALSE(past_limit.proves_nonnegative(sym::sub(next, first), ranges));
+  EXPECT_FALSE(past_limit.difference_bounds(next, first, ranges).lo);
+  FactGraph extended(std::vector(chain.begin(), chain.begin() + 40));
+  EXPECT_TRUE(extended.extend(std::vector(chain.begin() + 40, chain.end()), forms));
+  EXPECT_TRUE(extended.empty()) << "extending past the limit proves nothing, as building does";
+}
+
 }  // namespace
 }  // namespace sf

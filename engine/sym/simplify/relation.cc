@@ -54,24 +54,25 @@ ExprRef Simplifier::relation(const ExprRef& e) {
 }
 
 ExprRef Simplifier::by_facts(const ExprRef& e) {
-  // Ranges left it open: the facts may decide it (over the integers, d = rhs - lhs; a <= b is
-  // d >= 0 and its negation -d - 1 >= 0; a < b is d - 1 >= 0 and its negation -d >= 0).
+  // Ranges left it open: the facts may decide it (over the integers, with d = rhs - lhs, a <= b
+  // is d >= 0 and its negation d <= -1; a < b is d >= 1 and its negation d <= 0).
   // Facts that mention none of its symbols relate none of its atoms: the atoms' own ranges,
   // which left it open, are all they could use.
   if (!e->arg(0)->is_int() || !e->arg(1)->is_int() || !env().has_facts_about(e)) return e;
-  ExprRef d = relation_difference(e);
-  ExprRef one = integer(1);
-  auto proves = [&](const ExprRef& x) { return env().fact_nonnegative(x); };
+  // d = rhs - lhs.
+  FactBounds d = env().fact_bounds_of_difference(e);
+  auto at_least = [&](int64_t k) { return d.lo && *d.lo >= k; };
+  auto at_most = [&](int64_t k) { return d.hi && *d.hi <= k; };
   if (e->is(ExprKind::kLe)) {
-    if (proves(d)) return fired(boolean(true));
-    if (proves(sub(neg(d), one))) return fired(boolean(false));
+    if (at_least(0)) return fired(boolean(true));
+    if (at_most(-1)) return fired(boolean(false));
   } else if (e->is(ExprKind::kLt)) {
-    if (proves(sub(d, one))) return fired(boolean(true));
-    if (proves(neg(d))) return fired(boolean(false));
+    if (at_least(1)) return fired(boolean(true));
+    if (at_most(0)) return fired(boolean(false));
   } else {
     bool is_eq = e->is(ExprKind::kEq);
-    if (proves(d) && proves(neg(d))) return fired(boolean(is_eq));
-    if (proves(sub(d, one)) || proves(sub(neg(d), one))) return fired(boolean(!is_eq));
+    if (at_least(0) && at_most(0)) return fired(boolean(is_eq));
+    if (at_least(1) || at_most(-1)) return fired(boolean(!is_eq));
   }
   return e;
 }
