@@ -8,6 +8,7 @@
 #include "engine/eager/tensor_util.h"
 #include "engine/program/input_data.h"
 #include "engine/program/op_cases.h"
+#include "engine/program/operand_mutation.h"
 #include "engine/program/schema.h"
 
 namespace sf::eager {
@@ -266,9 +267,25 @@ class Interpreter {
     }
     Interpreter inner(functions_, depth_ + 1);
     inner.in_function_ = true;
-    for (size_t i = 0; i < args.size(); ++i) inner.bind(f->params[i], args[i]);
+    for (size_t i = 0; i < args.size(); ++i) inner.bind(f->params[i], fresh(args[i]));
     inner.run_block(f->body);
     return std::move(inner.returned_);
+  }
+
+  // A tensor as a function sees its operands and as a higher-order op returns its results: a
+  // new contiguous tensor of the same values (as the tracer's subgraphs take and make them), so
+  // no alias crosses the call either way.
+  static Value fresh(const Value& v) {
+    if (v.is_tensor()) return Value::of_tensor(*v.tensor);
+    if (v.kind != Value::Kind::kTuple) return v;
+    std::vector<Value> elems;
+    for (const Value& e : v.elems) elems.push_back(fresh(e));
+    return Value::tuple(std::move(elems));
+  }
+
+  static std::vector<Value> fresh(std::vector<Value> values) {
+    for (Value& v : values) v = fresh(v);
+    return values;
   }
 
   std::vector<Value> operands(const Stmt& s) {
@@ -288,17 +305,35 @@ class Interpreter {
             ": the predicate must be a bool or a one-element bool tensor, got " + v.describe());
   }
 
+  // Both functions of a cond or while_loop, whichever runs: torch.cond and torch.while_loop
+  // refuse functions that mutate their operands (the tracer applies the same rule).
+  void no_operand_mutation(const Stmt& s, const std::vector<Value>& operands) {
+    std::vector<bool> tensors;
+    for (const Value& v : operands) tensors.push_back(v.is_tensor());
+    for (const std::string& name : s.functions) {
+      for (const program::FunctionDef& g : functions_ ? *functions_ : no_functions()) {
+        if (g.name == name) {
+          program::check_no_operand_mutation(g, tensors,
+                                             s.kind == Stmt::Kind::kCond ? "cond" : "while_loop");
+        }
+      }
+    }
+  }
+
   std::vector<Value> run_cond(const Stmt& s) {
     bool taken = predicate(eval(*s.value), "cond");
-    return call(s.functions[taken ? 0 : 1], operands(s));
+    std::vector<Value> args = operands(s);
+    no_operand_mutation(s, args);
+    return fresh(call(s.functions[taken ? 0 : 1], args));
   }
 
   std::vector<Value> run_while_loop(const Stmt& s) {
     std::vector<Value> carries = operands(s);
+    no_operand_mutation(s, carries);
     for (int64_t it = 0;; ++it) {
       std::vector<Value> c = call(s.functions[0], carries);
       if (c.size() != 1) invalid("while_loop: the condition must return one value");
-      if (!predicate(c[0], "while_loop")) return carries;
+      if (!predicate(c[0], "while_loop")) return fresh(std::move(carries));
       if (it == kMaxLoopIterations) {
         throw_user_error(
             UserErrorKind::kTooComplex,

@@ -13,6 +13,7 @@
 #include "engine/graph/hop_outputs.h"
 #include "engine/graph/node_eval.h"
 #include "engine/graph/scoped_asserts.h"
+#include "engine/program/operand_mutation.h"
 #include "engine/program/schema.h"
 #include "engine/sym/make.h"
 
@@ -633,6 +634,15 @@ class Tracer {
     return TV{n->value, NodeArg::of(n), {}};
   }
 
+  // Both functions of a cond or while_loop, whichever runs: torch.cond and torch.while_loop
+  // refuse functions that mutate their operands (eager applies the same rule).
+  void no_operand_mutation(const Stmt& s, const std::vector<TV>& operands) {
+    std::vector<bool> tensors;
+    for (const TV& tv : operands) tensors.push_back(tv.value.kind() == Value::Kind::kTensor);
+    const char* hop = s.kind == Stmt::Kind::kCond ? "cond" : "while_loop";
+    for (size_t i = 0; i < 2; ++i) program::check_no_operand_mutation(function(s, i), tensors, hop);
+  }
+
   std::vector<TV> trace_cond(const Stmt& s) {
     const program::FunctionDef &then_fn = function(s, 0), &else_fn = function(s, 1);
     TV pred = eval(s.value);
@@ -654,7 +664,9 @@ class Tracer {
                              "cond: the predicate must be a bool or a one-element bool "
                              "tensor, got " +
                                  pred.value.str()));
-    } else if (pred.value.is_constant_scalar()) {
+    }
+    no_operand_mutation(s, operands);
+    if (pred.value.kind() == Value::Kind::kBool && pred.value.is_constant_scalar()) {
       // A Python-constant predicate: torch.cond calls the taken branch (nothing to merge).
       return trace_inline(pred.value.expr()->bool_value() ? then_fn : else_fn, operands);
     }
@@ -698,6 +710,7 @@ class Tracer {
     const program::FunctionDef &cond_fn = function(s, 0), &body_fn = function(s, 1);
     std::vector<TV> carries = operand_values(s, cond_fn);
     if (body_fn.params.size() != carries.size()) operand_values(s, body_fn);  // its message
+    no_operand_mutation(s, carries);
     // Int carries are unspecialized into fresh unbacked symbols that are never bound outside
     // (ignored): in the subgraphs their placeholders bind them. Tensor carries are cloned, so
     // memos on the caller's tensors are not reused (PR #158467).

@@ -193,6 +193,9 @@ def sf_classify(e):
     if "when making fake tensor call" in text or "Dynamo failed to run FX node" in text:
         if any(w in text for w in ("size", "shape", "dimension", "expand", "view", "broadcast")):
             return "shape"
+    # A higher-order op's function that mutates an operand: our invalid_program (corpus/README.md).
+    if "input mutation during higher order op tracing" in text:
+        return "invalid_program"
     if "Unsupported" in names or "UserError" in names or "graph break" in text.lower():
         return "unsupported"
     if "IndexError" in names or "out of bounds" in text or "out of range" in text:

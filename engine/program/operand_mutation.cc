@@ -1,0 +1,123 @@
+// May-alias analysis of a def block's names back to its tensor parameters, in statement order.
+#include "engine/program/operand_mutation.h"
+
+#include <map>
+
+#include "engine/base/errors.h"
+#include "engine/program/schema.h"
+
+namespace sf::program {
+
+namespace {
+
+class MutationFinder {
+ public:
+  explicit MutationFinder(std::map<std::string, std::string> aliases)
+      : aliases_(std::move(aliases)) {}
+
+  // Walks a block; the names that may alias a parameter afterwards are in aliases_ (name ->
+  // the parameter).
+  void block(const std::vector<Stmt>& body) {
+    for (const Stmt& s : body) {
+      if (found_) return;
+      stmt(s);
+    }
+  }
+
+  std::optional<OperandMutation> found() const { return found_; }
+
+ private:
+  void stmt(const Stmt& s) {
+    for (const ExprPtr& e : {s.value, s.max}) scan(e);
+    for (const ExprPtr& e : s.operands) scan(e);
+    for (const ExprPtr& e : s.returns) scan(e);
+    switch (s.kind) {
+      case Stmt::Kind::kAssign: {
+        std::optional<std::string> root = alias_root(s.value);
+        for (const std::string& t : s.targets) {
+          if (root) {
+            aliases_[t] = *root;
+          } else {
+            aliases_.erase(t);  // a new value under an old name
+          }
+        }
+        break;
+      }
+      case Stmt::Kind::kCond:
+      case Stmt::Kind::kWhileLoop:
+        for (const std::string& t : s.targets) aliases_.erase(t);  // new tensors
+        break;
+      case Stmt::Kind::kIf: {
+        MutationFinder then_part(aliases_), else_part(aliases_);
+        then_part.block(s.then_body);
+        else_part.block(s.else_body);
+        found_ = then_part.found_ ? then_part.found_ : else_part.found_;
+        aliases_ = then_part.aliases_;
+        aliases_.insert(else_part.aliases_.begin(), else_part.aliases_.end());
+        break;
+      }
+      case Stmt::Kind::kCheck:
+      case Stmt::Kind::kCheckIsSize:
+      case Stmt::Kind::kReturn:
+        break;
+    }
+  }
+
+  // The parameter e may alias: through a name that may alias one, or a view or add_ of such.
+  std::optional<std::string> alias_root(const ExprPtr& e) const {
+    if (!e) return std::nullopt;
+    if (e->kind == Expr::Kind::kVar) {
+      auto it = aliases_.find(e->name);
+      if (it != aliases_.end()) return it->second;
+      return std::nullopt;
+    }
+    if (e->kind != Expr::Kind::kCall || e->args.empty()) return std::nullopt;
+    OpFamily family = schema(e->op).family;
+    if (family != OpFamily::kView && family != OpFamily::kMutation) return std::nullopt;
+    return alias_root(e->args[0]);
+  }
+
+  // Every add_ inside e, depth first: one whose target may alias a parameter is the finding.
+  void scan(const ExprPtr& e) {
+    if (!e || found_) return;
+    for_each_subexpr(e, [&](const Expr& x) {
+      if (found_ || x.kind != Expr::Kind::kCall || schema(x.op).family != OpFamily::kMutation ||
+          x.args.empty()) {
+        return;
+      }
+      if (std::optional<std::string> root = alias_root(x.args[0])) {
+        found_ = OperandMutation{*root, x.loc};
+      }
+    });
+  }
+
+  std::map<std::string, std::string> aliases_;
+  std::optional<OperandMutation> found_;
+};
+
+}  // namespace
+
+std::optional<OperandMutation> find_operand_mutation(const FunctionDef& f,
+                                                     const std::vector<bool>& tensor_params) {
+  std::map<std::string, std::string> params;
+  for (size_t i = 0; i < f.params.size() && i < tensor_params.size(); ++i) {
+    if (tensor_params[i]) params.emplace(f.params[i], f.params[i]);
+  }
+  MutationFinder finder(std::move(params));
+  finder.block(f.body);
+  return finder.found();
+}
+
+void check_no_operand_mutation(const FunctionDef& f, const std::vector<bool>& tensor_params,
+                               const std::string& hop) {
+  std::optional<OperandMutation> m = find_operand_mutation(f, tensor_params);
+  if (!m) return;
+  throw_user_error(UserErrorKind::kInvalidProgram,
+                   "line " + std::to_string(m->loc.line) + ": " + hop + ": function '" + f.name +
+                       "' mutates its operand '" + m->operand +
+                       "' (add_): torch.cond and torch.while_loop refuse input mutation; "
+                       "mutate a copy instead (c = " +
+                       m->operand + " + 0, then add_(c, ...))");
+}
+
+}  // namespace sf::program

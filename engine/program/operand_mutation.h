@@ -1,0 +1,29 @@
+// The functions cond and while_loop call must not mutate their operands: torch.cond and
+// torch.while_loop refuse input mutation. One static rule that eager and the tracer both apply.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/program/ast.h"
+
+namespace sf::program {
+
+struct OperandMutation {
+  std::string operand;  // the parameter that is mutated
+  SourceLoc loc;        // of the add_ that mutates it
+};
+
+// The first add_ in f's body whose target is a tensor parameter or a name that may alias one: an
+// assignment of it, a view of it, add_'s own result, in either branch of an `if`. Outputs of a
+// nested cond or while_loop are new tensors. tensor_params[i]: whether parameter i is a tensor.
+std::optional<OperandMutation> find_operand_mutation(const FunctionDef& f,
+                                                     const std::vector<bool>& tensor_params);
+
+// Throws invalid_program naming the higher-order op, the function and the operand when f
+// mutates one of its tensor operands.
+void check_no_operand_mutation(const FunctionDef& f, const std::vector<bool>& tensor_params,
+                               const std::string& hop);
+
+}  // namespace sf::program
