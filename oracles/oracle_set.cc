@@ -62,6 +62,15 @@ std::optional<OracleSet> OracleSet::parse(const std::string& text, std::string* 
       return std::nullopt;
     }
   }
+  // A run with no oracle judges nothing, so it would pass everything: refused, not silently run.
+  if (s.bits_ == 0) {
+    if (error) {
+      *error =
+          "no oracle named (expected all, or a comma list of structural, differential, "
+          "binding, rename, memo, tv)";
+    }
+    return std::nullopt;
+  }
   return s;
 }
 

@@ -19,7 +19,7 @@ class OracleSet {
   static OracleSet none() { return OracleSet(); }
   // The structural checks and the differential: no solver.
   static OracleSet structural_only();
-  // "all" or "binding,rename,..."; nullopt (with *error set) on an unknown name.
+  // "all" or "binding,rename,..."; nullopt (with *error set) on an unknown name or on none.
   static std::optional<OracleSet> parse(const std::string& text, std::string* error);
   bool has(OracleKind k) const { return bits_ & (1u << static_cast<unsigned>(k)); }
   OracleSet& add(OracleKind k) {

@@ -49,7 +49,13 @@ expect_rc 2 "unparsable program" "$cli" run "$tmp/bad.sfz"
 "$cli" gen --seed 3 >"$tmp/gen3.sfz"
 expect_rc 2 "bad oracle list" "$cli" run "$tmp/gen3.sfz" --oracles nonsense
 expect_output "unknown oracle 'nonsense'"
+expect_rc 2 "no oracle" "$cli" run "$tmp/gen3.sfz" --oracles ''
+expect_output "no oracle named"
 expect_rc 0 "gen is deterministic" cmp "$tmp/gen3.sfz" <("$cli" gen --seed 3)
+expect_rc 2 "negative seed" "$cli" gen --seed -1
+expect_output "expected a seed from 0 to 18446744073709551615"
+expect_rc 0 "the last seeds wrap to 0" "$cli" gen --seed 18446744073709551615 --count 2
+[[ $(grep -c '^# sfz 1' <<<"$out") -eq 2 ]] || { echo "FAIL: gen past 2^64 - 1 printed $(grep -c '^# sfz 1' <<<"$out") programs, want 2"; failures=$((failures + 1)); }
 
 # A campaign with a planted fault finds, writes and minimizes.
 SHAPEFUZZ_FAULTS=dce_drops_binding_site expect_rc 1 "campaign with a planted fault" \

@@ -243,6 +243,10 @@ TEST(OracleSet, ParsesNamesAndRejectsUnknownOnes) {
   EXPECT_EQ(OracleSet::parse("all", &err)->str(), "structural,differential,binding,rename,memo,tv");
   EXPECT_FALSE(OracleSet::parse("bindings", &err));
   EXPECT_NE(err.find("unknown oracle 'bindings'"), std::string::npos);
+  // No oracle would judge nothing and pass everything: refused.
+  EXPECT_FALSE(OracleSet::parse("", &err));
+  EXPECT_NE(err.find("no oracle named"), std::string::npos) << err;
+  EXPECT_FALSE(OracleSet::parse(",", &err));
 }
 
 TEST(WrongRejection, AValidByConstructionProgramRejectedAtTraceIsItsOwnBucket) {

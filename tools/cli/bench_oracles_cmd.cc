@@ -90,7 +90,7 @@ void add_bench_oracles_command(CLI::App& app, Action* action) {
       "each oracle's cost per program (median, p95, mean; solver per-query median, p95, "
       "unknowns) over the campaign's programs, and programs/s with every oracle vs the "
       "structural ones only");
-  cmd->add_option("--seed", *seed, "first seed")->capture_default_str();
+  cmd->add_option("--seed", *seed, "first seed")->capture_default_str()->check(seed_number());
   cmd->add_option("--programs", *programs, "how many programs")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));

@@ -111,7 +111,7 @@ void add_bench_pipeline_command(CLI::App& app, Action* action) {
       "bench-pipeline",
       "programs/s and microseconds per statement (generator and pipeline apart) for programs of "
       "each length, in this process");
-  cmd->add_option("--seed", f->seed, "first seed")->capture_default_str();
+  cmd->add_option("--seed", f->seed, "first seed")->capture_default_str()->check(seed_number());
   cmd->add_option("--programs", f->programs, "programs per length")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));

@@ -67,7 +67,7 @@ void add_bench_shape_env_command(CLI::App& app, Action* action) {
       "bench-shape-env",
       "time a seeded trace-shaped ShapeEnv operation sequence (median of R runs, ops/s) and "
       "export it for tools/bench/pytorch_shape_env.py");
-  cmd->add_option("--seed", f->seed, "sequence seed")->capture_default_str();
+  cmd->add_option("--seed", f->seed, "sequence seed")->capture_default_str()->check(seed_number());
   cmd->add_option("--steps", f->steps, "operations per sequence")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));

@@ -173,7 +173,7 @@ void add_campaign_command(CLI::App& app, Action* action) {
   cmd->add_option("--seconds", f->seconds, "time box")
       ->capture_default_str()
       ->check(positive_number());
-  cmd->add_option("--seed", f->seed, "first seed")->capture_default_str();
+  cmd->add_option("--seed", f->seed, "first seed")->capture_default_str()->check(seed_number());
   cmd->add_option("--jobs", f->jobs,
                   "worker processes at once (worker j runs seeds S+j, S+j+N, ...); like "
                   "libFuzzer's -jobs")

@@ -274,7 +274,8 @@ void add_check_command(CLI::App& app, Action* action) {
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1e7));
   cmd->add_option("--seed", f->seed, "the campaign's first seed (fixed, so CI runs are repeatable)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(seed_number());
   cmd->add_option("--junit", f->junit, "write the results as JUnit XML to this file");
   cmd->add_option("--property-cases", f->property_cases,
                   "cases per oracle property (RapidCheck; 0 skips the properties)")

@@ -63,6 +63,8 @@ struct IsolationFlags {
 // Validators with plain messages ("expected a positive number, got 'abc'").
 CLI::Validator positive_number();
 CLI::Validator non_negative_number();
+// A seed: an integer from 0 to 2^64 - 1 (a negative one would wrap silently into a huge seed).
+CLI::Validator seed_number();
 
 // Reads a program file; a missing or unreadable file is a usage error (CLI::ValidationError).
 std::string read_program_file(const std::string& path);

@@ -60,6 +60,18 @@ CLI::Validator number_at_least(double low, bool strict, const char* what) {
 CLI::Validator positive_number() { return number_at_least(0, true, "a positive number"); }
 CLI::Validator non_negative_number() { return number_at_least(0, false, "a non-negative number"); }
 
+CLI::Validator seed_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        size_t start = text.find_first_not_of(" \t");
+        if (start != std::string::npos && (text[start] == '-' || text[start] == '+')) {
+          return "expected a seed from 0 to 18446744073709551615, got '" + text + "'";
+        }
+        return std::string();
+      },
+      "SEED");
+}
+
 void IsolationFlags::add_to(CLI::App* cmd) {
   cmd->add_option("--timeout", limits.timeout_seconds,
                   "seconds a program may run without progress before it is a hang (crash:timeout)")

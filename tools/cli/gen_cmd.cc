@@ -22,9 +22,10 @@ int gen(const GenFlags& f) {
     std::fputs(fuzz::collect_gen_stats(f.seed, f.stats).report().c_str(), stdout);
     return kExitOk;
   }
-  for (uint64_t s = f.seed; s < f.seed + f.count; ++s) {
-    std::fputs(program::print_program(fuzz::program_for_seed(s)).c_str(), stdout);
-    if (s + 1 < f.seed + f.count) std::fputs("\n", stdout);
+  // Seeds count modulo 2^64: the last ones are followed by 0, 1, ... (never an empty range).
+  for (uint64_t k = 0; k < f.count; ++k) {
+    std::fputs(program::print_program(fuzz::program_for_seed(f.seed + k)).c_str(), stdout);
+    if (k + 1 < f.count) std::fputs("\n", stdout);
   }
   return kExitOk;
 }
@@ -35,7 +36,7 @@ void add_gen_command(CLI::App& app, Action* action) {
   auto f = std::make_shared<GenFlags>();
   CLI::App* cmd = app.add_subcommand(
       "gen", "print the generated programs the campaign runs for seeds S..S+K-1");
-  cmd->add_option("--seed", f->seed, "first seed")->capture_default_str();
+  cmd->add_option("--seed", f->seed, "first seed")->capture_default_str()->check(seed_number());
   cmd->add_option("--count", f->count, "how many programs")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));

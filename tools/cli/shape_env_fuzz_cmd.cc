@@ -73,7 +73,7 @@ void add_fuzz_shape_env_command(CLI::App& app, Action* action) {
   cmd->add_option("--seconds", f->seconds, "time box")
       ->capture_default_str()
       ->check(positive_number());
-  cmd->add_option("--seed", f->seed, "first seed")->capture_default_str();
+  cmd->add_option("--seed", f->seed, "first seed")->capture_default_str()->check(seed_number());
   cmd->add_option("--steps", f->steps, "calls per sequence")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));

@@ -376,7 +376,9 @@ void add_torch_diff_command(CLI::App& app, Action* action) {
       "without PyTorch");
   cmd->add_option("DIR", f->dir, "directory of .sfz programs")->check(CLI::ExistingDirectory);
   cmd->add_option("--seeds", f->seeds, "also this many generated programs")->capture_default_str();
-  cmd->add_option("--seed", f->seed, "the first generated program's seed")->capture_default_str();
+  cmd->add_option("--seed", f->seed, "the first generated program's seed")
+      ->capture_default_str()
+      ->check(seed_number());
   cmd->add_option("--jobs", f->jobs, "PyTorch workers (processes) at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));

@@ -205,7 +205,7 @@ void add_zoo_command(CLI::App& app, Action* action) {
       ->capture_default_str()
       ->check(positive_number());
   cmd->add_option("--faults", f->faults, "comma list of fault names (default: all)");
-  cmd->add_option("--seed", f->seed, "first seed")->capture_default_str();
+  cmd->add_option("--seed", f->seed, "first seed")->capture_default_str()->check(seed_number());
   cmd->add_option("--out", f->out, "output directory")->capture_default_str();
   cmd->callback([=] { *action = [=] { return zoo(*f); }; });
 }
