@@ -20,11 +20,18 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
     o << text;
     o.flush();
     if (!o) {
-      std::error_code ec(errno ? errno : EIO, std::generic_category());
+      std::error_code ec(errno ? errno : EIO, std::generic_category()), ignored;
+      std::filesystem::remove(tmp, ignored);  // no half-written file left behind
       throw std::filesystem::filesystem_error("cannot write", tmp, ec);
     }
   }
-  std::filesystem::rename(tmp, path);
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);  // e.g. `path` is a directory: nothing left behind
+    throw std::filesystem::filesystem_error("cannot write", path, ec);
+  }
 }
 
 std::optional<std::string> read_text_file(const std::filesystem::path& path) {
@@ -54,6 +61,13 @@ std::optional<std::string> check_writable_dir(const std::filesystem::path& dir) 
   }
   std::filesystem::remove(probe, ec);
   return std::nullopt;
+}
+
+std::optional<std::string> check_writable_file(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) return file.string() + " is a directory";
+  return check_writable_dir(file.has_parent_path() ? file.parent_path()
+                                                   : std::filesystem::path("."));
 }
 
 std::vector<std::filesystem::path> sfz_files_under(const std::filesystem::path& dir,

@@ -26,5 +26,8 @@ std::vector<std::filesystem::path> sfz_files_under(const std::filesystem::path& 
                                                    std::error_code* error = nullptr);
 // Creates `dir` and checks that a file can be written there; the OS's reason when it cannot.
 std::optional<std::string> check_writable_dir(const std::filesystem::path& dir);
+// Whether `file` can be written (atomically) before any work that ends by writing it: its
+// directory is writable and it is not a directory itself; the reason when not.
+std::optional<std::string> check_writable_file(const std::filesystem::path& file);
 
 }  // namespace sf::fuzz

@@ -267,25 +267,9 @@ class Interpreter {
     }
     Interpreter inner(functions_, depth_ + 1);
     inner.in_function_ = true;
-    for (size_t i = 0; i < args.size(); ++i) inner.bind(f->params[i], fresh(args[i]));
+    for (size_t i = 0; i < args.size(); ++i) inner.bind(f->params[i], args[i]);
     inner.run_block(f->body);
     return std::move(inner.returned_);
-  }
-
-  // A tensor as a function sees its operands and as a higher-order op returns its results: a
-  // new contiguous tensor of the same values (as the tracer's subgraphs take and make them), so
-  // no alias crosses the call either way.
-  static Value fresh(const Value& v) {
-    if (v.is_tensor()) return Value::of_tensor(*v.tensor);
-    if (v.kind != Value::Kind::kTuple) return v;
-    std::vector<Value> elems;
-    for (const Value& e : v.elems) elems.push_back(fresh(e));
-    return Value::tuple(std::move(elems));
-  }
-
-  static std::vector<Value> fresh(std::vector<Value> values) {
-    for (Value& v : values) v = fresh(v);
-    return values;
   }
 
   std::vector<Value> operands(const Stmt& s) {
@@ -312,7 +296,8 @@ class Interpreter {
     for (const Value& v : operands) tensors.push_back(v.is_tensor());
     for (const std::string& name : s.functions) {
       for (const program::FunctionDef& g : functions_ ? *functions_ : no_functions()) {
-        if (g.name == name) {
+        // A wrong operand count is call()'s error, as the tracer reports it first.
+        if (g.name == name && g.params.size() == operands.size()) {
           program::check_no_operand_mutation(g, tensors,
                                              s.kind == Stmt::Kind::kCond ? "cond" : "while_loop");
         }
@@ -324,7 +309,7 @@ class Interpreter {
     bool taken = predicate(eval(*s.value), "cond");
     std::vector<Value> args = operands(s);
     no_operand_mutation(s, args);
-    return fresh(call(s.functions[taken ? 0 : 1], args));
+    return call(s.functions[taken ? 0 : 1], args);
   }
 
   std::vector<Value> run_while_loop(const Stmt& s) {
@@ -333,7 +318,7 @@ class Interpreter {
     for (int64_t it = 0;; ++it) {
       std::vector<Value> c = call(s.functions[0], carries);
       if (c.size() != 1) invalid("while_loop: the condition must return one value");
-      if (!predicate(c[0], "while_loop")) return fresh(std::move(carries));
+      if (!predicate(c[0], "while_loop")) return carries;
       if (it == kMaxLoopIterations) {
         throw_user_error(
             UserErrorKind::kTooComplex,

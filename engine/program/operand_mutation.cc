@@ -10,6 +10,17 @@ namespace sf::program {
 
 namespace {
 
+// The tensor a view or add_ works on: its first parameter, given by position or by keyword
+// (null when absent or when the call does not bind; eager and the tracer report that).
+ExprPtr first_argument(const Expr& call) {
+  try {
+    std::vector<ExprPtr> bound = bind_call(call);
+    return bound.empty() ? nullptr : bound[0];
+  } catch (const UserError&) {
+    return nullptr;
+  }
+}
+
 class MutationFinder {
  public:
   explicit MutationFinder(std::map<std::string, std::string> aliases)
@@ -71,21 +82,20 @@ class MutationFinder {
       if (it != aliases_.end()) return it->second;
       return std::nullopt;
     }
-    if (e->kind != Expr::Kind::kCall || e->args.empty()) return std::nullopt;
+    if (e->kind != Expr::Kind::kCall) return std::nullopt;
     OpFamily family = schema(e->op).family;
     if (family != OpFamily::kView && family != OpFamily::kMutation) return std::nullopt;
-    return alias_root(e->args[0]);
+    return alias_root(first_argument(*e));
   }
 
   // Every add_ inside e, depth first: one whose target may alias a parameter is the finding.
   void scan(const ExprPtr& e) {
     if (!e || found_) return;
     for_each_subexpr(e, [&](const Expr& x) {
-      if (found_ || x.kind != Expr::Kind::kCall || schema(x.op).family != OpFamily::kMutation ||
-          x.args.empty()) {
+      if (found_ || x.kind != Expr::Kind::kCall || schema(x.op).family != OpFamily::kMutation) {
         return;
       }
-      if (std::optional<std::string> root = alias_root(x.args[0])) {
+      if (std::optional<std::string> root = alias_root(first_argument(x))) {
         found_ = OperandMutation{*root, x.loc};
       }
     });

@@ -127,7 +127,9 @@ FactGraph::FactGraph(const std::vector<std::pair<ExprRef, bool>>& relations, For
   }
   dist_.reserve(index_.size());
   for (size_t i = 0; i < index_.size(); ++i) dist_.add_node();
+  laying_out_ = true;
   for (const auto& [rel, value] : relations) add_relation(rel, value, forms);
+  laying_out_ = false;
   new_edges_.clear();
   close_all();
   check_consistency();
@@ -242,7 +244,8 @@ void FactGraph::constrain(int from, int to, int64_t k) {
 
 void FactGraph::add_nonnegative(const std::optional<UnitPoly>& u) {
   if (!u || u->terms.empty()) return;
-  if (index_.size() + u->terms.size() > kMaxAtoms + 1) {
+  // (In a build's second pass every atom is numbered already: the first pass checked this.)
+  if (!laying_out_ && index_.size() + u->terms.size() > kMaxAtoms + 1) {
     too_large_ = true;
     return;
   }

@@ -120,7 +120,8 @@ class FactGraph {
   bool consistent_ = true;
   bool too_large_ = false;
   std::optional<size_t> stopped_at_;
-  bool numbering_ = false;  // the first pass of a build: atoms get numbers, no bounds yet
+  bool numbering_ = false;   // the first pass of a build: atoms get numbers, no bounds yet
+  bool laying_out_ = false;  // the second pass: every atom has its number
 };
 
 }  // namespace sf

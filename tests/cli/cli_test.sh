@@ -81,6 +81,14 @@ grep -v '^# faults:' "$min_file" >"$tmp/fixed.sfz"
 expect_rc 3 "no longer fails" "$cli" repro "$tmp/fixed.sfz" --oracles structural
 expect_output "no longer fails"
 
+# minimize: an output it cannot write is refused before any shrinking, with no file left behind.
+mkdir -p "$tmp/outdir"
+expect_rc 2 "minimize into a directory" "$cli" minimize "$repro_file" -o "$tmp/outdir" --oracles structural
+expect_output "is a directory"
+if ls "$tmp" | grep -q '\.tmp\.'; then
+  echo "FAIL: a temporary file was left behind: $(ls "$tmp" | grep '\.tmp\.')"
+  failures=$((failures + 1))
+fi
 # minimize: the original shrinks.
 expect_rc 0 "minimize" "$cli" minimize "$repro_file" -o "$tmp/m.sfz" --oracles structural --seconds 20
 expect_output " -> "

@@ -33,6 +33,8 @@ TEST(OperandMutation, FoundThroughEveryAlias) {
   EXPECT_TRUE(found_in("  z = x * 2\n  if k > 1:\n    z = x\n  y = add_(z, 1)\n  return y\n"))
       << "either branch of an if";
   EXPECT_TRUE(found_in("  if k > 1:\n    y = add_(x, 1)\n  return x + 1\n")) << "inside an if";
+  EXPECT_TRUE(found_in("  v = view(a=x, shape=[4])\n  y = add_(b=1, a=v)\n  return y\n"))
+      << "keyword arguments";
   auto named = found_in("  v = view(x, [2, 2])\n  y = add_(v, 1)\n  return y\n");
   ASSERT_TRUE(named);
   EXPECT_EQ(named->operand, "x") << "the parameter is named, not the view";

@@ -144,6 +144,12 @@ TEST(Facts, RebuildReadsOnlyTheRelationsTheGraphReads) {
   EXPECT_TRUE(past_limit.empty());
   EXPECT_FALSE(past_limit.proves_nonnegative(sym::sub(next, first), ranges));
   EXPECT_FALSE(past_limit.difference_bounds(next, first, ranges).lo);
+  // At the limit exactly (48 relations, 96 atoms) a build proves what extending to it does.
+  FactGraph at_limit(std::vector(chain.begin(), chain.begin() + 48));
+  FactGraph grown(std::vector(chain.begin(), chain.begin() + 1));
+  grown.extend(std::vector(chain.begin() + 1, chain.begin() + 48), forms);
+  EXPECT_TRUE(at_limit.proves_nonnegative(sym::sub(next, first), ranges));
+  EXPECT_TRUE(at_limit.same_facts(grown));
   FactGraph extended(std::vector(chain.begin(), chain.begin() + 40));
   EXPECT_TRUE(extended.extend(std::vector(chain.begin() + 40, chain.end()), forms));
   EXPECT_TRUE(extended.empty()) << "extending past the limit proves nothing, as building does";

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/program/printer.h"
@@ -26,6 +27,17 @@ struct MinimizeFlags {
 int minimize(const MinimizeFlags& flags) {
   std::string text;
   program::Program p = parse_program_file(flags.file, &text);
+  std::string out = flags.out;
+  if (out.empty()) {
+    out = flags.file;
+    if (out.size() > 4 && out.substr(out.size() - 4) == ".sfz") out.resize(out.size() - 4);
+    out += ".min.sfz";
+  }
+  // Before minutes of shrinking, not after them.
+  if (std::optional<std::string> why = fuzz::check_writable_file(out)) {
+    std::fprintf(stderr, "minimize: cannot write %s: %s\n", out.c_str(), why->c_str());
+    return kExitUsage;
+  }
   const fuzz::IsolationLimits& limits = flags.isolation.limits;
   oracles::PipelineOptions opts = flags.oracles.options();
   std::string now = fuzz::signature(fuzz::run_program_isolated(text, opts, limits));
@@ -52,12 +64,6 @@ int minimize(const MinimizeFlags& flags) {
       },
       shrink_limits);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::string out = flags.out;
-  if (out.empty()) {
-    out = flags.file;
-    if (out.size() > 4 && out.substr(out.size() - 4) == ".sfz") out.resize(out.size() - 4);
-    out += ".min.sfz";
-  }
   if (!r.reproduced) {
     std::fprintf(stderr, "%s does not reproduce %s in canonical form\n", flags.file.c_str(),
                  target.c_str());
