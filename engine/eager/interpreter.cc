@@ -251,11 +251,17 @@ class Interpreter {
   // ---- higher-order ops ----
 
   // Calls a `def` block in a scope holding only its parameters; its returned values.
-  std::vector<Value> call(const std::string& name, const std::vector<Value>& args) {
+  // The `def` block called `name` (the last one of that name); null when there is none.
+  const program::FunctionDef* function_named(const std::string& name) const {
     const program::FunctionDef* f = nullptr;
     for (const program::FunctionDef& g : functions_ ? *functions_ : no_functions()) {
       if (g.name == name) f = &g;
     }
+    return f;
+  }
+
+  std::vector<Value> call(const std::string& name, const std::vector<Value>& args) {
+    const program::FunctionDef* f = function_named(name);
     if (!f) invalid("undefined function '" + name + "'");
     if (args.size() != f->params.size()) {
       invalid("function '" + name + "' takes " + std::to_string(f->params.size()) +
@@ -295,12 +301,11 @@ class Interpreter {
     std::vector<bool> tensors;
     for (const Value& v : operands) tensors.push_back(v.is_tensor());
     for (const std::string& name : s.functions) {
-      for (const program::FunctionDef& g : functions_ ? *functions_ : no_functions()) {
-        // A wrong operand count is call()'s error, as the tracer reports it first.
-        if (g.name == name && g.params.size() == operands.size()) {
-          program::check_no_operand_mutation(g, tensors,
-                                             s.kind == Stmt::Kind::kCond ? "cond" : "while_loop");
-        }
+      // An undefined function or a wrong operand count is call()'s error, as the tracer reports
+      // it first.
+      const program::FunctionDef* f = function_named(name);
+      if (f && f->params.size() == operands.size()) {
+        program::check_no_operand_mutation(*f, tensors, s);
       }
     }
   }

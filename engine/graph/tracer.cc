@@ -639,8 +639,7 @@ class Tracer {
   void no_operand_mutation(const Stmt& s, const std::vector<TV>& operands) {
     std::vector<bool> tensors;
     for (const TV& tv : operands) tensors.push_back(tv.value.kind() == Value::Kind::kTensor);
-    const char* hop = s.kind == Stmt::Kind::kCond ? "cond" : "while_loop";
-    for (size_t i = 0; i < 2; ++i) program::check_no_operand_mutation(function(s, i), tensors, hop);
+    for (size_t i = 0; i < 2; ++i) program::check_no_operand_mutation(function(s, i), tensors, s);
   }
 
   std::vector<TV> trace_cond(const Stmt& s) {

@@ -119,9 +119,10 @@ std::optional<OperandMutation> find_operand_mutation(const FunctionDef& f,
 }
 
 void check_no_operand_mutation(const FunctionDef& f, const std::vector<bool>& tensor_params,
-                               const std::string& hop) {
+                               const Stmt& call) {
   std::optional<OperandMutation> m = find_operand_mutation(f, tensor_params);
   if (!m) return;
+  const std::string hop = call.kind == Stmt::Kind::kCond ? "cond" : "while_loop";
   throw_user_error(UserErrorKind::kInvalidProgram,
                    "line " + std::to_string(m->loc.line) + ": " + hop + ": function '" + f.name +
                        "' mutates its operand '" + m->operand +

@@ -21,9 +21,9 @@ struct OperandMutation {
 std::optional<OperandMutation> find_operand_mutation(const FunctionDef& f,
                                                      const std::vector<bool>& tensor_params);
 
-// Throws invalid_program naming the higher-order op, the function and the operand when f
-// mutates one of its tensor operands.
+// Throws invalid_program naming the higher-order op (the cond or while_loop statement `call`
+// that calls f), the function and the operand when f mutates one of its tensor operands.
 void check_no_operand_mutation(const FunctionDef& f, const std::vector<bool>& tensor_params,
-                               const std::string& hop);
+                               const Stmt& call);
 
 }  // namespace sf::program

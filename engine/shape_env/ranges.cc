@@ -167,31 +167,29 @@ void ShapeEnv::note_axioms_in_graph() const {
     return FactGraph::read_by_graph(rel, value, fact_forms_);
   };
   const auto& rewrites = asserts_.rewrites();
-  bool restored = asserts_.num_axiom_entries() < axiom_in_graph_.size();
-  for (size_t i = graph_flags_rewrites_read_; !restored && i < rewrites.size(); ++i) {
+  bool restored = asserts_.num_axiom_entries() < graph_entries_noted_;
+  for (size_t i = graph_rewrites_noted_; !restored && i < rewrites.size(); ++i) {
     restored = !rewrites[i].old_form;  // a fact scope closed: the entries are others now
   }
   if (restored) {
-    axiom_in_graph_.clear();
     axioms_in_graph_.clear();
+    graph_entries_noted_ = 0;
   }
   // Rewritten entries: their current forms (the last rewrite of each is what it is now).
-  for (size_t i = graph_flags_rewrites_read_; !restored && i < rewrites.size(); ++i) {
+  for (size_t i = graph_rewrites_noted_; !restored && i < rewrites.size(); ++i) {
     size_t entry = rewrites[i].entry;
-    if (entry >= axiom_in_graph_.size() || axiom_in_graph_[entry] == read(entry)) continue;
-    axiom_in_graph_[entry] = !axiom_in_graph_[entry];
+    if (entry >= graph_entries_noted_) continue;  // read below, in its current form
     auto at = std::lower_bound(axioms_in_graph_.begin(), axioms_in_graph_.end(), entry);
-    if (axiom_in_graph_[entry]) {
-      axioms_in_graph_.insert(at, entry);
-    } else {
-      axioms_in_graph_.erase(at);
-    }
+    bool was = at != axioms_in_graph_.end() && *at == entry;
+    bool now = read(entry);
+    if (now && !was) axioms_in_graph_.insert(at, entry);
+    if (was && !now) axioms_in_graph_.erase(at);
   }
-  for (size_t i = axiom_in_graph_.size(); i < asserts_.num_axiom_entries(); ++i) {
-    axiom_in_graph_.push_back(read(i));
-    if (axiom_in_graph_.back()) axioms_in_graph_.push_back(i);
+  for (size_t i = graph_entries_noted_; i < asserts_.num_axiom_entries(); ++i) {
+    if (read(i)) axioms_in_graph_.push_back(i);
   }
-  graph_flags_rewrites_read_ = rewrites.size();
+  graph_entries_noted_ = asserts_.num_axiom_entries();
+  graph_rewrites_noted_ = rewrites.size();
 }
 
 ValueRange ShapeEnv::bound(const ExprRef& e, bool size_oblivious) const {

@@ -277,7 +277,7 @@ class ShapeEnv {
   };
   // The difference-constraint closure of the current axioms (rebuilt when they change).
   const FactGraph& facts() const;
-  // Brings axiom_in_graph_ up to the axioms' revision (only a rebuild reads it: reading every
+  // Brings axioms_in_graph_ up to the axioms' revision (only a rebuild reads it: reading every
   // new axiom's form when the graph is past its atom limit was a tenth of a long trace).
   void note_axioms_in_graph() const;
 
@@ -341,11 +341,12 @@ class ShapeEnv {
   bool still_valid(const Simplified& entry) const;
   mutable FactGraph facts_;
   mutable FactGraph::Forms fact_forms_;  // what each axiom says to facts_, read once
-  // Per axiom entry, whether its current form is read by the graph, and those entries in
-  // order: a rebuild reads only them (most axioms bound one symbol and are never read).
-  mutable std::vector<bool> axiom_in_graph_;
+  // The axiom entries whose current forms the graph reads, in order: a rebuild reads only them
+  // (most axioms bound one symbol and are never read). Brought up to date lazily, at a rebuild:
+  // as of this many entries and rewrites.
   mutable std::vector<size_t> axioms_in_graph_;
-  mutable size_t graph_flags_rewrites_read_ = 0;  // brought up to date lazily, at a rebuild
+  mutable size_t graph_entries_noted_ = 0;
+  mutable size_t graph_rewrites_noted_ = 0;
   // Past the atom limit: the axiom entry at which facts_ stopped reading.
   mutable std::optional<size_t> facts_stopped_entry_;
   mutable std::optional<uint64_t> axioms_read_;  // the axiom revision facts_ is current for

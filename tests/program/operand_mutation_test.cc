@@ -62,7 +62,7 @@ TEST(OperandMutation, TheErrorNamesTheOpTheFunctionAndTheOperand) {
       "# sfz 1\ninput a: f32[4] = arange()\ndef bump(x):\n  y = add_(x, 1)\n  return y\n"
       "c = cond(True, bump, bump, [a])\nreturn c\n");
   try {
-    check_no_operand_mutation(p.functions.at(0), {true}, "cond");
+    check_no_operand_mutation(p.functions.at(0), {true}, p.body.at(0));
     FAIL() << "no error";
   } catch (const UserError& e) {
     EXPECT_EQ(e.kind(), UserErrorKind::kInvalidProgram);
@@ -70,7 +70,7 @@ TEST(OperandMutation, TheErrorNamesTheOpTheFunctionAndTheOperand) {
     EXPECT_NE(m.find("line 4: cond: function 'bump' mutates its operand 'x'"), std::string::npos)
         << m;
   }
-  check_no_operand_mutation(p.functions.at(0), {false}, "cond");  // an int operand: nothing
+  check_no_operand_mutation(p.functions.at(0), {false}, p.body.at(0));  // an int operand: nothing
 }
 
 }  // namespace

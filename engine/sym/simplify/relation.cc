@@ -59,7 +59,6 @@ ExprRef Simplifier::by_facts(const ExprRef& e) {
   // Facts that mention none of its symbols relate none of its atoms: the atoms' own ranges,
   // which left it open, are all they could use.
   if (!e->arg(0)->is_int() || !e->arg(1)->is_int() || !env().has_facts_about(e)) return e;
-  // d = rhs - lhs.
   FactBounds d = env().fact_bounds_of_difference(e);
   auto at_least = [&](int64_t k) { return d.lo && *d.lo >= k; };
   auto at_most = [&](int64_t k) { return d.hi && *d.hi <= k; };
