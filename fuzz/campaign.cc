@@ -36,6 +36,7 @@
 #include "fuzz/outcome.h"
 #include "fuzz/recipe.h"
 #include "fuzz/sancov.h"
+#include "fuzz/utf8.h"
 
 namespace sf::fuzz {
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fuzz/signature.h"
+#include "fuzz/utf8.h"
 #include "fuzz/xml_text.h"
 
 namespace sf::fuzz {

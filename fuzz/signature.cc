@@ -3,6 +3,8 @@
 
 #include <cctype>
 
+#include "fuzz/utf8.h"
+
 namespace sf::fuzz {
 
 namespace {
@@ -10,13 +12,6 @@ namespace {
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 }  // namespace
-
-std::string utf8_prefix(const std::string& s, size_t max_bytes) {
-  if (s.size() <= max_bytes) return s;
-  size_t n = max_bytes;
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // a continuation byte
-  return s.substr(0, n);
-}
 
 std::string printable(std::string s) {
   for (char& c : s) {
@@ -61,7 +56,7 @@ std::string normalize_message(const std::string& m) {
     out += c;
     ++i;
   }
-  out = utf8_prefix(out, 160);
+  out = valid_utf8(utf8_prefix(out, 160));  // it is written to report.json and sfz headers
   while (!out.empty() && out.back() == ' ') out.pop_back();
   return out;
 }

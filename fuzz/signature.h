@@ -36,7 +36,4 @@ std::string signature_bucket(const std::string& signature);
 // comments and report lines, which must stay one printable line.
 std::string printable(std::string s);
 
-// The longest prefix of at most `max_bytes` that does not split a UTF-8 character.
-std::string utf8_prefix(const std::string& s, size_t max_bytes);
-
 }  // namespace sf::fuzz

@@ -6,8 +6,8 @@
 
 namespace sf::fuzz {
 
-// &, <, >, " and ' as entities; valid UTF-8 kept; invalid UTF-8 and control characters other
-// than tab and newline as '?'.
+// &, <, >, " and ' as entities; well-formed UTF-8 kept; each byte of malformed UTF-8, U+FFFE,
+// U+FFFF and control characters other than tab and newline as '?'.
 std::string xml_escape(const std::string& s);
 
 }  // namespace sf::fuzz

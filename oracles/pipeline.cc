@@ -157,6 +157,15 @@ Verdict differential(const PipelineResult& r, const std::string& backend) {
     return Verdict::rejected(r.eager_error->kind, "eager+" + backend,
                              r.eager_error->message + " | compiled: " + r.run_error->message);
   }
+  if (!r.eager && r.eager_error->kind == UserErrorKind::kTooComplex) {
+    // The reference refused to compute (one of eager's resource limits), which is no
+    // disagreement: nothing is known about what it would have returned.
+    return Verdict::rejected(r.eager_error->kind, "eager",
+                             r.eager_error->message +
+                                 " (a limit of the reference; the compiled "
+                                 "program on " +
+                                 backend + " ran)");
+  }
   if (!r.eager) {
     return Verdict::fail("differential", "eager raised (" + r.eager_error->str() +
                                              ") but the compiled program on " + backend +

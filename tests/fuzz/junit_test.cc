@@ -39,5 +39,14 @@ TEST(JUnitTest, KeepsValidUtf8AndReplacesInvalidBytes) {
   EXPECT_NE(xml.find("name=\"σ ∧ ?? cut ??\""), std::string::npos) << xml;
 }
 
+TEST(JUnitTest, ReplacesUtf8ThatLooksWellFormedButIsNot) {
+  // Overlong '/', a surrogate, past U+10FFFF, and U+FFFF (UTF-8, but not an XML character).
+  JUnitSuite s{"s", {}};
+  s.cases.push_back({"a\xc0\xaf b\xed\xa0\x80 c\xf4\x90\x80\x80 d\xef\xbf\xbf", "c", 0,
+                     JUnitCase::Status::kFailed, "m", ""});
+  std::string xml = junit_xml("n", {s});
+  EXPECT_NE(xml.find("name=\"a?? b??? c???? d???\""), std::string::npos) << xml;
+}
+
 }  // namespace
 }  // namespace sf::fuzz

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "fuzz/files.h"
+#include "fuzz/utf8.h"
 #include "oracles/pipeline.h"
 
 namespace sf::fuzz {

@@ -20,6 +20,7 @@
 #include "fuzz/junit.h"
 #include "fuzz/outcome.h"
 #include "fuzz/signature.h"
+#include "fuzz/utf8.h"
 #include "oracles/pipeline.h"
 #include "properties/oracle_properties.h"
 #include "tools/cli/commands.h"
