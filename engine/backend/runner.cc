@@ -232,6 +232,7 @@ void check_inputs(const lower::Plan& plan,
 RunResult PlanRunner::run(const lower::Plan& plan, const ShapeEnv& env,
                           const std::map<std::string, program::HostValue>& inputs) {
   check_inputs(plan, inputs);
+  if (!nested_in_run_) loop_budget_ = std::make_shared<program::LoopBudget>();
   SymbolEnv sigma(env);
   RunResult result;
   begin_run();
@@ -411,9 +412,6 @@ sym::Concrete output_binding(const std::vector<program::HostValue>& outs, const 
   return sym::Concrete::of_int(v.tensor.sizes.at(path[2].index));
 }
 
-// The loop bound of the plan, as eager's (engine/eager/interpreter.cc).
-constexpr int64_t kMaxLoopIterations = 10000;
-
 }  // namespace
 
 void PlanRunner::run_higher_order(const lower::Plan& plan, const lower::Step& s,
@@ -422,6 +420,8 @@ void PlanRunner::run_higher_order(const lower::Plan& plan, const lower::Step& s,
   if (!nested) {
     throw Unavailable(name() + " backend: cond and while_loop (nested plans) are not supported");
   }
+  nested->nested_in_run_ = true;
+  nested->loop_budget_ = loop_budget_;
   bool is_cond = s.kind == Step::Kind::kCond;
   std::vector<program::HostValue> operands;
   for (size_t i = is_cond ? 1 : 0; i < s.operands.size(); ++i)
@@ -441,15 +441,11 @@ void PlanRunner::run_higher_order(const lower::Plan& plan, const lower::Step& s,
     bool taken = predicate_value(host_value(s.operands.at(0), sigma));
     outs = run_plan(s.subplans.at(taken ? 0 : 1));
   } else {
-    for (int64_t it = 0;; ++it) {
+    for (;;) {
       std::vector<program::HostValue> c = run_plan(s.subplans.at(0));
       SF_CHECK(c.size() == 1) << "while_loop condition returned " << c.size() << " values";
       if (!predicate_value(c[0])) break;  // read back once per iteration
-      if (it == kMaxLoopIterations) {
-        throw_user_error(
-            UserErrorKind::kTooComplex,
-            "while_loop ran more than " + std::to_string(kMaxLoopIterations) + " iterations");
-      }
+      loop_budget_->spend_iteration();
       std::vector<program::HostValue> next = run_plan(s.subplans.at(1));
       SF_CHECK(next.size() == s.carries.size()) << "while_loop body returned " << next.size();
       for (size_t k = 0; k < s.carries.size(); ++k) operands.at(s.carries[k]) = next[k];

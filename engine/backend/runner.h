@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/program/run_limits.h"
 
 namespace sf::backend {
 
@@ -76,6 +77,10 @@ class PlanRunner : public Backend {
   void run_higher_order(const lower::Plan& plan, const lower::Step& s, const ShapeEnv& env,
                         SymbolEnv& sigma, RunResult& result);
   program::HostValue host_value(const lower::OutputRef& o, const SymbolEnv& sigma);
+
+  // A nested runner shares its run's while_loop iterations (eager's bound: run_limits.h).
+  bool nested_in_run_ = false;
+  std::shared_ptr<program::LoopBudget> loop_budget_;
 };
 
 // Like eager, a plan never allocates a buffer of more than 2^26 elements (too_complex instead),

@@ -1,6 +1,7 @@
 // Statements, expressions and op dispatch of the eager interpreter; inputs in, outputs out.
 // One flat environment as in Python: names assigned inside an `if` branch stay defined after it.
 #include <map>
+#include <memory>
 
 #include "engine/base/check.h"
 #include "engine/eager/eager.h"
@@ -9,6 +10,7 @@
 #include "engine/program/input_data.h"
 #include "engine/program/op_cases.h"
 #include "engine/program/operand_mutation.h"
+#include "engine/program/run_limits.h"
 #include "engine/program/schema.h"
 
 namespace sf::eager {
@@ -141,9 +143,6 @@ HostValue to_host(const Value& v) {
   SF_UNREACHABLE();
 }
 
-// A while_loop runs at most this many iterations in eager (too_complex beyond): the trace and
-// the plan have no bound of their own, so eager's is the one a program can hit.
-constexpr int64_t kMaxLoopIterations = 10000;
 // cond / while_loop calls nest at most this deep (functions call only earlier ones, so it is
 // bounded by their number anyway; this keeps the C++ stack small).
 constexpr int kMaxCallDepth = 64;
@@ -273,6 +272,7 @@ class Interpreter {
     }
     Interpreter inner(functions_, depth_ + 1);
     inner.in_function_ = true;
+    inner.loop_budget_ = loop_budget_;
     for (size_t i = 0; i < args.size(); ++i) inner.bind(f->params[i], args[i]);
     inner.run_block(f->body);
     return std::move(inner.returned_);
@@ -320,15 +320,11 @@ class Interpreter {
   std::vector<Value> run_while_loop(const Stmt& s) {
     std::vector<Value> carries = operands(s);
     no_operand_mutation(s, carries);
-    for (int64_t it = 0;; ++it) {
+    for (;;) {
       std::vector<Value> c = call(s.functions[0], carries);
       if (c.size() != 1) invalid("while_loop: the condition must return one value");
       if (!predicate(c[0], "while_loop")) return carries;
-      if (it == kMaxLoopIterations) {
-        throw_user_error(
-            UserErrorKind::kTooComplex,
-            "while_loop ran more than " + std::to_string(kMaxLoopIterations) + " iterations");
-      }
+      loop_budget_->spend_iteration();
       std::vector<Value> next = call(s.functions[1], carries);
       check_carries(carries, next);
       carries = std::move(next);
@@ -458,6 +454,8 @@ class Interpreter {
   const std::vector<program::FunctionDef>* functions_ = nullptr;
   int depth_ = 0;
   bool in_function_ = false;
+  // The run's while_loop iterations (eager's bound is the plan runner's: run_limits.h).
+  std::shared_ptr<program::LoopBudget> loop_budget_ = std::make_shared<program::LoopBudget>();
   std::vector<Value> returned_;  // a function's return values
 };
 

@@ -458,6 +458,7 @@ class Tracer {
 
   void run_block(const std::vector<Stmt>& body) {
     for (const Stmt& s : body) {
+      spend_work(s.loc.line, 1);
       try {
         run_stmt(s);
       } catch (const UserError& e) {
@@ -467,6 +468,17 @@ class Tracer {
         if (e.kind() != UserErrorKind::kTooComplex || what.starts_with("line ")) throw;
         throw_user_error(UserErrorKind::kTooComplex, where(s.loc.line, e.what()));
       }
+    }
+  }
+
+  void spend_work(int line, int64_t units) {
+    t_.work += units;
+    if (t_.work > kMaxTracingWork) {
+      throw_user_error(UserErrorKind::kTooComplex,
+                       where(line, "tracing stopped: it spent its work budget of " +
+                                       std::to_string(kMaxTracingWork) +
+                                       " (statements traced and facts saved per subgraph; each "
+                                       "cond traces both functions, so nested conds multiply)"));
     }
   }
 
@@ -592,6 +604,7 @@ class Tracer {
     auto g = std::make_shared<Graph>();
     Tracer inner(p_, t_, *g, depth_ + 1);
     for (const auto& [name, value] : in.placeholders) inner.add_placeholder(name, value, line);
+    spend_work(line, 1 + static_cast<int64_t>(t_.env->fact_scope_cost()));
     {
       // What the body learns holds only where it runs (spec §6.6); its asserts stay in it.
       ShapeEnv::FactScope facts(t_.env.get());

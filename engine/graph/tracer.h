@@ -26,7 +26,16 @@ struct Trace {
   std::map<std::string, StatefulSymbolicContext> contexts;  // per input name
   std::shared_ptr<const program::Program> program;
   Graph graph;
+  int64_t work = 0;  // tracing's work so far, subgraphs included (kMaxTracingWork)
 };
+
+// Tracing's work budget: one unit per statement traced (each subgraph's and each inlined branch's
+// included) plus, per subgraph, the facts its fact scope saves and restores. A cond traces both
+// functions, so conds nested d deep with data-dependent predicates trace 2^d subgraphs, each
+// saving the facts of all before it; past the budget the program is too_complex. Each later
+// stage (re-propagation, the event-log replays of the oracles) repeats that work once, so the
+// budget bounds them too. Twice the statements a program may have (program/parser.h) fit.
+inline constexpr int64_t kMaxTracingWork = int64_t{1} << 19;
 
 // Traces `p`. User errors (invalid program, shape errors, failed checks, data-dependent guards)
 // propagate as UserError; engine bugs as EngineBug or SF_CHECK aborts.
