@@ -107,10 +107,12 @@ class BindingCheck {
       smt::Result model = session_.check();  // the facts ∧ σ query of run(): cached
       for (const ExprRef& s : sym::free_symbols(e)) {
         if (forced.count(s)) continue;
-        if (s->is_float() || model.status != smt::Status::kSat || !model.model.count(s)) {
-          all_forced = false;  // a float symbol is never forced: reals again
+        if (model.status != smt::Status::kSat || !model.model.count(s)) {
+          all_forced = false;
           break;
         }
+        // (A float symbol is forced too when the facts pin it to the model's value, e.g. it is
+        // renamed to a symbol σ binds: the value is then exact, a double, as the run's.)
         const sym::Concrete& v = model.model.at(s);
         if (session_.entails(sym::eq(s, constant_of(v))).status != smt::Status::kUnsat) {
           all_forced = false;

@@ -32,6 +32,30 @@ std::vector<NodeArg> remap_all(const std::vector<NodeArg>& args, const std::map<
 
 namespace {
 
+// The value an output argument denotes: a node's, a literal's, or a tuple of them (`return
+// tolist(x)` returns a list of nodes). The binding oracle compares it with the run's output.
+Value output_value(const NodeArg& a) {
+  switch (a.kind) {
+    case NodeArg::Kind::kNode:
+      return a.node->value;
+    case NodeArg::Kind::kInt:
+      return Value(SymInt(a.i));
+    case NodeArg::Kind::kFloat:
+      return Value(SymFloat(a.f));
+    case NodeArg::Kind::kBool:
+      return Value(SymBool(a.b));
+    case NodeArg::Kind::kList: {
+      std::vector<Value> elems;
+      for (const NodeArg& e : a.list) elems.push_back(output_value(e));
+      return Value::tuple(std::move(elems));
+    }
+    case NodeArg::Kind::kNone:
+    case NodeArg::Kind::kDType:
+      break;
+  }
+  return Value();
+}
+
 // Re-propagates one graph. `subgraph`: its placeholders keep their traced values (the symbols
 // the caller lifted in, and a loop's int carries, are stated in the traced names, which the
 // caller's rebinding restores); the top-level graph's placeholders are re-fakified.
@@ -128,16 +152,10 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
         continue;
       }
       case NodeKind::kOutput: {
-        // A returned literal (`return 0`) keeps its value: the binding oracle compares each
-        // output's value with the run's.
+        // A returned literal (`return 0`) or list keeps its value: the binding oracle compares
+        // each output's value with the run's.
         std::vector<Value> values;
-        for (const NodeArg& a : n->args) {
-          values.push_back(a.kind == NodeArg::Kind::kNode    ? a.node->value
-                           : a.kind == NodeArg::Kind::kInt   ? Value(SymInt(a.i))
-                           : a.kind == NodeArg::Kind::kFloat ? Value(SymFloat(a.f))
-                           : a.kind == NodeArg::Kind::kBool  ? Value(SymBool(a.b))
-                                                             : Value());
-        }
+        for (const NodeArg& a : n->args) values.push_back(output_value(a));
         n->value = Value::tuple(values);
         continue;
       }
