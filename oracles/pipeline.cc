@@ -15,6 +15,7 @@
 #include "oracles/invariants/graph_invariants.h"
 #include "oracles/memo_oracle.h"
 #include "oracles/rename_oracle.h"
+#include "oracles/smt/deadline.h"
 #include "oracles/smt/facts.h"
 #include "oracles/tv_oracle.h"
 
@@ -189,17 +190,26 @@ Verdict differential(const PipelineResult& r, const std::string& backend) {
 
 // Runs one oracle; a user error while it builds its queries (e.g. an integer overflow folding a
 // constant) makes it undecided, never a pass and never an escaped exception.
-OracleReport guarded(const char* name, const std::function<OracleReport()>& oracle) {
+// Each runs under its per-program deadline: when that passes before it finishes, what it did not
+// judge makes it undecided (a violation it found before still decides).
+OracleReport guarded(const char* name, unsigned deadline_ms,
+                     const std::function<OracleReport()>& oracle) {
+  smt::DeadlineScope deadline{std::chrono::milliseconds(deadline_ms)};
+  OracleReport rep;
   try {
-    return oracle();
+    rep = oracle();
   } catch (const UserError& e) {
-    OracleReport rep;
+    rep = OracleReport{};
     rep.name = name;
     rep.ran = true;
     rep.inconclusive.push_back(std::string("could not state its queries: ") +
                                user_error_kind_name(e.kind()) + ": " + e.what());
-    return rep;
   }
+  if (deadline.passed()) {
+    rep.inconclusive.push_back("its per-program deadline of " + std::to_string(deadline_ms) +
+                               " ms passed before it finished (--oracle-deadline-ms)");
+  }
+  return rep;
 }
 
 // The Z3 oracles on the final products (they need the whole trace, the final graph and the
@@ -212,14 +222,16 @@ void run_solver_oracles(const program::Program& p, const PipelineOptions& opts, 
   const OracleSet& set = opts.oracles;
   if (set.has(OracleKind::kBinding)) {
     if (final_graph && r.run) {
-      r.reports.push_back(
-          guarded("binding", [&] { return check_binding(env, *final_graph, *r.run, opts.smt); }));
+      r.reports.push_back(guarded("binding", opts.oracle_deadline_ms, [&] {
+        return check_binding(env, *final_graph, *r.run, opts.smt);
+      }));
     } else {
       r.reports.push_back(OracleReport{"binding"});
     }
   }
   if (set.has(OracleKind::kRename)) {
-    r.reports.push_back(guarded("rename", [&] { return check_renames(env, opts.smt); }));
+    r.reports.push_back(
+        guarded("rename", opts.oracle_deadline_ms, [&] { return check_renames(env, opts.smt); }));
   }
   if (set.has(OracleKind::kMemo)) {
     MemoInputs in;
@@ -230,10 +242,11 @@ void run_solver_oracles(const program::Program& p, const PipelineOptions& opts, 
     in.run = r.run ? &*r.run : nullptr;
     in.inference_mode = p.header.inference_mode;
     if (!in.traced) in.env = nullptr;
-    r.reports.push_back(guarded("memo", [&] { return check_memo(in, opts.smt); }));
+    r.reports.push_back(
+        guarded("memo", opts.oracle_deadline_ms, [&] { return check_memo(in, opts.smt); }));
   }
   if (set.has(OracleKind::kTv)) {
-    r.reports.push_back(final_graph ? guarded("tv",
+    r.reports.push_back(final_graph ? guarded("tv", opts.oracle_deadline_ms,
                                               [&] {
                                                 return check_translation(env, *final_graph,
                                                                          opts.smt, r.constantified);

@@ -34,6 +34,10 @@ struct PipelineOptions {
   // Which oracles judge (the Z3 ones: binding, rename, memo, tv) and their solver budget.
   OracleSet oracles = OracleSet::structural_only();
   smt::Options smt;
+  // Each oracle's wall-clock deadline on one program: past it the oracle stops judging and is
+  // undecided (unknown(oracle), never a pass). Kept under the campaign's hang timeout (10 s
+  // without progress) for the four solver oracles together.
+  unsigned oracle_deadline_ms = 2000;
   // The program's eager result when the caller has it already (the generator's, see
   // fuzz::generate_program_with_result): the pipeline uses it instead of running eager again.
   // It must be run_eager's result for this very program; null: run eager.

@@ -8,6 +8,7 @@
 
 #include "engine/sym/make.h"
 #include "engine/sym/walk.h"
+#include "oracles/smt/deadline.h"
 #include "oracles/smt/facts.h"
 
 namespace sf::oracles {
@@ -31,6 +32,7 @@ class RenameCheck {
   // a fact scope is judged against the state when it opened (what it learned is meant to go;
   // a renaming it made and what the caller knew before it are not).
   void before(const Event& ev, const ShapeEnv& env) {
+    if (smt::deadline_passed()) return;  // nothing more is judged (the report says undecided)
     if (std::holds_alternative<event::PopFactScope>(ev.call) && !scopes_.empty()) {
       std::tie(renamings_, replacements_, facts_before_) = std::move(scopes_.back());
       scopes_.pop_back();
@@ -44,6 +46,7 @@ class RenameCheck {
   }
 
   void after(size_t index, const Event& ev, const ShapeEnv& env) {
+    if (smt::deadline_passed()) return;
     const auto& ren = env.replacement_table().renamings();
     const auto& rep = env.replacement_table().entries();
     std::vector<std::pair<ExprRef, ExprRef>> changed;  // (old symbol, what it now stands for)

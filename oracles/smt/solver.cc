@@ -20,6 +20,7 @@
 #include "engine/base/errors.h"
 #include "engine/sym/make.h"
 #include "engine/sym/walk.h"
+#include "oracles/smt/deadline.h"
 #include "oracles/smt/encoding.h"
 
 namespace sf::smt {
@@ -336,7 +337,9 @@ struct Session::Impl {
         if (interrupted) *interrupted = fired;
       }
     } disarm{*this, interrupted};
-    watchdog.arm(std::chrono::milliseconds(opts.timeout_ms));
+    auto budget = std::chrono::milliseconds(opts.timeout_ms);
+    if (auto left = deadline_time_left()) budget = std::min(budget, *left);
+    watchdog.arm(budget);
     return run();
   }
 
@@ -422,6 +425,12 @@ Result Session::check(const std::vector<ExprRef>& query, bool with_core) {
     return r;
   }
   Result r;
+  if (deadline_passed()) {  // the oracle's time is up: undecided, and not cached
+    ++stats_.unknown;
+    r.status = Status::kUnknown;
+    r.reason = "the oracle's per-program deadline passed";
+    return r;
+  }
   bool cacheable = true;
   m.solver.push();
   std::vector<z3::expr> conjuncts;

@@ -143,6 +143,21 @@ expect_rc 2 "check --junit into a file path" "$cli" check --seconds 0 --corpus "
 expect_rc 1 "check of a missing corpus directory" "$cli" check --seconds 0 --property-cases 0 \
   --corpus "$tmp/no-such-dir"
 expect_output "no such directory"
+expect_rc 2 "check --junit into a directory" "$cli" check --seconds 0 --corpus "$tmp/checkc" \
+  --junit "$tmp/checkc"
+expect_output "is a directory"
+# JUnit XML stays well-formed UTF-8 when a corpus file name is UTF-8 only in appearance
+# (overlong '/', a surrogate, past U+10FFFF): each byte is replaced.
+mkdir -p "$tmp/checku"
+cp "$tmp/checkc/wrong.sfz" "$tmp/checku/$(printf 'a\xc0\xafb\xed\xa0\x80c\xf4\x90\x80\x80.sfz')"
+expect_rc 0 "check of an oddly named corpus file" "$cli" check --seconds 0 --property-cases 0 \
+  --corpus "$tmp/checku" --junit "$tmp/checku.xml"
+python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$tmp/checku.xml" ||
+  { echo "FAIL: check --junit wrote XML that does not parse"; failures=$((failures + 1)); }
+grep -q 'name="a??b???c????.sfz"' "$tmp/checku.xml" ||
+  { echo "FAIL: JUnit kept malformed UTF-8: $(grep -a testcase "$tmp/checku.xml")"; failures=$((failures + 1)); }
+expect_rc 2 "export-torch -o into a directory" "$cli" export-torch "$tmp/checkc/wrong.sfz" -o "$tmp/checkc"
+expect_output "is a directory"
 
 # fork+exec'd workers (what --backend cuda uses): programs run, a planted abort is recorded as a
 # crash against its program and its reproducer replays; --backend cuda without a GPU is exit 4.

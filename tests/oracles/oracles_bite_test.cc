@@ -173,6 +173,24 @@ TEST(RenameOracle, FiresWhenARenamingIsNotBackedByAReplacement) {
       << r.verdict.str();
 }
 
+// Each oracle has a per-program deadline (issue 29): the rename oracle is slow on long chains of
+// renamed unbacked sizes; past its deadline it stops and is undecided, never a pass.
+TEST(OracleDeadline, AnOraclePastItsDeadlineIsUndecidedNeverAPass) {
+  std::string text = "# sfz 1\ninput y: i64[8] = [1, 0, 2, 0, 3, 0, 4, 5]\na0 = y\n";
+  for (int i = 1; i <= 60; ++i) {
+    text += "a" + std::to_string(i) + " = squeeze(nonzero(a" + std::to_string(i - 1) + "), 1)\n";
+  }
+  text += "return a60\n";
+  PipelineOptions opts;
+  std::string error;
+  opts.oracles = *OracleSet::parse("rename", &error);
+  EXPECT_EQ(run_pipeline(program::parse_program(text), opts).verdict.kind, Verdict::Kind::kPass);
+  opts.oracle_deadline_ms = 1;
+  PipelineResult r = run_pipeline(program::parse_program(text), opts);
+  EXPECT_EQ(r.verdict.bucket(), "unknown:rename") << r.verdict.str();
+  EXPECT_NE(r.verdict.str().find("deadline"), std::string::npos) << r.verdict.str();
+}
+
 // INV-21 on a ShapeEnv alone: Max(1, u0) is cached, then u0 >= 3 is learnt. The cache must not
 // answer Max(1, u0) any more (simplify gives u0); with the fault the range update leaves the
 // entry valid and the checker sees the stale answer.

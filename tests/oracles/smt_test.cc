@@ -2,11 +2,13 @@
 // agreement, and a property comparing the Z3 encoding with engine/sym's evaluator.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <limits>
 
 #include "engine/sym/eval.h"
 #include "engine/sym/make.h"
 #include "fuzz/gen/sym_gen.h"
+#include "oracles/smt/deadline.h"
 #include "oracles/smt/solver.h"
 
 namespace sf::smt {
@@ -34,6 +36,23 @@ TEST(Smt, DivisionByZeroIsUndefinedNotAValue) {
   s.assume(eq(u(1), integer(0)), "b is zero");
   // No model makes u0 // u1 == anything: the definedness condition fails.
   EXPECT_EQ(s.check({eq(floordiv(u(0), u(1)), integer(3))}).status, Status::kUnsat);
+}
+
+// Past an oracle's deadline a query is unknown at once (not cached: a later query with time
+// left is answered); a scope inside another never extends it.
+TEST(Smt, QueriesPastTheDeadlineAreUnknownAtOnce) {
+  Session s;
+  s.assume(le(u(0), integer(3)), "le");
+  {
+    DeadlineScope outer{std::chrono::milliseconds(0)};
+    DeadlineScope inner{std::chrono::milliseconds(60000)};
+    EXPECT_TRUE(deadline_passed());
+    Result r = s.entails(le(u(0), integer(4)));
+    EXPECT_EQ(r.status, Status::kUnknown);
+    EXPECT_NE(r.reason.find("deadline"), std::string::npos) << r.reason;
+  }
+  EXPECT_FALSE(deadline_passed());
+  EXPECT_EQ(s.entails(le(u(0), integer(4))).status, Status::kUnsat);
 }
 
 // A campaign crash (seed 10666): negating u1 <= INT64_MAX overflows while canonicalizing. The

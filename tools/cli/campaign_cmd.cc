@@ -73,11 +73,18 @@ int campaign(const CampaignFlags& flags) {
   // the driver's address-space reservation and fail their memory cap).
   if (flags.backend != "cpu" || flags.exec_workers) {
     // Workers are fork+exec'd (`campaign-worker`): a CUDA context does not survive fork.
-    opts.worker_command = {"/proc/self/exe",      "campaign-worker",
-                           "--backend",           flags.backend,
-                           "--oracles",           flags.oracles.oracles,
-                           "--oracle-timeout-ms", std::to_string(flags.oracles.timeout_ms),
-                           "--memory-mb",         std::to_string(flags.isolation.limits.memory_mb)};
+    opts.worker_command = {"/proc/self/exe",
+                           "campaign-worker",
+                           "--backend",
+                           flags.backend,
+                           "--oracles",
+                           flags.oracles.oracles,
+                           "--oracle-timeout-ms",
+                           std::to_string(flags.oracles.timeout_ms),
+                           "--oracle-deadline-ms",
+                           std::to_string(flags.oracles.deadline_ms),
+                           "--memory-mb",
+                           std::to_string(flags.isolation.limits.memory_mb)};
     if (flags.oracles.cross_check) opts.worker_command.push_back("--cross-check");
     if (opts.guided) {
       opts.worker_command.push_back("--corpus");

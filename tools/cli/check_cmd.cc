@@ -235,8 +235,7 @@ JUnitSuite campaign_suite(const CheckFlags& flags) {
 
 int check(const CheckFlags& flags) {
   if (!flags.junit.empty()) {
-    fs::path dir = fs::path(flags.junit).parent_path();
-    if (std::optional<std::string> why = fuzz::check_writable_dir(dir.empty() ? "." : dir)) {
+    if (std::optional<std::string> why = fuzz::check_writable_file(flags.junit)) {
       std::fprintf(stderr, "check: cannot write --junit %s: %s\n", flags.junit.c_str(),
                    why->c_str());
       return kExitUsage;

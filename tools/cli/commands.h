@@ -44,10 +44,12 @@ void add_export_torch_command(CLI::App& app, Action* action);
 void add_torch_diff_command(CLI::App& app, Action* action);
 
 // The oracle flags shared by the commands that run the pipeline (--oracles, --oracle-timeout-ms,
-// --cross-check); `options()` gives the pipeline options they select (no backend set).
+// --oracle-deadline-ms, --cross-check); `options()` gives the pipeline options they select (no
+// backend set).
 struct OracleFlags {
   std::string oracles = "all";
   unsigned timeout_ms = 1000;
+  unsigned deadline_ms = oracles::PipelineOptions{}.oracle_deadline_ms;
   bool cross_check = false;
   void add_to(CLI::App* cmd);
   oracles::PipelineOptions options() const;

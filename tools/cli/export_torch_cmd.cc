@@ -3,6 +3,7 @@
 // prints one JSON verdict per backend.
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/base/errors.h"
@@ -19,6 +20,12 @@ struct ExportFlags {
 };
 
 int export_torch(const ExportFlags& flags) {
+  if (!flags.out.empty()) {  // checked first, as every command's output
+    if (std::optional<std::string> why = fuzz::check_writable_file(flags.out)) {
+      std::fprintf(stderr, "export-torch: cannot write %s: %s\n", flags.out.c_str(), why->c_str());
+      return kExitUsage;
+    }
+  }
   std::string text;
   program::Program p = parse_program_file(flags.file, &text);
   std::string python = torch_ref::export_torch(p, flags.file);

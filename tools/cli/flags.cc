@@ -29,6 +29,11 @@ void OracleFlags::add_to(CLI::App* cmd) {
                   "is unknown, never a pass)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 3600000u));
+  cmd->add_option("--oracle-deadline-ms", deadline_ms,
+                  "wall-clock limit per oracle per program (past it the oracle stops and is "
+                  "undecided, never a pass)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 3600000u));
   cmd->add_flag("--cross-check", cross_check, "confirm every unsat answer with cvc5");
 }
 
@@ -37,6 +42,7 @@ oracles::PipelineOptions OracleFlags::options() const {
   std::string error;
   opts.oracles = *oracles::OracleSet::parse(oracles, &error);  // validated while parsing
   opts.smt.timeout_ms = timeout_ms;
+  opts.oracle_deadline_ms = deadline_ms;
   opts.smt.cross_check_unsat = cross_check;
   return opts;
 }
