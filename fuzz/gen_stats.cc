@@ -200,7 +200,8 @@ std::string percent(int64_t n, int64_t of) {
 GenStats collect_gen_stats(uint64_t first_seed, uint64_t count) {
   GenStats st;
   auto cpu = backend::make_cpu_backend();
-  for (uint64_t seed = first_seed; seed < first_seed + count; ++seed) {
+  for (uint64_t k = 0; k < count; ++k) {  // seeds count modulo 2^64, as gen's
+    uint64_t seed = first_seed + k;
     GeneratedProgram g = generated_for_seed(seed);
     ++st.programs;
     ProgramWalk w;

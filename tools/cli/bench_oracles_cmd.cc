@@ -33,7 +33,8 @@ double throughput(uint64_t seed, uint64_t n, const oracles::OracleSet& set,
   opts.backend = cpu.get();
   opts.oracles = set;
   auto start = std::chrono::steady_clock::now();
-  for (uint64_t s = seed; s < seed + n; ++s) {
+  for (uint64_t k = 0; k < n; ++k) {  // seeds count modulo 2^64, as gen's
+    uint64_t s = seed + k;
     oracles::PipelineResult r = oracles::run_pipeline(fuzz::program_for_seed(s), opts);
     if (reports) {
       for (oracles::OracleReport& rep : r.reports) (*reports)[rep.name].push_back(std::move(rep));

@@ -80,7 +80,8 @@ int bench_pipeline(const BenchPipelineFlags& f) {
     if (length > 0) policy.min_statements = policy.max_statements = length;
     double gen_s = 0, pipe_s = 0;
     uint64_t statements = 0, passes = 0;
-    for (uint64_t s = f.seed; s < f.seed + f.programs; ++s) {
+    for (uint64_t k = 0; k < f.programs; ++k) {  // seeds count modulo 2^64, as gen's
+      uint64_t s = f.seed + k;
       Clock::time_point t0 = Clock::now();
       fuzz::SeedSource src(s);
       fuzz::GeneratedProgram g = fuzz::generate_program_with_result(src, policy);
