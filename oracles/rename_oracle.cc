@@ -1,10 +1,15 @@
-// Works on differences: before each event the renamings, replacements and facts are kept; after
-// it, every symbol that gained a renaming or whose replacement changed is judged semantically
-// (an equivalent new target is fine, a lost fact is not).
+// Works on differences: before each event that moves the replacement table, the renamings,
+// replacements and facts are kept; after it, every symbol that gained a renaming or whose
+// replacement changed is judged semantically (an equivalent new target is fine, a lost fact is
+// not). Near-linear in the log: a first replay finds those events, a second judges only them, and
+// Z3 sees only the facts that share symbols with a goal (a violation is confirmed with them all).
 #include "oracles/rename_oracle.h"
 
 #include <chrono>
+#include <functional>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "engine/sym/make.h"
 #include "engine/sym/walk.h"
@@ -24,15 +29,50 @@ bool mentions(const ExprRef& e, const ExprRef& s) {
   return false;
 }
 
+// The facts among `facts` that can matter to goals over `symbols`: those connected to them
+// through shared symbols (with every fact without symbols). The rest constrain other symbols
+// only, so they change no entailment unless they contradict each other, which is why a
+// violation found on this slice is confirmed with all the facts.
+std::vector<smt::Fact> facts_connected_to(const std::vector<smt::Fact>& facts,
+                                          const std::vector<ExprRef>& symbols) {
+  // Union-find over symbols: the facts join the symbols they mention.
+  std::unordered_map<const sym::Expr*, const sym::Expr*> parent;
+  std::function<const sym::Expr*(const sym::Expr*)> root = [&](const sym::Expr* x) {
+    auto it = parent.find(x);
+    if (it == parent.end()) return parent[x] = x;
+    if (it->second == x) return x;
+    return it->second = root(it->second);
+  };
+  std::vector<std::vector<ExprRef>> fact_symbols;
+  for (const smt::Fact& f : facts) {
+    fact_symbols.push_back(sym::free_symbols(f.expr));
+    const std::vector<ExprRef>& fs = fact_symbols.back();
+    for (size_t i = 1; i < fs.size(); ++i) parent[root(fs[i].get())] = root(fs[0].get());
+  }
+  std::unordered_set<const sym::Expr*> wanted;
+  for (const ExprRef& s : symbols) wanted.insert(root(s.get()));
+  std::vector<smt::Fact> out;
+  for (size_t i = 0; i < facts.size(); ++i) {
+    if (fact_symbols[i].empty() || wanted.count(root(fact_symbols[i][0].get())))
+      out.push_back(facts[i]);
+  }
+  return out;
+}
+
 class RenameCheck {
  public:
-  RenameCheck(const smt::Options& opts, OracleReport& report) : opts_(opts), report_(report) {}
+  // `judged`: the events that moved the replacement table (the first replay's finding); the
+  // state is kept and judged around those only, and around fact scopes.
+  RenameCheck(const smt::Options& opts, OracleReport& report, const std::vector<bool>& judged)
+      : opts_(opts), report_(report), judged_(judged) {}
 
   // Keeps what the state was before an event: renamings, replacements and every fact. Closing
   // a fact scope is judged against the state when it opened (what it learned is meant to go;
   // a renaming it made and what the caller knew before it are not).
-  void before(const Event& ev, const ShapeEnv& env) {
+  void before(size_t index, const Event& ev, const ShapeEnv& env) {
     if (smt::deadline_passed()) return;  // nothing more is judged (the report says undecided)
+    bool push = std::holds_alternative<event::PushFactScope>(ev.call);
+    if (!judged_[index] && !push) return;
     if (std::holds_alternative<event::PopFactScope>(ev.call) && !scopes_.empty()) {
       std::tie(renamings_, replacements_, facts_before_) = std::move(scopes_.back());
       scopes_.pop_back();
@@ -40,13 +80,12 @@ class RenameCheck {
     }
     renamings_ = env.replacement_table().renamings();
     replacements_ = env.replacement_table().entries();
-    facts_before_ = smt::env_facts(env, /*detailed_labels=*/false);
-    if (std::holds_alternative<event::PushFactScope>(ev.call))
-      scopes_.emplace_back(renamings_, replacements_, facts_before_);
+    facts_before_ = smt::env_facts(env, /*detailed_labels=*/false, &memo_);
+    if (push) scopes_.emplace_back(renamings_, replacements_, facts_before_);
   }
 
   void after(size_t index, const Event& ev, const ShapeEnv& env) {
-    if (smt::deadline_passed()) return;
+    if (smt::deadline_passed() || !judged_[index]) return;
     const auto& ren = env.replacement_table().renamings();
     const auto& rep = env.replacement_table().entries();
     std::vector<std::pair<ExprRef, ExprRef>> changed;  // (old symbol, what it now stands for)
@@ -63,19 +102,16 @@ class RenameCheck {
     // One solver scope per event: the new state is encoded once for every changed symbol.
     smt::Session& session = smt::Session::shared(opts_);
     smt::Stats before = session.stats();
-    {
-      smt::Session::Scope scope(session);
-      smt::assume_all(session, smt::env_facts(env, /*detailed_labels=*/false));
-      for (const auto& [a, b] : changed) judge(session, index, ev, a, b);
-    }
+    std::vector<smt::Fact> facts = smt::env_facts(env, /*detailed_labels=*/false, &memo_);
+    for (const auto& [a, b] : changed) judge(session, facts, index, ev, a, b);
     stats.add(session.stats().since(before));
   }
 
   smt::Stats stats;
 
  private:
-  void judge(smt::Session& session, size_t index, const Event& ev, const ExprRef& a,
-             const ExprRef& b) {
+  void judge(smt::Session& session, const std::vector<smt::Fact>& facts, size_t index,
+             const Event& ev, const ExprRef& a, const ExprRef& b) {
     std::vector<smt::Fact> goals;
     for (const smt::Fact& f : facts_before_) {
       if (!mentions(f.expr, a)) continue;
@@ -88,8 +124,15 @@ class RenameCheck {
     if (goals.empty()) return;
     std::string what = "event " + std::to_string(index) + " " + ev.name() + ": " + a->str() +
                        (a == b ? " (replacement rewritten)" : " renamed to " + b->str());
+    std::vector<ExprRef> symbols;
+    for (const smt::Fact& g : goals) {
+      for (const ExprRef& x : sym::free_symbols(g.expr)) symbols.push_back(x);
+    }
+    smt::Session::Scope scope(session);
+    smt::assume_all(session, facts_connected_to(facts, symbols));
     for (const smt::Fact& g : goals) {
       smt::Result r = session.entails(g.expr);
+      if (r.status == smt::Status::kSat) r = entailed_by_all(session, facts, g.expr);
       if (r.status == smt::Status::kSat) {
         report_.violations.push_back({"rename", what + ": '" + g.label + "' (as " + g.expr->str() +
                                                     ") is no longer entailed; counterexample " +
@@ -100,8 +143,18 @@ class RenameCheck {
     }
   }
 
+  // A goal the slice does not entail, asked again with every fact (in a scope of its own).
+  static smt::Result entailed_by_all(smt::Session& session, const std::vector<smt::Fact>& facts,
+                                     const ExprRef& goal) {
+    smt::Session::Scope all(session);
+    smt::assume_all(session, facts);
+    return session.entails(goal);
+  }
+
   smt::Options opts_;
   OracleReport& report_;
+  const std::vector<bool>& judged_;
+  smt::FactMemo memo_;  // the state is read around every judged event
   std::map<ExprRef, ExprRef, sym::ExprLess> renamings_, replacements_;
   std::vector<smt::Fact> facts_before_;
   using Map = std::map<ExprRef, ExprRef, sym::ExprLess>;
@@ -115,10 +168,24 @@ OracleReport check_renames(const ShapeEnv& env, const smt::Options& opts) {
   OracleReport report;
   report.name = "rename";
   report.ran = true;
-  RenameCheck check(opts, report);
+  // First replay: which events move the replacement table (most do not).
+  std::vector<bool> judged(env.events().size(), false);
+  {
+    ShapeEnv fresh(env.settings());
+    uint64_t revision = 0;
+    ReplayHooks hooks;
+    hooks.before = [&](size_t, const Event&, const ShapeEnv& e) {
+      revision = e.replacement_table().revision();
+    };
+    hooks.after = [&](size_t i, const Event&, const ShapeEnv& e) {
+      judged[i] = e.replacement_table().revision() != revision;
+    };
+    replay_events(env.events(), fresh, hooks);
+  }
+  RenameCheck check(opts, report, judged);
   ShapeEnv fresh(env.settings());
   ReplayHooks hooks;
-  hooks.before = [&](size_t, const Event& ev, const ShapeEnv& e) { check.before(ev, e); };
+  hooks.before = [&](size_t i, const Event& ev, const ShapeEnv& e) { check.before(i, ev, e); };
   hooks.after = [&](size_t i, const Event& ev, const ShapeEnv& e) { check.after(i, ev, e); };
   replay_events(env.events(), fresh, hooks);
   report.smt = check.stats;

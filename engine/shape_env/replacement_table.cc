@@ -28,6 +28,7 @@ ExprRef ReplacementTable::replace(const ExprRef& e) const {
 
 std::vector<ExprRef> ReplacementTable::install(const ExprRef& a, const ExprRef& tgt,
                                                const std::string& why) {
+  ++revision_;
   replacements_[a] = tgt;
   target_of_[a.get()] = tgt;
   replacement_reasons_.emplace(a, why);
@@ -73,7 +74,9 @@ void ReplacementTable::restore_scope(const ReplacementTable& saved) {
     ExprRef tgt = out.find(dest);
     if (!out.is_replaced(orig) && tgt != orig) out.install(orig, tgt, "rename_unbacked_to");
   }
+  uint64_t revision = revision_ + 1;  // the saved table's own count is older
   *this = std::move(out);
+  revision_ = revision;
 }
 
 }  // namespace sf

@@ -31,6 +31,7 @@ class ReplacementTable {
 
   void record_renaming(const ExprRef& orig, const ExprRef& dest) {
     unbacked_renamings_[orig] = dest;
+    ++revision_;
   }
   // Follows renamings from s to the newest name (an SF_CHECK abort on a cycle).
   ExprRef resolve_renaming(const ExprRef& s) const;
@@ -44,6 +45,9 @@ class ReplacementTable {
     return replacement_reasons_;
   }
   const std::map<ExprRef, ExprRef, sym::ExprLess>& renamings() const { return unbacked_renamings_; }
+  // Moves on whenever an entry or a renaming may have changed (the rename oracle judges only
+  // the events that moved it).
+  uint64_t revision() const { return revision_; }
 
  private:
   std::map<ExprRef, ExprRef, sym::ExprLess> replacements_;
@@ -54,6 +58,7 @@ class ReplacementTable {
   std::map<ExprRef, std::set<ExprRef, sym::ExprLess>, sym::ExprLess> keys_mentioning_;
   // replacements_ by node address: lookups without structural comparisons.
   std::unordered_map<const sym::Expr*, ExprRef> target_of_;
+  uint64_t revision_ = 0;
   void index_target(const ExprRef& key, const ExprRef& target);
 };
 

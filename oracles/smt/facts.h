@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "engine/shape_env/shape_env.h"
@@ -19,10 +21,19 @@ struct Fact {
 // lo <= s <= hi for the finite bounds of `r` (none when both are infinite).
 std::vector<Fact> range_facts(const sym::ExprRef& s, const sym::ValueRange& r,
                               bool detailed_label = true);
+// The range and replacement facts last made for each symbol, for callers that read the state
+// around many events (the rename oracle): a symbol whose range or target did not change reuses
+// its facts instead of building the relations again.
+struct FactMemo {
+  std::unordered_map<const sym::Expr*, std::pair<sym::ValueRange, std::vector<Fact>>> ranges;
+  std::unordered_map<const sym::Expr*, std::pair<const sym::Expr*, Fact>> replacements;
+};
+
 // `detailed_labels` false: labels name only the fact's kind ("replacement", "guard", ...), for
 // callers that take the state before every event (printing every expression costs more than
-// the solver).
-std::vector<Fact> env_facts(const ShapeEnv& env, bool detailed_labels = true);
+// the solver). `memo` (with labels that are not detailed only) reuses facts made before.
+std::vector<Fact> env_facts(const ShapeEnv& env, bool detailed_labels = true,
+                            FactMemo* memo = nullptr);
 void assume_all(Session& session, const std::vector<Fact>& facts);
 
 }  // namespace sf::smt
