@@ -1,12 +1,15 @@
 // The campaign loop: forked workers (--jobs of them) run seeds and report each verdict over a
 // pipe; the parent polls them all, records verdicts, replaces a worker that crashed, hung, ran out
 // of memory or vanished, and stops at the deadline. The worker's stderr goes to a temporary file,
-// so a crash is recorded with its SF_CHECK line (the file is emptied before each program).
+// so a crash is recorded with its SF_CHECK line (the file is emptied before each program). A stop
+// request (CampaignOptions::stop) ends it like the deadline, but at once: workers are killed, and
+// the programs they had in flight are not run.
 #include "fuzz/campaign.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,10 +68,13 @@ struct Worker {
   LineReader lines;
   bool reaped = false;
 
+  // ignore_stop_signals: the worker ignores SIGINT and SIGTERM (also across exec), so that only
+  // the campaign decides what a Ctrl-C sent to the whole process group means.
   template <typename Body>
-  void start(Body body) {
+  void start(Body body, bool ignore_stop_signals) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) throw_user_error(UserErrorKind::kUnsupported, "pipe() failed");
+    pid_t parent = getpid();
     pid = fork();
     if (pid < 0) {
       close(fds[0]);
@@ -76,6 +82,13 @@ struct Worker {
       throw_user_error(UserErrorKind::kUnsupported, "fork() failed");
     }
     if (pid == 0) {
+      // Never outlive the campaign: a worker dies with it (kill -9, or a second Ctrl-C).
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(0);  // it died before the line above
+      if (ignore_stop_signals) {
+        signal(SIGINT, SIG_IGN);
+        signal(SIGTERM, SIG_IGN);
+      }
       close(fds[0]);
       body(fds[1]);
       _exit(0);
@@ -305,14 +318,20 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
   std::vector<Slot> slots(jobs);
   for (uint64_t j = 0; j < jobs; ++j) slots[j].next_seed = opts.first_seed + j;
 
+  auto stop_requested = [&] { return opts.stop && *opts.stop != 0; };
   // A worker's pipe ended (it exited, crashed, or was killed): record what it was doing.
   auto finish_worker = [&](Slot& slot) {
     int status = slot.w->reap();
     bool clean_exit = !slot.timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (!slot.in_flight) {
+    // The workers of a campaign that can be stopped ignore SIGINT and SIGTERM; one that died of
+    // them all the same was stopped from outside, not crashed: its program is not run.
+    bool stopped = opts.stop && !slot.timed_out && WIFSIGNALED(status) &&
+                   (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM);
+    if (!slot.in_flight || stopped) {
       // Between programs: a clean exit is the deadline; anything else lost the worker, which
       // had no program to blame. Either way a fresh worker goes on (if there is time left).
-      if (!clean_exit) ++r.workers_lost;
+      if (!clean_exit && !stop_requested()) ++r.workers_lost;
+      if (slot.in_flight) ++r.not_run;
     } else if (!r.stopped_early) {
       // The worker died inside a program: an aborting engine bug, a hang, out of memory, or an
       // exit (an exception that escaped the pipeline).
@@ -362,7 +381,29 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
     return true;
   };
 
+  // Stopped from outside (opts.stop): every worker is killed and reaped; the verdicts it had sent
+  // are recorded, the program it had in flight is not run (a worker we kill is not a crash).
+  auto interrupt = [&] {
+    r.interrupted = true;
+    for (Slot& slot : slots) {
+      if (!slot.w) continue;
+      slot.w->kill();
+      slot.w->reap();
+      while (slot.w->lines.read_some()) {  // to the end: its only writer is gone
+      }
+      std::string line;
+      while (!r.stopped_early && slot.w->lines.take_line(&line)) handle_line(slot, line);
+      r.not_run += slot.in_flight ? 1 : 0;
+      slot.w.reset();
+      slot.in_flight = slot.timed_out = false;
+    }
+  };
+
   for (;;) {
+    if (stop_requested() && !r.stopped_early) {
+      interrupt();
+      break;
+    }
     double now = now_seconds();
     bool running = false;
     for (Slot& slot : slots) {
@@ -374,7 +415,8 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
         slot.started = true;
         if (opts.worker_command.empty()) {
           slot.w->start(
-              [&](int out_fd) { worker(out_fd, err_fd, first, jobs, deadline, opts, share); });
+              [&](int out_fd) { worker(out_fd, err_fd, first, jobs, deadline, opts, share); },
+              opts.stop != nullptr);
         } else {
           // fork+exec: a fresh process image (a CUDA context does not survive fork). The pipe
           // goes to fd 3, stderr to the slot's file; the loop's parameters go on the command line.
@@ -391,7 +433,8 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
           std::vector<char*> argv;
           for (std::string& a : args) argv.push_back(a.data());
           argv.push_back(nullptr);
-          slot.w->start([&](int out_fd) { exec_worker(argv.data(), out_fd, err_fd); });
+          slot.w->start([&](int out_fd) { exec_worker(argv.data(), out_fd, err_fd); },
+                        opts.stop != nullptr);
         }
         slot.last_line = now;
         if (opts.on_worker_start) opts.on_worker_start(slot.w->pid);

@@ -4,6 +4,7 @@
 // Used by `shapefuzz campaign` and, once per fault, by `shapefuzz zoo`.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -72,6 +73,13 @@ struct CampaignOptions {
   std::function<void(uint64_t seed, const std::string& bucket)> on_verdict;
   // Called with each new worker's pid (tests kill workers at random moments).
   std::function<void(int pid)> on_worker_start;
+  // When set, the campaign ends early once *stop is non-zero (a SIGINT/SIGTERM handler sets it;
+  // the loop checks it as it checks its time box): no program starts, the workers are killed and
+  // reaped, the verdicts they had sent are recorded, and the programs in flight are not run
+  // (neither counted nor blamed: a worker we stop is not a crash). Its workers then ignore SIGINT
+  // and SIGTERM, so a terminal's Ctrl-C, which reaches the whole process group, stops the
+  // campaign through this flag only.
+  const volatile std::sig_atomic_t* stop = nullptr;
 };
 
 struct CampaignResult {
@@ -83,6 +91,8 @@ struct CampaignResult {
   uint64_t features = 0;       // distinct features reached: engine-level (fuzz/features.h) + edges
   uint64_t edge_features = 0;  // of which edge features, in an instrumented build (fuzz/sancov.h)
   bool stopped_early = false;
+  bool interrupted = false;  // ended by CampaignOptions::stop before its time box
+  uint64_t not_run = 0;      // programs in flight when it was interrupted (not in `programs`)
   // Non-empty when a worker's backend was unavailable (the campaign stopped: no program could
   // run, and counting each as a failure would bury the reason).
   std::string backend_unavailable;

@@ -4,10 +4,13 @@
 #include "fuzz/campaign_report.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -103,7 +106,8 @@ void CampaignReport::add(const Finding& f) {
 CampaignReport::~CampaignReport() {
   if (minimizer_pid_ > 0) {
     kill(minimizer_pid_, SIGKILL);
-    waitpid(minimizer_pid_, nullptr, 0);
+    while (waitpid(minimizer_pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
   }
 }
 
@@ -116,7 +120,7 @@ std::filesystem::path minimizer_result_path(const std::filesystem::path& dir, si
 }  // namespace
 
 void CampaignReport::start_next_minimizer() {
-  if (minimizer_pid_ > 0 || minimize_queue_.empty()) return;
+  if (minimizer_pid_ > 0 || minimize_queue_.empty() || stop_requested()) return;
   QueuedMinimization q = std::move(minimize_queue_.front());
   minimize_queue_.pop_front();
   // At most the campaign's time left (2 s at least), counted from when the finding came.
@@ -126,6 +130,7 @@ void CampaignReport::start_next_minimizer() {
         std::min(budget, std::max(2.0, opts_.campaign_seconds - std::max(q.found_at, elapsed_)));
   }
   std::fflush(nullptr);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {  // no process to spare: minimize here, as before
     minimize(entries_[q.entry], q.text, budget);
@@ -133,6 +138,9 @@ void CampaignReport::start_next_minimizer() {
     return;
   }
   if (pid == 0) {
+    // Never outlive the campaign: files written after its last report would be named nowhere.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(0);
     // The child keeps none of the parent's descriptors (worker pipes above all: a copy of a
     // write end would hide a worker's exit from the parent).
     close_range(3, ~0U, 0);
@@ -156,13 +164,19 @@ void CampaignReport::start_next_minimizer() {
   }
   minimizer_pid_ = pid;
   minimizer_entry_ = q.entry;
+  // (Less a margin: a file's time is the kernel's coarse clock, up to a tick behind.)
+  minimizer_started_ =
+      std::filesystem::file_time_type::clock::now() - std::chrono::milliseconds(50);
 }
 
 void CampaignReport::take_minimizer_result(bool block) {
   if (minimizer_pid_ <= 0) return;
   int status = 0;
-  pid_t done = waitpid(minimizer_pid_, &status, block ? 0 : WNOHANG);
+  pid_t done;
+  while ((done = waitpid(minimizer_pid_, &status, block ? 0 : WNOHANG)) < 0 && errno == EINTR) {
+  }
   if (done == 0) return;  // still minimizing
+  pid_t pid = minimizer_pid_;
   minimizer_pid_ = -1;
   Entry& e = entries_[minimizer_entry_];
   std::filesystem::path result = minimizer_result_path(opts_.out_dir, minimizer_entry_);
@@ -170,7 +184,28 @@ void CampaignReport::take_minimizer_result(bool block) {
   nlohmann::json j = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
   if (done < 0 || !text || j.is_discarded() || !j.is_object()) {
     // The minimizer died (or wrote nothing): the original reproducer stands alone.
-    e.minimize_stopped_by = "minimizer died";
+    e.minimize_stopped_by = interrupted_ ? "interrupted" : "minimizer died";
+    std::string base = e.original.substr(0, e.original.size() - 4);
+    std::string min_name = base + ".min.sfz", test_name = base + "_test.cc";
+    std::string tmp = ".tmp." + std::to_string(pid);  // what write_atomically left half-written
+    std::error_code ec;
+    std::filesystem::remove(opts_.out_dir / (min_name + tmp), ec);
+    std::filesystem::remove(opts_.out_dir / (test_name + tmp), ec);
+    std::filesystem::remove(result.string() + tmp, ec);
+    // Killed after it wrote the minimized reproducer (atomically: it is complete) but before its
+    // result: the reproducer is named all the same, and its test if that was written too (files
+    // this minimizer wrote, not ones an earlier campaign left in the same directory).
+    auto written = [&](const std::string& name) {
+      std::error_code err;
+      auto t = std::filesystem::last_write_time(opts_.out_dir / name, err);
+      return !err && t >= minimizer_started_;
+    };
+    std::optional<std::string> min = read_text_file(opts_.out_dir / min_name);
+    if (min && written(min_name)) {
+      e.minimized = min_name;
+      e.lines_after = program_text_lines(*min);
+      if (written(test_name)) e.test = test_name;
+    }
   } else {
     e.replays = j.value("replays", true);
     e.lines_after = j.value("lines_after", 0);
@@ -233,11 +268,26 @@ void CampaignReport::progress(double elapsed, uint64_t programs,
   if (elapsed - last_write_ >= 2.0) write_report(false);
 }
 
-void CampaignReport::finish(const CampaignResult& r) {
-  while (minimizer_pid_ > 0 || !minimize_queue_.empty()) {
-    take_minimizer_result(true);
-    start_next_minimizer();
+void CampaignReport::stop_minimizing() {
+  interrupted_ = true;
+  if (minimizer_pid_ > 0) kill(minimizer_pid_, SIGKILL);
+  take_minimizer_result(true);  // reaps it (and keeps its result if it had just finished)
+  for (const QueuedMinimization& q : minimize_queue_) {
+    entries_[q.entry].minimize_stopped_by = "interrupted";
   }
+  minimize_queue_.clear();
+}
+
+void CampaignReport::finish(const CampaignResult& r) {
+  // The queued minimizations, one at a time; a stop request (a signal interrupts the sleep) cuts
+  // them short.
+  while (!r.interrupted && !stop_requested() && (minimizer_pid_ > 0 || !minimize_queue_.empty())) {
+    take_minimizer_result(false);
+    start_next_minimizer();
+    struct timespec tick = {0, 20 * 1000 * 1000};
+    if (minimizer_pid_ > 0) nanosleep(&tick, nullptr);
+  }
+  if (r.interrupted || stop_requested()) stop_minimizing();
   elapsed_ = r.seconds;
   programs_ = r.programs;
   buckets_ = r.buckets;
@@ -265,7 +315,7 @@ void CampaignReport::write_report(bool finished) {
   last_write_ = elapsed_;
   nlohmann::ordered_json j;
   j["schema_version"] = kReportSchemaVersion;
-  j["status"] = finished ? "finished" : "running";
+  j["status"] = !finished ? "running" : interrupted_ ? "interrupted" : "finished";
   j["seconds"] = elapsed_;
   j["programs"] = programs_;
   j["programs_per_second"] = elapsed_ > 0 ? static_cast<double>(programs_) / elapsed_ : 0.0;

@@ -1,7 +1,8 @@
 // What a campaign leaves on disk, kept current as it runs: per new finding signature the original
 // reproducer, a minimized one and a GoogleTest file, and report.json (counts, findings, files, a
 // timeline; schema in docs/report-schema.md) with report.html (the same, for people), all written
-// atomically, so kill -9 of the campaign at any moment leaves a valid, current report.
+// atomically, so kill -9 of the campaign at any moment leaves a valid, current report. An
+// interrupted campaign (SIGINT/SIGTERM: CampaignResult::interrupted) gets a final report too.
 //
 //   OUT/report.json, OUT/report.html
 //   OUT/{failures,crashes,triage}/<bucket>-<hash>.sfz        the program that found it
@@ -9,6 +10,7 @@
 //   OUT/{failures,crashes,triage}/<bucket>-<hash>_test.cc    a drop-in GoogleTest file
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
@@ -32,6 +34,9 @@ struct ReportOptions {
   oracles::PipelineOptions pipeline;  // what reproducers are judged with (no backend needed)
   IsolationLimits limits;             // for each run while minimizing
   bool quiet = false;                 // no progress lines on stderr
+  // The campaign's stop request (CampaignOptions::stop): once set, finish() waits for no
+  // minimizer (the one running is killed, the queued ones are not started).
+  const volatile std::sig_atomic_t* stop = nullptr;
 };
 
 class CampaignReport {
@@ -59,7 +64,10 @@ class CampaignReport {
   }
   // Distinct engine-level features so far (CampaignOptions::on_coverage).
   void coverage(uint64_t features) { features_ = features; }
-  // The final report, once every queued minimization is done (each within its time budget).
+  // The final report ("status": "finished"), once every queued minimization is done (each within
+  // its time budget). An interrupted campaign (r.interrupted, or a stop request while waiting)
+  // gets "status": "interrupted" at once: the minimizer running is killed (a minimized
+  // reproducer it had already written is kept and named), the queued ones never start.
   void finish(const CampaignResult& r);
 
   struct Entry {
@@ -71,7 +79,7 @@ class CampaignReport {
     int lines_before = 0, lines_after = 0;
     double minimize_seconds = 0;
     int minimize_attempts = 0;
-    std::string minimize_stopped_by;  // "fixpoint", "attempts", "time"
+    std::string minimize_stopped_by;  // "fixpoint", "attempts", "time", "interrupted"
     // Whether the program gave the same signature when run alone (a finding can depend on the
     // worker's earlier programs); only a replaying finding is minimized and gets a test file.
     bool replays = true;
@@ -86,6 +94,9 @@ class CampaignReport {
   // result file; the parent reads the result back into the entry.
   void start_next_minimizer();
   void take_minimizer_result(bool block);
+  // Kills the minimizer running and drops the queue (an interrupted campaign).
+  void stop_minimizing();
+  bool stop_requested() const { return opts_.stop && *opts_.stop != 0; }
   struct QueuedMinimization {
     size_t entry;
     std::string text;
@@ -94,6 +105,7 @@ class CampaignReport {
   std::deque<QueuedMinimization> minimize_queue_;
   int minimizer_pid_ = -1;
   size_t minimizer_entry_ = 0;
+  std::filesystem::file_time_type minimizer_started_;
 
   ReportOptions opts_;
   std::vector<Entry> entries_;
@@ -101,6 +113,7 @@ class CampaignReport {
   std::map<std::string, uint64_t> buckets_;
   uint64_t programs_ = 0, workers_lost_ = 0, features_ = 0, edge_features_ = 0;
   double elapsed_ = 0, last_write_ = -1e9;
+  bool interrupted_ = false;
   // The counts about once a second (progress calls), for the report's charts.
   struct Sample {
     double seconds = 0;

@@ -161,10 +161,11 @@ std::string report_html(const Json& r) {
       ".none{color:#999} .fail{color:#c0392b;font-weight:600} .triage{color:#b9770e}\n"
       "</style>\n</head>\n<body>\n";
   h += "<h1>shapefuzz campaign report</h1>\n<p class=\"sub\">" +
-       xml_escape(str_of(r, "status") == "finished" ? "finished"
-                                                    : "still running (this page is rewritten "
-                                                      "as the campaign goes)") +
-       " &#183; report.json schema " + num(num_of(r, "schema_version"), 0) + "</p>\n";
+       xml_escape(str_of(r, "status") == "running"
+                      ? "still running (this page is rewritten as the campaign goes)"
+                      : str_of(r, "status")) +  // finished, or interrupted by a signal
+       " &#183; report.json schema " +
+       num(num_of(r, "schema_version"), 0) + "</p>\n";
   h += "<div class=\"cards\">";
   auto card = [&](const std::string& label, const std::string& value, const char* cls) {
     h += std::string("<div class=\"card ") + cls + "\"><b>" + xml_escape(value) + "</b>" +

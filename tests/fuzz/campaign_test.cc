@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -261,6 +262,75 @@ TEST(Campaign, GuidedCampaignKeepsACorpusThatReplays) {
   ASSERT_EQ(first.size(), 5u);
   for (uint64_t s : first) EXPECT_TRUE(corpus_seeds.count(s)) << s;
   EXPECT_GE(files_under(dir, ".sfz").size(), files.size());  // grown, never lost
+}
+
+// A stop request (what the CLI's SIGINT/SIGTERM handler sets) ends the campaign at once: every
+// verdict the workers sent is counted, the programs in flight are neither counted nor blamed,
+// even when the workers got the SIGINT too (a terminal's Ctrl-C reaches the whole process group),
+// and the final report says "interrupted" and names every reproducer written (a minimizer still
+// running is killed), each of which replays.
+TEST(Campaign, AStopRequestEndsItWithAFinalReportAndNoInventedCrash) {
+  fs::path dir = fresh_dir("interrupted");
+  static volatile std::sig_atomic_t stop;
+  stop = 0;
+  ReportOptions ropts;
+  ropts.out_dir = dir;
+  ropts.minimize_seconds = 30;
+  ropts.quiet = true;
+  ropts.pipeline.oracles = oracles::OracleSet::structural_only();
+  ropts.stop = &stop;
+  CampaignResult r;
+  std::set<int> workers;
+  uint64_t verdicts = 0;
+  auto t0 = std::chrono::steady_clock::now();
+  {
+    ScopedFault planted(kPlanted);
+    CampaignReport report(ropts);
+    CampaignOptions opts;
+    opts.seconds = 120;
+    opts.jobs = 2;
+    opts.quiet_workers = true;
+    opts.pipeline = ropts.pipeline;
+    opts.stop = &stop;
+    opts.on_worker_start = [&](int pid) { workers.insert(pid); };
+    opts.on_verdict = [&](uint64_t, const std::string&) { ++verdicts; };
+    opts.on_finding = [&](const Finding& f) {
+      report.add(f);
+      return false;
+    };
+    opts.on_progress = [&](double el, uint64_t n, const std::map<std::string, uint64_t>& b) {
+      report.progress(el, n, b);
+      if (el >= 1 && !stop) {
+        for (int pid : workers) kill(pid, SIGINT);
+        stop = SIGINT;
+      }
+    };
+    r = run_campaign(opts);
+    report.finish(r);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_GT(r.programs, 0u);
+  EXPECT_EQ(verdicts, r.programs);
+  EXPECT_EQ(workers.size(), 2u);  // none was lost or replaced
+  EXPECT_EQ(r.workers_lost, 0u);
+  EXPECT_LE(r.not_run, 2u);
+  for (const auto& [bucket, n] : r.buckets) EXPECT_NE(bucket.rfind("crash:", 0), 0u) << bucket;
+  EXPECT_GT(r.buckets["fail:INV-6"], 0u);
+  expect_consistent(dir);
+  std::string json = *read_text_file(dir / "report.json");
+  EXPECT_NE(json.find("\"status\": \"interrupted\""), std::string::npos);
+  EXPECT_NE(json.find("\"programs\": " + std::to_string(r.programs) + ","), std::string::npos);
+  std::vector<fs::path> sfz = files_under(dir, ".sfz");
+  EXPECT_FALSE(sfz.empty());
+  for (const fs::path& f : sfz) {
+    std::string name = fs::relative(f, dir).string();
+    EXPECT_NE(json.find("\"" + name + "\""), std::string::npos) << "not in the report: " << name;
+    std::string text = *read_text_file(f);
+    EXPECT_EQ(signature(run_program_isolated(text, ropts.pipeline, IsolationLimits())),
+              program::parse_program(text).header.reproduces)
+        << f;
+  }
 }
 
 TEST(Campaign, CampaignKilledAtRandomMomentsLeavesAValidReport) {

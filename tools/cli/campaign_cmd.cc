@@ -1,7 +1,12 @@
 // `shapefuzz campaign`: a time-boxed fuzz campaign on the CPU backend. fuzz/campaign.h runs it,
 // crash-isolated; fuzz/campaign_report.h keeps OUT current (reproducers, minimized reproducers,
-// GoogleTest files, report.json) as findings happen. This file wires flags and progress lines.
+// GoogleTest files, report.json) as findings happen. This file wires flags, progress lines and
+// SIGINT/SIGTERM (an early end with the final report and summary).
+#include <signal.h>
+#include <sys/prctl.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -35,6 +40,35 @@ struct CampaignFlags {
   OracleFlags oracles;
 };
 
+// The first SIGINT or SIGTERM asks the campaign to stop (CampaignOptions::stop, checked by its
+// loop like the time box); it ends with its final report and summary, then dies of that signal,
+// as a caller expects of an interrupted command (a shell's loop stops; $? is 130 or 143). A
+// second signal ends it at once (its workers and minimizer die with it; report.json stays valid).
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+void on_stop_signal(int sig) {
+  if (g_stop_signal == 0) {
+    g_stop_signal = sig;
+    return;
+  }
+  signal(sig, SIG_DFL);  // both async-signal-safe
+  raise(sig);
+}
+
+// Not for a signal the process started with ignored (nohup, a script's background job): that
+// stays ignored.
+void catch_stop_signals() {
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;  // the waits that must wake (poll, nanosleep) are never restarted
+    sigaction(sig, &sa, nullptr);
+  }
+}
+
 uint64_t count_with_prefix(const std::map<std::string, uint64_t>& buckets, const char* prefix) {
   uint64_t n = 0;
   for (const auto& [k, c] : buckets) n += k.rfind(prefix, 0) == 0 ? c : 0;
@@ -48,12 +82,15 @@ int campaign(const CampaignFlags& flags) {
   ropts.campaign_seconds = flags.seconds;
   ropts.pipeline = flags.oracles.options();
   ropts.limits = flags.isolation.limits;
+  ropts.stop = &g_stop_signal;
   fuzz::CampaignReport report(ropts);  // refuses an unwritable --out before any work
+  catch_stop_signals();
 
   fuzz::CampaignOptions opts;
   opts.seconds = flags.seconds;
   opts.first_seed = flags.seed;
   opts.jobs = flags.jobs;
+  opts.stop = &g_stop_signal;
   opts.guided = flags.guided || !flags.corpus.empty();
   opts.corpus_dir = flags.corpus;
   std::optional<std::filesystem::path> scratch;  // a guided campaign's corpus when none is named
@@ -127,7 +164,11 @@ int campaign(const CampaignFlags& flags) {
     fuzz::IsolationLimits limits = flags.isolation.limits;
     limits.timeout_seconds = std::max(limits.timeout_seconds, 60.0);
     fuzz::IsolatedResult g = fuzz::run_isolated(
-        [&] { return fuzz::collect_gen_stats(flags.seed, sample).to_json(); }, limits);
+        [&] {
+          prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the campaign (a second Ctrl-C)
+          return fuzz::collect_gen_stats(flags.seed, sample).to_json();
+        },
+        limits);
     if (std::optional<fuzz::GenStats> stats = fuzz::GenStats::from_json(g.output)) {
       report.set_generator_stats(*stats, flags.seed);
     } else {
@@ -135,11 +176,19 @@ int campaign(const CampaignFlags& flags) {
                    g.crash.empty() ? "bad output" : g.crash.c_str());
     }
   }
+  r.interrupted = r.interrupted || g_stop_signal != 0;
   report.finish(r);
   if (!r.backend_unavailable.empty()) {
     std::fprintf(stderr, "campaign: the %s backend is unavailable in a worker: %s\n",
                  flags.backend.c_str(), r.backend_unavailable.c_str());
     return kExitUnavailable;
+  }
+  if (int sig = g_stop_signal) {
+    std::fprintf(stderr,
+                 "campaign: interrupted by %s after %.1fs (programs in flight, not run: %llu); "
+                 "the report is final\n",
+                 sig == SIGINT ? "SIGINT" : "SIGTERM", r.seconds,
+                 static_cast<unsigned long long>(r.not_run));
   }
   std::string edges =
       r.edge_features ? " (" + std::to_string(r.edge_features) + " of them edge features)" : "";
@@ -163,6 +212,11 @@ int campaign(const CampaignFlags& flags) {
                 e.minimized.empty() ? "" : (ropts.out_dir / e.minimized).c_str());
     failed = failed || fuzz::is_finding_bucket(e.bucket);
   }
+  if (int sig = g_stop_signal) {
+    std::fflush(nullptr);
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
   return failed ? kExitFindings : kExitOk;
 }
 
@@ -176,7 +230,9 @@ void add_campaign_command(CLI::App& app, Action* action) {
       "pipeline and every oracle, crash-isolated in a worker process; per new finding (bucket + "
       "normalized message) writes the program, a minimized program and a GoogleTest file under "
       "OUT/{failures,crashes,triage}, and keeps OUT/report.json current; exit 1 when anything "
-      "failed or crashed");
+      "failed or crashed. SIGINT or SIGTERM ends it early: the programs in flight are not run, "
+      "report.json is final with status \"interrupted\", the summary is printed, and it exits "
+      "by that signal (130 or 143 in a shell); a second signal ends it at once");
   cmd->add_option("--seconds", f->seconds, "time box")
       ->capture_default_str()
       ->check(positive_number());
