@@ -159,23 +159,46 @@ struct Fact {
   ExprRef expr;
   std::string label;
   z3::expr asserted;  // definedness and value, as asserted
+  // The sequences of facts in scope up to this one, by expression and by label, as numbers
+  // (FactSequences): equal numbers, equal sequences.
+  uint64_t exprs_id = 0, labels_id = 0;
+};
+
+// Numbers the sequences of facts a session has had in scope, so that a query's cache key names
+// them in O(1) instead of listing them (which made every query linear in the facts): each
+// sequence is its predecessor's number and the fact appended, interned. 0 is the empty one.
+class FactSequences {
+ public:
+  uint64_t append_expr(uint64_t prefix, const ExprRef& e) {
+    auto [it, added] = exprs_.try_emplace({prefix, e.get()}, next_id_, e);
+    if (added) ++next_id_;
+    return it->second.first;
+  }
+  uint64_t append_label(uint64_t prefix, const std::string& label) {
+    auto [it, added] = labels_.try_emplace({prefix, label}, next_id_);
+    if (added) ++next_id_;
+    return it->second;
+  }
+
+ private:
+  uint64_t next_id_ = 1;
+  // (prefix, the fact's node) -> (number, the node kept alive so its address is not reused).
+  std::map<std::pair<uint64_t, const sym::Expr*>, std::pair<uint64_t, ExprRef>> exprs_;
+  std::map<std::pair<uint64_t, std::string>, uint64_t> labels_;
 };
 
 struct CacheKey {
-  std::vector<ExprRef> facts, query;
+  uint64_t facts = 0;  // FactSequences' number of the facts in scope
+  std::vector<ExprRef> query;
   bool with_core = false;  // an answer cached without its core cannot serve one that needs it
-  std::vector<std::string> labels;  // with a core: the facts' labels, which the core names
+  uint64_t labels = 0;     // with a core: the number of the facts' labels, which the core names
   bool operator<(const CacheKey& o) const {
     if (with_core != o.with_core) return with_core < o.with_core;
     if (labels != o.labels) return labels < o.labels;
-    auto less = [](const std::vector<ExprRef>& a, const std::vector<ExprRef>& b) {
-      return std::lexicographical_compare(
-          a.begin(), a.end(), b.begin(), b.end(),
-          [](const ExprRef& x, const ExprRef& y) { return x.get() < y.get(); });
-    };
-    if (less(facts, o.facts)) return true;
-    if (less(o.facts, facts)) return false;
-    return less(query, o.query);
+    if (facts != o.facts) return facts < o.facts;
+    return std::lexicographical_compare(
+        query.begin(), query.end(), o.query.begin(), o.query.end(),
+        [](const ExprRef& x, const ExprRef& y) { return x.get() < y.get(); });
   }
 };
 
@@ -229,14 +252,6 @@ struct Session::Impl {
     p.set("rlimit", opts.rlimit);
     p.set("random_seed", opts.seed);
     return p;
-  }
-
-  std::vector<std::string> fact_labels() const {
-    std::vector<std::string> out;
-    for (const auto& scope : scopes) {
-      for (const Fact& f : scope) out.push_back(f.label);
-    }
-    return out;
   }
 
   std::vector<ExprRef> fact_exprs() const {
@@ -358,7 +373,16 @@ struct Session::Impl {
   Encoder enc;
   Watchdog watchdog;
   std::vector<std::vector<Fact>> scopes;
+  FactSequences sequences;
   std::map<CacheKey, Result> cache;
+
+  // The last fact in scope (null when none is).
+  const Fact* last_fact() const {
+    for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
+      if (!it->empty()) return &it->back();
+    }
+    return nullptr;
+  }
 };
 
 Session::Session(Options opts) : impl_(std::make_unique<Impl>(opts)), opts_(opts) {}
@@ -395,7 +419,10 @@ void Session::assume(const ExprRef& fact, const std::string& label) {
   Term t = m.enc.encode(fact);
   z3::expr asserted = t.defined && t.value;
   m.solver.add(asserted);
-  m.scopes.back().push_back(Fact{fact, label, asserted});
+  const Fact* last = m.last_fact();
+  uint64_t exprs_id = m.sequences.append_expr(last ? last->exprs_id : 0, fact);
+  uint64_t labels_id = m.sequences.append_label(last ? last->labels_id : 0, label);
+  m.scopes.back().push_back(Fact{fact, label, asserted, exprs_id, labels_id});
 }
 
 Result Session::entails(const ExprRef& goal) {
@@ -416,8 +443,9 @@ Result Session::entails(const ExprRef& goal) {
 Result Session::check(const std::vector<ExprRef>& query, bool with_core) {
   Impl& m = *impl_;
   ++stats_.queries;
-  CacheKey key{m.fact_exprs(), query, with_core,
-               with_core ? m.fact_labels() : std::vector<std::string>{}};
+  const Fact* last = m.last_fact();
+  CacheKey key{last ? last->exprs_id : 0, query, with_core,
+               with_core && last ? last->labels_id : 0};
   if (auto it = m.cache.find(key); it != m.cache.end()) {
     ++stats_.cache_hits;
     Result r = it->second;
