@@ -5,6 +5,7 @@
 // Z3 sees only the facts that share symbols with a goal (a violation is confirmed with them all).
 #include "oracles/rename_oracle.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <tuple>
@@ -22,19 +23,30 @@ using sym::ExprRef;
 
 namespace {
 
-bool mentions(const ExprRef& e, const ExprRef& s) {
-  for (const ExprRef& x : sym::free_symbols(e)) {
-    if (x == s) return true;
+// The free symbols of each fact's expression, computed once: the state is read around many
+// events and most facts stay.
+class SymbolsOf {
+ public:
+  const std::vector<ExprRef>& operator()(const ExprRef& e) {
+    auto it = cache_.find(e.get());
+    if (it == cache_.end()) {
+      it = cache_.emplace(e.get(), std::make_pair(e, sym::free_symbols(e))).first;
+    }
+    return it->second.second;
   }
-  return false;
-}
+
+ private:
+  // (The expression is kept so that its address is not reused for another one.)
+  std::unordered_map<const sym::Expr*, std::pair<ExprRef, std::vector<ExprRef>>> cache_;
+};
 
 // The facts among `facts` that can matter to goals over `symbols`: those connected to them
 // through shared symbols (with every fact without symbols). The rest constrain other symbols
 // only, so they change no entailment unless they contradict each other, which is why a
 // violation found on this slice is confirmed with all the facts.
 std::vector<smt::Fact> facts_connected_to(const std::vector<smt::Fact>& facts,
-                                          const std::vector<ExprRef>& symbols) {
+                                          const std::vector<ExprRef>& symbols,
+                                          SymbolsOf& symbols_of) {
   // Union-find over symbols: the facts join the symbols they mention.
   std::unordered_map<const sym::Expr*, const sym::Expr*> parent;
   std::function<const sym::Expr*(const sym::Expr*)> root = [&](const sym::Expr* x) {
@@ -43,20 +55,43 @@ std::vector<smt::Fact> facts_connected_to(const std::vector<smt::Fact>& facts,
     if (it->second == x) return x;
     return it->second = root(it->second);
   };
-  std::vector<std::vector<ExprRef>> fact_symbols;
+  std::vector<const std::vector<ExprRef>*> fact_symbols;
   for (const smt::Fact& f : facts) {
-    fact_symbols.push_back(sym::free_symbols(f.expr));
-    const std::vector<ExprRef>& fs = fact_symbols.back();
+    fact_symbols.push_back(&symbols_of(f.expr));
+    const std::vector<ExprRef>& fs = *fact_symbols.back();
     for (size_t i = 1; i < fs.size(); ++i) parent[root(fs[i].get())] = root(fs[0].get());
   }
   std::unordered_set<const sym::Expr*> wanted;
   for (const ExprRef& s : symbols) wanted.insert(root(s.get()));
   std::vector<smt::Fact> out;
   for (size_t i = 0; i < facts.size(); ++i) {
-    if (fact_symbols[i].empty() || wanted.count(root(fact_symbols[i][0].get())))
+    if (fact_symbols[i]->empty() || wanted.count(root((*fact_symbols[i])[0].get())))
       out.push_back(facts[i]);
   }
   return out;
+}
+
+// f(key, value now or null, value before or null) for every key of either map, in one ordered
+// walk of both: a lookup per key would compare expressions structurally log(n) times.
+template <typename F>
+void for_both(const std::map<ExprRef, ExprRef, sym::ExprLess>& now,
+              const std::map<ExprRef, ExprRef, sym::ExprLess>& before, F f) {
+  sym::ExprLess less;
+  auto i = now.begin();
+  auto j = before.begin();
+  while (i != now.end() || j != before.end()) {
+    if (j == before.end() || (i != now.end() && i->first != j->first && less(i->first, j->first))) {
+      f(i->first, &i->second, nullptr);
+      ++i;
+    } else if (i == now.end() || (i->first != j->first && less(j->first, i->first))) {
+      f(j->first, nullptr, &j->second);
+      ++j;
+    } else {
+      f(i->first, &i->second, &j->second);
+      ++i;
+      ++j;
+    }
+  }
 }
 
 class RenameCheck {
@@ -89,15 +124,16 @@ class RenameCheck {
     const auto& ren = env.replacement_table().renamings();
     const auto& rep = env.replacement_table().entries();
     std::vector<std::pair<ExprRef, ExprRef>> changed;  // (old symbol, what it now stands for)
-    for (const auto& [a, b] : ren) {
-      auto it = renamings_.find(a);
-      if (it == renamings_.end() || it->second != b) changed.emplace_back(a, b);
-    }
-    for (const auto& [a, old_tgt] : replacements_) {
-      auto it = rep.find(a);
-      bool renamed = ren.count(a) && (!renamings_.count(a) || renamings_.at(a) != ren.at(a));
-      if (!renamed && (it == rep.end() || it->second != old_tgt)) changed.emplace_back(a, a);
-    }
+    std::unordered_set<const sym::Expr*> renamed;
+    for_both(ren, renamings_, [&](const ExprRef& a, const ExprRef* now, const ExprRef* was) {
+      if (now && (!was || *was != *now)) {
+        changed.emplace_back(a, *now);
+        renamed.insert(a.get());
+      }
+    });
+    for_both(rep, replacements_, [&](const ExprRef& a, const ExprRef* now, const ExprRef* was) {
+      if (was && !renamed.count(a.get()) && (!now || *now != *was)) changed.emplace_back(a, a);
+    });
     if (changed.empty()) return;
     // One solver scope per event: the new state is encoded once for every changed symbol.
     smt::Session& session = smt::Session::shared(opts_);
@@ -114,7 +150,8 @@ class RenameCheck {
              const Event& ev, const ExprRef& a, const ExprRef& b) {
     std::vector<smt::Fact> goals;
     for (const smt::Fact& f : facts_before_) {
-      if (!mentions(f.expr, a)) continue;
+      const std::vector<ExprRef>& fs = symbols_of_(f.expr);
+      if (std::find(fs.begin(), fs.end(), a) == fs.end()) continue;
       ExprRef g = a == b ? f.expr : sym::substitute_symbols(f.expr, [&](const ExprRef& s) {
         return s == a ? b : s;
       });
@@ -126,10 +163,10 @@ class RenameCheck {
                        (a == b ? " (replacement rewritten)" : " renamed to " + b->str());
     std::vector<ExprRef> symbols;
     for (const smt::Fact& g : goals) {
-      for (const ExprRef& x : sym::free_symbols(g.expr)) symbols.push_back(x);
+      for (const ExprRef& x : symbols_of_(g.expr)) symbols.push_back(x);
     }
     smt::Session::Scope scope(session);
-    smt::assume_all(session, facts_connected_to(facts, symbols));
+    smt::assume_all(session, facts_connected_to(facts, symbols, symbols_of_));
     for (const smt::Fact& g : goals) {
       smt::Result r = session.entails(g.expr);
       if (r.status == smt::Status::kSat) r = entailed_by_all(session, facts, g.expr);
@@ -155,6 +192,7 @@ class RenameCheck {
   OracleReport& report_;
   const std::vector<bool>& judged_;
   smt::FactMemo memo_;  // the state is read around every judged event
+  SymbolsOf symbols_of_;
   std::map<ExprRef, ExprRef, sym::ExprLess> renamings_, replacements_;
   std::vector<smt::Fact> facts_before_;
   using Map = std::map<ExprRef, ExprRef, sym::ExprLess>;
