@@ -163,15 +163,18 @@ TorchProcess::Status run_torch_side(TorchCase& c, TorchProcess& worker,
     case TorchProcess::Status::kNotStarted:
       break;
     case TorchProcess::Status::kTimeout:
+    case TorchProcess::Status::kTooLong:
     case TorchProcess::Status::kDied: {
-      bool hung = status == TorchProcess::Status::kTimeout;
+      const char* type = status == TorchProcess::Status::kTimeout   ? "timeout"
+                         : status == TorchProcess::Status::kTooLong ? "answer too long"
+                                                                    : "worker died";
       for (const std::string& b : backends) {
-        c.results.push_back(json{{"backend", b},
-                                 {"verdict", "error"},
-                                 {"kind", "crash"},
-                                 {"type", hung ? "timeout" : "worker died"},
-                                 {"message", hung ? "no answer in time" : *error}}
-                                .dump());
+        c.results.push_back(json{
+            {"backend", b},
+            {"verdict", "error"},
+            {"kind", "crash"},
+            {"type", type},
+            {"message", *error}}.dump());
       }
       break;
     }

@@ -32,7 +32,8 @@ void run_our_side_isolated(TorchCase& c, const program::Program& p,
                            const oracles::PipelineOptions& opts, double timeout_seconds);
 
 // PyTorch's side: asks `worker` for `backends` and fills `c.results`, one per backend. A worker
-// that hangs or dies gives a crash verdict for every backend (a finding of PyTorch's). Returns
+// that hangs, dies or writes an answer past its cap gives a crash verdict for every backend (type
+// "timeout", "worker died" or "answer too long": a finding of PyTorch's). Returns
 // kNotStarted, with `*error`, when no worker could start (PyTorch is unavailable).
 TorchProcess::Status run_torch_side(TorchCase& c, TorchProcess& worker,
                                     const std::vector<std::string>& backends, double timeout,

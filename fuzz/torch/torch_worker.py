@@ -3,10 +3,16 @@
 # stdout ({"id": ..., "results": [one sf_run verdict per backend]}). Importing torch once and
 # keeping the interpreter is what makes a program cost its compile time only. The driver kills and
 # restarts a worker that stops answering (a hang or a crash of PyTorch's is a finding).
-import json
+# Its start is a handshake: {"hello": ...} at once, before any import (the driver gives it seconds:
+# a Python that does not run this file is caught there), then {"ready": true} once torch imported.
 import sys
-import traceback
-import types
+
+sys.stdout.write('{"hello": "shapefuzz-torch-worker"}\n')
+sys.stdout.flush()
+
+import json  # noqa: E402
+import traceback  # noqa: E402
+import types  # noqa: E402
 
 
 def answer(request, number):

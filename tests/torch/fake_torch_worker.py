@@ -1,22 +1,45 @@
-# A stand-in for fuzz/torch/torch_worker.py in tests: the same line protocol, no PyTorch. It
-# rejects a program whose export calls nonzero with a data-dependent guard and any other with a
-# RuntimeError, so a shrinker keeping "PyTorch raises a data-dependent guard" must keep a nonzero.
-# FAKE_TORCH_MODE=hang never answers; =die exits on the first request; =broken never gets ready.
-import json
+# A stand-in for fuzz/torch/torch_worker.py in tests: the same line protocol (the handshake, then
+# ready, then one answer line per request), no PyTorch. It rejects a program whose export calls
+# nonzero with a data-dependent guard and any other with a RuntimeError, so a shrinker keeping
+# "PyTorch raises a data-dependent guard" must keep a nonzero.
+# FAKE_TORCH_MODE picks a misbehaviour: =hang never answers a request; =die exits on the first
+# request; =broken never gets ready (no torch); =silent sleeps before its handshake; =exit exits
+# at once, silently; =endless answers with a line that never ends; =pad answers with a line of
+# FAKE_TORCH_PAD bytes; =deaf never reads its requests; =close closes its stdout on a request and
+# lives on.
 import os
 import sys
 import time
 
 mode = os.environ.get("FAKE_TORCH_MODE", "")
+if mode == "silent":
+    time.sleep(3600)
+if mode == "exit":
+    sys.exit(0)
+print('{"hello": "fake"}', flush=True)
+import json  # noqa: E402
+
 if mode == "broken":
     sys.exit("no module named torch")
 print(json.dumps({"ready": True}), flush=True)
+if mode == "deaf":
+    time.sleep(3600)
 for line in sys.stdin:
     request = json.loads(line)
     if mode == "hang":
         time.sleep(3600)
     if mode == "die":
         sys.exit(3)
+    if mode == "close":
+        os.close(1)
+        time.sleep(3600)
+    if mode == "endless":
+        chunk = "x" * 65536
+        while True:
+            sys.stdout.write(chunk)
+    if mode == "pad":
+        print("x" * int(os.environ["FAKE_TORCH_PAD"]), flush=True)
+        continue
     guard = "torch.nonzero(" in request["code"] or ".nonzero(" in request["code"]
     results = [{"backend": b, "verdict": "error",
                 "kind": "data_dependent_guard" if guard else "other",

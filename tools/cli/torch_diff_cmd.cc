@@ -1,7 +1,8 @@
-// `shapefuzz torch-diff [DIR] [--seeds N]`: our pipeline and PyTorch's on the same programs. Each
-// program runs through our pipeline here, is exported (export-torch) and sent to persistent
-// PyTorch workers (fuzz/torch/torch_worker.py, one per job); each backend's verdict is judged
-// against ours (fuzz/torch/torch_diff.h) and counted by class. Exit 0 when everything agrees.
+// `shapefuzz torch-diff [DIR] [--seeds N]`: our pipeline and PyTorch's on the same programs. A
+// first PyTorch worker is started (and so PyTorch found) before anything else; then each program
+// runs through our pipeline here, is exported (export-torch) and sent to persistent PyTorch
+// workers (fuzz/torch/torch_worker.py, one per job); each backend's verdict is judged against ours
+// (fuzz/torch/torch_diff.h) and counted by class. Exit 0 when everything agrees.
 #include <unistd.h>
 
 #include <algorithm>
@@ -52,6 +53,8 @@ struct TorchDiffFlags {
   std::string device;
   std::string ours_backend = "cpu";
   double timeout = 60;
+  double start_timeout = 300;
+  size_t max_reply_mb = 1;
   std::string out;
   int examples = 5;
   int minimize = 1;
@@ -99,16 +102,17 @@ class WorkerScript {
   bool ok_ = false;
 };
 
-// Runs `task(worker, i)` for i in [0, n) on `jobs` threads, each with its own PyTorch worker.
-// Stops early, with `*unavailable` set, when a worker cannot start.
-void on_workers(size_t n, int jobs, const std::string& python, const WorkerScript& script,
+using Workers = std::vector<std::unique_ptr<torch_ref::TorchProcess>>;
+
+// Runs `task(worker, i)` for i in [0, n) on one thread per worker. Stops early, with
+// `*unavailable` set, when a worker cannot start.
+void on_workers(size_t n, Workers& workers,
                 const std::function<torch_ref::TorchProcess::Status(torch_ref::TorchProcess&,
                                                                     size_t, std::string*)>& task,
                 std::string* unavailable) {
   std::atomic<size_t> next{0};
   std::mutex lock;
-  auto work = [&] {
-    torch_ref::TorchProcess worker(python, script.path());
+  auto work = [&](torch_ref::TorchProcess& worker) {
     for (size_t i; (i = next++) < n;) {
       std::string error;
       if (task(worker, i, &error) == torch_ref::TorchProcess::Status::kNotStarted) {
@@ -120,7 +124,9 @@ void on_workers(size_t n, int jobs, const std::string& python, const WorkerScrip
     }
   };
   std::vector<std::thread> threads;
-  for (int j = 0; j < std::max(1, jobs); ++j) threads.emplace_back(work);
+  for (std::unique_ptr<torch_ref::TorchProcess>& w : workers) {
+    threads.emplace_back(work, std::ref(*w));
+  }
   for (std::thread& t : threads) t.join();
 }
 
@@ -152,6 +158,10 @@ std::string with_comment(const std::string& text, const std::string& line) {
 // Our pipeline runs each program in a child (an engine crash is that program's ours-failed).
 constexpr double kOurSideSeconds = 30;
 
+// At most this many generated programs in one run (gen --count's bound): every program is kept
+// in memory until the report.
+constexpr uint64_t kMaxSeeds = uint64_t{1} << 20;
+
 // A shrunk candidate can loop forever in PyTorch (a while_loop whose condition lost its counter;
 // ours stops at 10,000 iterations): unless the disagreement is a hang, a candidate gets 20 s.
 double candidate_timeout(const TorchDiffFlags& flags, const std::string& key) {
@@ -178,6 +188,33 @@ int torch_diff(const TorchDiffFlags& flags) {
     return kExitUnavailable;
   }
   opts.backend = ours.get();
+
+  // PyTorch first: without it nothing below is worth running.
+  std::string python = python_of(flags);
+  if (!flags.device.empty()) setenv("SHAPEFUZZ_TORCH_DEVICE", flags.device.c_str(), 1);
+  WorkerScript script;
+  if (!script.ok()) {
+    std::fprintf(stderr, "torch-diff: cannot write the worker script\n");
+    return kExitUsage;
+  }
+  auto unavailable_exit = [](const std::string& error) {
+    std::fprintf(stderr,
+                 "torch-diff: PyTorch is unavailable: %s\n(set --python or "
+                 "SHAPEFUZZ_PYTHON to a python3 with torch; tools/setup-torch.sh makes one)\n",
+                 error.c_str());
+    return kExitUnavailable;
+  };
+  torch_ref::WorkerLimits worker_limits;
+  worker_limits.start_seconds = flags.start_timeout;
+  worker_limits.max_line_bytes = flags.max_reply_mb << 20;
+  Workers workers;
+  for (int j = 0; j < std::max(1, flags.jobs); ++j) {
+    workers.push_back(
+        std::make_unique<torch_ref::TorchProcess>(python, script.path(), worker_limits));
+  }
+  std::string unavailable;
+  if (!workers[0]->start(&unavailable)) return unavailable_exit(unavailable);
+
   auto t0 = std::chrono::steady_clock::now();
   if (!flags.dir.empty()) {
     std::error_code ec;
@@ -195,7 +232,9 @@ int torch_diff(const TorchDiffFlags& flags) {
       cases.push_back(std::move(c));
     }
   }
-  for (uint64_t s = flags.seed; s < flags.seed + flags.seeds; ++s) {
+  // Seeds count modulo 2^64, as gen's do: the last ones are followed by 0, 1, ...
+  for (uint64_t k = 0; k < flags.seeds; ++k) {
+    uint64_t s = flags.seed + k;
     torch_ref::TorchCase c;
     c.name = "seed-" + std::to_string(s);
     program::Program p = fuzz::generated_for_seed(s).program;
@@ -206,25 +245,10 @@ int torch_diff(const TorchDiffFlags& flags) {
   double ours_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  std::string python = python_of(flags);
-  if (!flags.device.empty()) setenv("SHAPEFUZZ_TORCH_DEVICE", flags.device.c_str(), 1);
-  WorkerScript script;
-  if (!script.ok()) {
-    std::fprintf(stderr, "torch-diff: cannot write the worker script\n");
-    return kExitUsage;
-  }
-  auto unavailable_exit = [](const std::string& error) {
-    std::fprintf(stderr,
-                 "torch-diff: PyTorch is unavailable: %s\n(set --python or "
-                 "SHAPEFUZZ_PYTHON to a python3 with torch; tools/setup-torch.sh makes one)\n",
-                 error.c_str());
-    return kExitUnavailable;
-  };
-  std::string unavailable;
   auto t1 = std::chrono::steady_clock::now();
   Progress progress(cases.size());
   on_workers(
-      cases.size(), flags.jobs, python, script,
+      cases.size(), workers,
       [&](torch_ref::TorchProcess& worker, size_t i, std::string* error) {
         torch_ref::TorchCase& c = cases[i];
         torch_ref::TorchProcess::Status status = torch_ref::TorchProcess::Status::kAnswer;
@@ -302,7 +326,7 @@ int torch_diff(const TorchDiffFlags& flags) {
   fuzz::ShrinkLimits limits;
   limits.seconds = flags.shrink_seconds;
   on_workers(
-      to_minimize.size(), flags.jobs, python, script,
+      to_minimize.size(), workers,
       [&](torch_ref::TorchProcess& worker, size_t i, std::string*) {
         const ToMinimize& m = to_minimize[i];
         torch_ref::DisagreementShrink shrink = torch_ref::shrink_disagreement(
@@ -375,7 +399,11 @@ void add_torch_diff_command(CLI::App& app, Action* action) {
       "different-outputs, torch-crashes, ours-failed); exit 0 when all agree, 1 otherwise, 4 "
       "without PyTorch");
   cmd->add_option("DIR", f->dir, "directory of .sfz programs")->check(CLI::ExistingDirectory);
-  cmd->add_option("--seeds", f->seeds, "also this many generated programs")->capture_default_str();
+  cmd->add_option("--seeds", f->seeds,
+                  "also this many generated programs (seeds S..S+N-1, modulo 2^64; at most "
+                  "1048576)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{0}, kMaxSeeds));
   cmd->add_option("--seed", f->seed, "the first generated program's seed")
       ->capture_default_str()
       ->check(seed_number());
@@ -395,9 +423,21 @@ void add_torch_diff_command(CLI::App& app, Action* action) {
                   "PyTorch's)")
       ->capture_default_str()
       ->check(CLI::IsMember({"cpu", "cuda"}));
-  cmd->add_option("--timeout", f->timeout, "seconds per program before its worker is killed")
+  cmd->add_option("--timeout", f->timeout,
+                  "seconds per program before its worker is killed (the program counts as "
+                  "torch-crashes, a fresh worker takes the next one)")
       ->capture_default_str()
       ->check(positive_number());
+  cmd->add_option("--start-timeout", f->start_timeout,
+                  "seconds a worker may take to start (import torch); its handshake, before the "
+                  "import, has at most 10 of them; past either PyTorch is unavailable (exit 4)")
+      ->capture_default_str()
+      ->check(positive_number());
+  cmd->add_option("--max-reply-mb", f->max_reply_mb,
+                  "longest answer line a worker may write, in MiB; past it the worker is killed "
+                  "and the program counts as torch-crashes")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{1024}));
   cmd->add_option("--out", f->out, "write report.json and up to --examples programs per class");
   cmd->add_option("--examples", f->examples, "programs kept per backend and class")
       ->capture_default_str();

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# torch-diff end to end against misbehaving workers (fake_torch_worker.py behind --python): PyTorch
+# is looked for before any program runs, a worker that is silent, exits or is not a worker is
+# "unavailable" (exit 4) in seconds, a hung or endless answer is that program's torch-crashes
+# (exit 1) and the next program gets a fresh worker, and --seeds is range-checked and counts
+# modulo 2^64 like gen's. Every run is under `timeout`, so a hang fails the test instead of
+# stalling it.
+set -uo pipefail
+cli="$1"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+fake="$PWD/tests/torch/fake_torch_worker.py"
+failures=0
+
+# A --python that runs the fake in MODE whatever script it is given.
+fake_python() {
+  local file="$tmp/python-$1"
+  printf '#!/bin/sh\nFAKE_TORCH_MODE=%s exec python3 %s\n' "$1" "$fake" >"$file"
+  chmod +x "$file"
+  echo "$file"
+}
+
+# expect RC MAX_SECONDS DESCRIPTION CMD...: CMD exits RC within MAX_SECONDS; its output in $out.
+expect() {
+  local want="$1" limit="$2" what="$3"
+  shift 3
+  local start=$SECONDS
+  out="$(timeout 120 "$@" 2>&1)"
+  local rc=$? took=$((SECONDS - start))
+  if [[ $rc -ne $want ]]; then
+    echo "FAIL: $what: exit $rc, want $want"; echo "$out" | tail -20
+    failures=$((failures + 1))
+  elif ((took > limit)); then
+    echo "FAIL: $what: took $took s, want at most $limit"
+    failures=$((failures + 1))
+  fi
+}
+expect_output() {
+  if ! grep -q -- "$1" <<<"$out"; then
+    echo "FAIL: output lacks '$1':"; echo "$out" | tail -20
+    failures=$((failures + 1))
+  fi
+}
+
+# Without PyTorch: found out first, before a million programs of ours would run.
+if ! python3 -c "import torch" 2>/dev/null; then
+  expect 4 5 "no torch" "$cli" torch-diff --seeds 1048576 --python python3
+  expect_output "PyTorch is unavailable: .*No module named 'torch'"
+fi
+expect 4 5 "no such python" "$cli" torch-diff --seeds 1048576 --python /nonexistent/python3
+expect_output "cannot run /nonexistent/python3"
+expect 4 5 "a worker that exits at once" \
+  "$cli" torch-diff --seeds 1048576 --python "$(fake_python exit)"
+expect_output "the worker did not start (.*): it ended (crash:exit0)"
+expect 4 8 "a silent worker" \
+  "$cli" torch-diff --seeds 1048576 --python "$(fake_python silent)" --start-timeout 2
+expect_output "no handshake within 2 s"
+printf '#!/bin/sh\nyes | tr -d "\\n"\n' >"$tmp/python-endless-line"
+chmod +x "$tmp/python-endless-line"
+expect 4 5 "an endless first line" "$cli" torch-diff --seeds 2 --python "$tmp/python-endless-line"
+expect_output "a line of its start passed the 1 MiB cap"
+
+# After the handshake: each program has --timeout and the cap; a fresh worker takes the next one.
+expect 1 30 "a hung worker" "$cli" torch-diff --seeds 3 --python "$(fake_python hang)" \
+  --timeout 1 --backends eager
+expect_output "eager:"
+expect_output "torch-crashes .* 3  (100.0%)"
+expect_output "torch-crashes torch:crash/timeout"
+expect_output "no answer within 1 s"
+expect 1 30 "an endless answer" "$cli" torch-diff --seeds 3 --python "$(fake_python endless)" \
+  --backends eager
+expect_output "torch-crashes .* 3  (100.0%)"
+expect_output "torch-crashes torch:crash/answer too long"
+expect_output "its answer passed the 1 MiB cap"
+
+# --seeds: bounded, never negative, and counted modulo 2^64.
+expect 2 5 "--seeds past the bound" "$cli" torch-diff --seeds 1048577 --python python3
+expect_output "not in range"
+expect 2 5 "negative --seeds" "$cli" torch-diff --seeds -1 --python python3
+expect 1 30 "seeds wrapping past 2^64-1" "$cli" torch-diff --seed 18446744073709551615 --seeds 2 \
+  --python "$(fake_python '')" --backends eager --out "$tmp/wrap" --minimize 0
+expect_output "^2 programs"
+for name in seed-18446744073709551615 seed-0; do
+  grep -q "\"$name\"" "$tmp/wrap/report.json" || {
+    echo "FAIL: report.json lacks $name"; failures=$((failures + 1))
+  }
+done
+
+if ((failures > 0)); then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "PASS"
