@@ -441,8 +441,17 @@ class Interpreter {
       }
       case Expr::Kind::kCall: {
         std::vector<program::ExprPtr> bound = program::bind_call(e);
+        const program::OpSchema& schema = program::schema(e.op);
         std::vector<Value> args;
-        for (const auto& a : bound) args.push_back(a ? eval(*a) : Value{});
+        for (size_t i = 0; i < bound.size(); ++i) {
+          args.push_back(bound[i] ? eval(*bound[i]) : Value{});
+          program::ArgForm form = args.back().kind == Value::Kind::kTuple ? program::ArgForm::kList
+                                                                          : program::ArgForm::kOne;
+          if (!bound[i]) continue;
+          if (auto error = program::argument_form_error(schema.params[i], form)) {
+            invalid(schema.name + ": " + *error);  // the tracer's rule too
+          }
+        }
         return dispatch(Call(e.op, std::move(args)));
       }
     }

@@ -139,9 +139,17 @@ class Tracer {
 
   NodeArg arg_for(const program::Param& p, const ExprPtr& e, const std::string& opname) {
     if (!e) return NodeArg::none();
+    // The argument's form (one value or a list) by the rule eager applies too.
+    auto check_form = [&](bool is_list) {
+      if (auto error = program::argument_form_error(
+              p, is_list ? program::ArgForm::kList : program::ArgForm::kOne)) {
+        invalid(e, opname + ": " + *error);
+      }
+    };
     switch (p.kind) {
       case ParamKind::kDim:
       case ParamKind::kDims: {
+        check_form(e->kind == Expr::Kind::kList);
         std::vector<ExprPtr> elems =
             e->kind == Expr::Kind::kList ? e->elems : std::vector<ExprPtr>{e};
         std::vector<NodeArg> out;
@@ -161,13 +169,10 @@ class Tracer {
       case ParamKind::kInts:
       case ParamKind::kTensors: {
         if (e->kind != Expr::Kind::kList) {
-          // A tuple value (from tolist or unique) also serves as a list; an int as a 1-list.
+          // A tuple value (from tolist or unique) also serves as a list.
           TV tv = eval(e);
-          if (tv.value.kind() == Value::Kind::kTuple)
-            return NodeArg::list_of(tuple_elements(tv, e->loc.line));
-          if (p.kind == ParamKind::kTensors)
-            invalid(e, opname + ": argument '" + p.name + "' must be a list");
-          return NodeArg::list_of({tv.arg});
+          check_form(tv.value.kind() == Value::Kind::kTuple);
+          return NodeArg::list_of(tuple_elements(tv, e->loc.line));
         }
         std::vector<NodeArg> out;
         for (const ExprPtr& x : e->elems) out.push_back(eval(x).arg);
@@ -186,8 +191,11 @@ class Tracer {
       case ParamKind::kTensor:
       case ParamKind::kScalar:
       case ParamKind::kAny:
-      case ParamKind::kInt:
-        return eval(e).arg;
+      case ParamKind::kInt: {
+        TV tv = eval(e);
+        check_form(e->kind == Expr::Kind::kList || tv.value.kind() == Value::Kind::kTuple);
+        return tv.arg;
+      }
     }
     SF_UNREACHABLE();
   }

@@ -198,4 +198,39 @@ std::vector<ExprPtr> bind_call(const Expr& call) {
   return bound;
 }
 
+std::optional<std::string> argument_form_error(const Param& p, ArgForm form) {
+  auto error = [&](const char* takes, const char* got) {
+    return "argument '" + p.name + "' must be " + takes + ", got " + got;
+  };
+  switch (p.kind) {
+    case ParamKind::kDim:
+      if (form == ArgForm::kList) return error("an int (one dim)", "a list");
+      break;
+    case ParamKind::kInt:
+      if (form == ArgForm::kList) return error("an int", "a list");
+      break;
+    case ParamKind::kTensor:
+      if (form == ArgForm::kList) return error("a tensor", "a list");
+      break;
+    case ParamKind::kScalar:
+      if (form == ArgForm::kList) return error("a scalar (int, float or bool)", "a list");
+      break;
+    case ParamKind::kAny:
+      if (form == ArgForm::kList) return error("a tensor or a scalar", "a list");
+      break;
+    case ParamKind::kInts:
+      if (form == ArgForm::kOne) return error("a list of ints", "one value");
+      break;
+    case ParamKind::kTensors:
+      if (form == ArgForm::kOne) return error("a list of tensors", "one value");
+      break;
+    case ParamKind::kDims:
+    case ParamKind::kDType:
+    case ParamKind::kFlag:
+    case ParamKind::kStr:
+      break;
+  }
+  return std::nullopt;
+}
+
 }  // namespace sf::program

@@ -87,4 +87,13 @@ UnaryOp unary_element(OpKind op);
 // One entry per parameter: the argument expression, the default, or null (absent optional).
 std::vector<ExprPtr> bind_call(const Expr& call);
 
+// An argument's form as a signature sees it: one value, or a list (a list literal, or a tuple
+// value such as tolist's).
+enum class ArgForm { kOne, kList };
+// The one rule eager and the tracer apply to a bound argument's form: a dim is one int; dims
+// are one int or a list; ints and tensors are a list; a tensor or scalar is one value. The
+// error ("argument 'dim' must be an int, got a list") or nullopt; dtypes, flags and strings are
+// the callers' (they are literals).
+std::optional<std::string> argument_form_error(const Param& p, ArgForm form);
+
 }  // namespace sf::program

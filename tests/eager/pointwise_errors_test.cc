@@ -52,7 +52,7 @@ TEST(PointwiseErrors, WhereConditionMustBeBool) {
 
 TEST(PointwiseErrors, TupleOperand) {
   expect_error(C(OpKind::kAdd, {V("d"), Ints({1, 2})}), inputs(), UserErrorKind::kInvalidProgram,
-               "add: argument 'b' must be a tensor or a scalar, got tuple of 2");
+               "add: argument 'b' must be a tensor or a scalar, got a list");
 }
 
 TEST(PointwiseErrors, ReluNeedsTensor) {
