@@ -12,6 +12,7 @@
 #include "engine/sym/make.h"
 #include "engine/sym/walk.h"
 #include "oracles/invariants/graph_invariants.h"
+#include "oracles/smt/deadline.h"
 #include "oracles/smt/facts.h"
 
 namespace sf::oracles {
@@ -146,6 +147,7 @@ void check_rebinding(const MemoInputs& in, const smt::Options& opts, OracleRepor
   smt::Session::Scope scope(session);
   smt::assume_all(session, smt::env_facts(*in.env));
   for (const Node* old : in.traced->nodes()) {
+    if (smt::deadline_passed()) break;  // undecided: the pipeline says so
     if (old->kind == NodeKind::kPlaceholder || old->derived_binding) continue;
     auto it = by_name.find(old->name);
     if (it == by_name.end()) continue;  // removed by DCE

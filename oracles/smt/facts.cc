@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "engine/sym/make.h"
+#include "oracles/smt/deadline.h"
 
 namespace sf::smt {
 
@@ -94,6 +95,9 @@ std::vector<Fact> env_facts(const ShapeEnv& env, bool detailed_labels, FactMemo*
 
 void assume_all(Session& session, const std::vector<Fact>& facts) {
   for (const Fact& f : facts) {
+    // Past the oracle's deadline every query is unknown without solving: the rest need not be
+    // encoded.
+    if (deadline_passed()) return;
     if (f.expr->is(sym::ExprKind::kBoolConst) && f.expr->bool_value()) continue;
     session.assume(f.expr, f.label);
   }
