@@ -57,10 +57,39 @@ bool removable(const Node* n) {
   return false;
 }
 
+// The symbols each node mentions (its value's and its assert's), counted over the graph, kept
+// as nodes are erased: a binding site is needed while another node mentions one of its symbols.
+// (Collecting every other node's symbols per candidate was quadratic in the graph.)
+class SymbolUses {
+ public:
+  SymbolUses(const Graph& g, const ShapeEnv& env) {
+    for (Node* n : g.nodes()) {
+      std::set<ExprRef, sym::ExprLess>& mine = of_[n];
+      collect_symbols(env, n->value, mine);
+      if (n->assert_expr) collect_symbols(env, Value(SymBool(n->assert_expr)), mine);
+      for (const ExprRef& s : mine) ++count_[s];
+    }
+  }
+  bool used_by_another(const Node* n, const ExprRef& s) const {
+    auto c = count_.find(s);
+    if (c == count_.end()) return false;
+    return c->second > static_cast<int>(of_.at(n).count(s));
+  }
+  void erase(const Node* n) {
+    for (const ExprRef& s : of_.at(n)) --count_[s];
+    of_.erase(n);
+  }
+
+ private:
+  std::map<const Node*, std::set<ExprRef, sym::ExprLess>> of_;
+  std::map<ExprRef, int, sym::ExprLess> count_;
+};
+
 }  // namespace
 
 int eliminate_dead_code(Graph& g, const ShapeEnv& env) {
   int removed = 0;
+  SymbolUses uses(g, env);
   bool changed = true;
   while (changed) {
     changed = false;
@@ -70,18 +99,13 @@ int eliminate_dead_code(Graph& g, const ShapeEnv& env) {
       if (!removable(n)) continue;
       if (!n->unbacked_bindings.empty() && !fault_on(Fault::kDceDropsBindingSite)) {
         // Keep a binding site while any other node (value or assert) still mentions its symbols.
-        std::set<ExprRef, sym::ExprLess> used;
-        for (Node* other : g.nodes()) {
-          if (other == n) continue;
-          collect_symbols(env, other->value, used);
-          if (other->assert_expr) collect_symbols(env, Value(SymBool(other->assert_expr)), used);
-        }
         bool needed = false;
         for (const auto& [s, path] : env.resolve_unbacked_bindings(n->unbacked_bindings)) {
-          needed = needed || used.count(s) > 0;
+          needed = needed || uses.used_by_another(n, s);
         }
         if (needed) continue;
       }
+      uses.erase(n);
       g.erase(n);
       ++removed;
       changed = true;
