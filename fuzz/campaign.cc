@@ -325,7 +325,7 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
     bool clean_exit = !slot.timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     // The workers of a campaign that can be stopped ignore SIGINT and SIGTERM; one that died of
     // them all the same was stopped from outside, not crashed: its program is not run.
-    bool stopped = opts.stop && !slot.timed_out && WIFSIGNALED(status) &&
+    bool stopped = stop_requested() && !slot.timed_out && WIFSIGNALED(status) &&
                    (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM);
     if (!slot.in_flight || stopped) {
       // Between programs: a clean exit is the deadline; anything else lost the worker, which
@@ -389,7 +389,10 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
       if (!slot.w) continue;
       slot.w->kill();
       slot.w->reap();
-      while (slot.w->lines.read_some()) {  // to the end: its only writer is gone
+      // What it wrote before it died, without waiting: a process it started (a cross-check's
+      // cvc5) may still hold the pipe open.
+      fcntl(slot.w->lines.fd, F_SETFL, fcntl(slot.w->lines.fd, F_GETFL) | O_NONBLOCK);
+      while (slot.w->lines.read_some()) {
       }
       std::string line;
       while (!r.stopped_early && slot.w->lines.take_line(&line)) handle_line(slot, line);

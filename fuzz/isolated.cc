@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -95,6 +96,7 @@ IsolatedResult run_isolated(const std::function<std::string()>& job,
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) throw_user_error(UserErrorKind::kUnsupported, "pipe() failed");
   int err_fd = make_stderr_file();
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
@@ -103,6 +105,13 @@ IsolatedResult run_isolated(const std::function<std::string()>& job,
     throw_user_error(UserErrorKind::kUnsupported, "fork() failed");
   }
   if (pid == 0) {
+    // The job dies with whoever waits for it (its timeout is the parent's to keep: a stopped
+    // campaign's minimizer must not leave a replay spinning), and a Ctrl-C reaches it as
+    // itself, not through a handler it inherited from the campaign.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);  // the parent died before the line above
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     close(fds[0]);
     if (err_fd >= 0) dup2(err_fd, 2);
     limit_memory(limits.memory_mb);

@@ -9,6 +9,7 @@
 
 #include "engine/base/faults.h"
 #include "engine/fake/meta/meta.h"
+#include "engine/program/run_limits.h"
 #include "engine/sym/walk.h"
 #include "oracles/binding_oracle.h"
 #include "oracles/differential.h"
@@ -158,9 +159,13 @@ Verdict differential(const PipelineResult& r, const std::string& backend) {
     return Verdict::rejected(r.eager_error->kind, "eager+" + backend,
                              r.eager_error->message + " | compiled: " + r.run_error->message);
   }
-  if (!r.eager && r.eager_error->kind == UserErrorKind::kTooComplex) {
-    // The reference refused to compute (one of eager's resource limits), which is no
-    // disagreement: nothing is known about what it would have returned.
+  if (!r.eager && r.eager_error->kind == UserErrorKind::kTooComplex &&
+      r.eager_error->message.find(program::kLoopBudgetMessage) == std::string::npos) {
+    // The reference refused to compute (one of eager's resource limits: its nesting depth, the
+    // elements of a view the compiled program never materializes), which is no disagreement:
+    // nothing is known about what it would have returned. The loop budget is the plan's too:
+    // a compiled program that ran past it disagrees. (A wrong size the compiled program
+    // computed instead is the binding oracle's to find: it still judges this run.)
     return Verdict::rejected(r.eager_error->kind, "eager",
                              r.eager_error->message +
                                  " (a limit of the reference; the compiled "

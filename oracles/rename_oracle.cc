@@ -49,11 +49,14 @@ std::vector<smt::Fact> facts_connected_to(const std::vector<smt::Fact>& facts,
                                           SymbolsOf& symbols_of) {
   // Union-find over symbols: the facts join the symbols they mention.
   std::unordered_map<const sym::Expr*, const sym::Expr*> parent;
-  std::function<const sym::Expr*(const sym::Expr*)> root = [&](const sym::Expr* x) {
-    auto it = parent.find(x);
-    if (it == parent.end()) return parent[x] = x;
-    if (it->second == x) return x;
-    return it->second = root(it->second);
+  auto root = [&](const sym::Expr* x) {  // iterative, halving the path as it goes
+    auto it = parent.try_emplace(x, x).first;
+    while (it->second != it->first) {
+      auto up = parent.find(it->second);
+      it->second = up->second;
+      it = parent.find(it->second);
+    }
+    return it->first;
   };
   std::vector<const std::vector<ExprRef>*> fact_symbols;
   for (const smt::Fact& f : facts) {

@@ -167,8 +167,16 @@ class Interpreter {
 
   // One statement with nothing left behind when it raises (see Session::run).
   void run_atomically(const Stmt& s) {
+    // The loop iterations a statement that raises spent are not the run's (a generator's
+    // rejected candidate must not use up the budget of the statements after it).
+    program::LoopBudget budget = *loop_budget_;
     if (s.kind != Stmt::Kind::kIf) {
-      run_stmt(s);
+      try {
+        run_stmt(s);
+      } catch (const UserError&) {
+        *loop_budget_ = budget;
+        throw;
+      }
       return;
     }
     std::map<std::string, Value> before = env_;  // values are shared handles: a cheap copy
@@ -176,6 +184,7 @@ class Interpreter {
       run_stmt(s);
     } catch (const UserError&) {
       env_ = std::move(before);
+      *loop_budget_ = budget;
       throw;
     }
   }

@@ -9,10 +9,10 @@ namespace sf::program {
 
 void LoopBudget::spend_iteration() {
   if (++spent_ > kMaxLoopIterationsPerRun) {
-    throw_user_error(UserErrorKind::kTooComplex,
-                     "while_loop: the program's loops ran more than " +
-                         std::to_string(kMaxLoopIterationsPerRun) +
-                         " iterations in all (nested loops count each inner iteration)");
+    throw_user_error(UserErrorKind::kTooComplex, "while_loop: the program's loops ran more than " +
+                                                     std::to_string(kMaxLoopIterationsPerRun) +
+                                                     " " + kLoopBudgetMessage +
+                                                     " (nested loops count each inner iteration)");
   }
 }
 

@@ -10,6 +10,10 @@ namespace sf::program {
 // loops of 10,000 (or 60 nested loops of 2) run 10^8 (2^60) iterations.
 inline constexpr int64_t kMaxLoopIterationsPerRun = 10000;
 
+// Part of the too_complex message of a spent loop budget: a limit eager and the plan share, so a
+// compiled program that ran past it is a disagreement, not a limit of the reference.
+inline constexpr const char* kLoopBudgetMessage = "iterations in all";
+
 // The iterations one run has spent; every interpreter or runner nested in that run shares one.
 class LoopBudget {
  public:

@@ -112,14 +112,14 @@ class Watchdog {
     cv_.notify_all();
     thread_.join();
   }
-  // Every budget is the session's one timeout, so a deadline only moves later and a thread
-  // already waiting for an earlier one needs no wake-up: it finds the new deadline when it wakes.
-  // Waking it on every query cost two context switches.
+  // A thread already waiting for an earlier deadline needs no wake-up: it finds the new one
+  // when it wakes (waking it on every query cost two context switches). A budget capped by an
+  // oracle's deadline can end before the one it waits for: then it is woken.
   void arm(std::chrono::milliseconds budget) {
     std::lock_guard<std::mutex> l(mu_);
     deadline_ = std::chrono::steady_clock::now() + budget;
     armed_ = true;
-    if (idle_) cv_.notify_all();
+    if (idle_ || deadline_ < waiting_until_) cv_.notify_all();
   }
   // Whether it interrupted Z3 since it was armed.
   bool disarm() {
@@ -139,7 +139,9 @@ class Watchdog {
         cv_.wait(l);
         idle_ = false;
       } else if (std::chrono::steady_clock::now() < deadline_) {
-        cv_.wait_until(l, deadline_);
+        waiting_until_ = deadline_;
+        cv_.wait_until(l, waiting_until_);
+        waiting_until_ = std::chrono::steady_clock::time_point::max();
       } else {
         ctx_.interrupt();
         fired_ = true;
@@ -152,6 +154,8 @@ class Watchdog {
   std::condition_variable cv_;
   bool armed_ = false, quit_ = false, idle_ = false, fired_ = false;
   std::chrono::steady_clock::time_point deadline_;
+  std::chrono::steady_clock::time_point waiting_until_ =
+      std::chrono::steady_clock::time_point::max();
   std::thread thread_;
 };
 

@@ -3,7 +3,6 @@
 // GoogleTest files, report.json) as findings happen. This file wires flags, progress lines and
 // SIGINT/SIGTERM (an early end with the final report and summary).
 #include <signal.h>
-#include <sys/prctl.h>
 
 #include <algorithm>
 #include <csignal>
@@ -160,15 +159,12 @@ int campaign(const CampaignFlags& flags) {
   // What the programs contained, for the report's histograms: the first few hundred programs
   // again, in a child (with faults on, a program may abort the engine).
   uint64_t sample = std::min<uint64_t>(r.programs, 300);
-  if (sample > 0) {
+  // (Not after a stop: the final report must not wait for them.)
+  if (sample > 0 && !g_stop_signal) {
     fuzz::IsolationLimits limits = flags.isolation.limits;
     limits.timeout_seconds = std::max(limits.timeout_seconds, 60.0);
     fuzz::IsolatedResult g = fuzz::run_isolated(
-        [&] {
-          prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the campaign (a second Ctrl-C)
-          return fuzz::collect_gen_stats(flags.seed, sample).to_json();
-        },
-        limits);
+        [&] { return fuzz::collect_gen_stats(flags.seed, sample).to_json(); }, limits);
     if (std::optional<fuzz::GenStats> stats = fuzz::GenStats::from_json(g.output)) {
       report.set_generator_stats(*stats, flags.seed);
     } else {
