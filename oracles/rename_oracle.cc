@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <optional>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -40,39 +42,79 @@ class SymbolsOf {
   std::unordered_map<const sym::Expr*, std::pair<ExprRef, std::vector<ExprRef>>> cache_;
 };
 
-// The facts among `facts` that can matter to goals over `symbols`: those connected to them
-// through shared symbols (with every fact without symbols). The rest constrain other symbols
-// only, so they change no entailment unless they contradict each other, which is why a
-// violation found on this slice is confirmed with all the facts.
-std::vector<smt::Fact> facts_connected_to(const std::vector<smt::Fact>& facts,
-                                          const std::vector<ExprRef>& symbols,
-                                          SymbolsOf& symbols_of) {
-  // Union-find over symbols: the facts join the symbols they mention.
-  std::unordered_map<const sym::Expr*, const sym::Expr*> parent;
-  auto root = [&](const sym::Expr* x) {  // iterative, halving the path as it goes
-    auto it = parent.try_emplace(x, x).first;
-    while (it->second != it->first) {
-      auto up = parent.find(it->second);
-      it->second = up->second;
-      it = parent.find(it->second);
+// The facts of a ShapeEnv's state gathered by symbol, without reading them all: a symbol's range
+// facts and its replacement come from the tables, the replacements whose target mentions it
+// from the replacement table's index, the rest (axioms, deferred asserts, guards: usually few)
+// from an index made once per state.
+class FactsBySymbol {
+ public:
+  FactsBySymbol(const ShapeEnv& env, smt::FactMemo& memo, SymbolsOf& symbols_of)
+      : env_(env), memo_(memo), symbols_of_(symbols_of) {
+    others_ = smt::assertion_facts(env, /*detailed_labels=*/false);
+    for (size_t i = 0; i < others_.size(); ++i) {
+      const std::vector<ExprRef>& fs = symbols_of_(others_[i].expr);
+      if (fs.empty()) ground_.push_back(i);
+      for (const ExprRef& x : fs) others_of_[x.get()].push_back(i);
     }
-    return it->first;
-  };
-  std::vector<const std::vector<ExprRef>*> fact_symbols;
-  for (const smt::Fact& f : facts) {
-    fact_symbols.push_back(&symbols_of(f.expr));
-    const std::vector<ExprRef>& fs = *fact_symbols.back();
-    for (size_t i = 1; i < fs.size(); ++i) parent[root(fs[i].get())] = root(fs[0].get());
   }
-  std::unordered_set<const sym::Expr*> wanted;
-  for (const ExprRef& s : symbols) wanted.insert(root(s.get()));
-  std::vector<smt::Fact> out;
-  for (size_t i = 0; i < facts.size(); ++i) {
-    if (fact_symbols[i]->empty() || wanted.count(root((*fact_symbols[i])[0].get())))
-      out.push_back(facts[i]);
+
+  // Calls f(fact, its symbols) for every fact that mentions s.
+  template <typename F>
+  void each_mentioning(const ExprRef& s, F f) {
+    const RangeTable& ranges = env_.range_table();
+    if (ranges.has(s)) {
+      for (const smt::Fact& r : smt::memo_range_facts(s, ranges.get(s), memo_)) f(r, {s});
+    }
+    const ReplacementTable& table = env_.replacement_table();
+    auto replacement = [&](const ExprRef& key, const ExprRef& tgt) {
+      std::vector<ExprRef> symbols = symbols_of_(tgt);
+      symbols.push_back(key);
+      f(smt::replacement_fact(key, tgt, false, &memo_), symbols);
+    };
+    if (std::optional<ExprRef> t = table.target(s)) replacement(s, *t);
+    if (const auto* keys = table.keys_mentioning(s)) {
+      for (const ExprRef& k : *keys) {
+        std::optional<ExprRef> t = table.target(k);
+        if (!t || k == s) continue;
+        const std::vector<ExprRef>& ts = symbols_of_(*t);
+        if (std::find(ts.begin(), ts.end(), s) != ts.end()) replacement(k, *t);
+      }
+    }
+    auto it = others_of_.find(s.get());
+    if (it == others_of_.end()) return;
+    for (size_t i : it->second) f(others_[i], symbols_of_(others_[i].expr));
   }
-  return out;
-}
+
+  // The facts connected to `symbols` through shared symbols, with every fact without symbols.
+  // The rest constrain other symbols only, so they change no entailment unless they contradict
+  // each other, which is why a violation found on this slice is confirmed with all the facts.
+  std::vector<smt::Fact> connected_to(std::vector<ExprRef> frontier) {
+    std::vector<smt::Fact> out;
+    for (size_t i : ground_) out.push_back(others_[i]);
+    std::unordered_set<const sym::Expr*> seen_symbols, seen_facts;
+    while (!frontier.empty()) {
+      ExprRef s = frontier.back();
+      frontier.pop_back();
+      if (!seen_symbols.insert(s.get()).second) continue;
+      each_mentioning(s, [&](const smt::Fact& f, const std::vector<ExprRef>& symbols) {
+        if (!seen_facts.insert(f.expr.get()).second) return;  // (the same expression twice)
+        out.push_back(f);
+        for (const ExprRef& x : symbols) {
+          if (!seen_symbols.count(x.get())) frontier.push_back(x);
+        }
+      });
+    }
+    return out;
+  }
+
+ private:
+  const ShapeEnv& env_;
+  smt::FactMemo& memo_;
+  SymbolsOf& symbols_of_;
+  std::vector<smt::Fact> others_;
+  std::vector<size_t> ground_;
+  std::unordered_map<const sym::Expr*, std::vector<size_t>> others_of_;
+};
 
 // f(key, value now or null, value before or null) for every key of either map, in one ordered
 // walk of both: a lookup per key would compare expressions structurally log(n) times.
@@ -97,64 +139,117 @@ void for_both(const std::map<ExprRef, ExprRef, sym::ExprLess>& now,
   }
 }
 
+// What the first replay found about one event: whether it moved the replacement table, and the
+// keys it wrote (`all`: it closed a fact scope, which may change any).
+struct EventChange {
+  bool moved = false, all = false;
+  std::vector<ExprRef> keys;
+};
+
 class RenameCheck {
  public:
-  // `judged`: the events that moved the replacement table (the first replay's finding); the
-  // state is kept and judged around those only, and around fact scopes.
-  RenameCheck(const smt::Options& opts, OracleReport& report, const std::vector<bool>& judged)
-      : opts_(opts), report_(report), judged_(judged) {}
+  RenameCheck(const smt::Options& opts, OracleReport& report,
+              const std::vector<EventChange>& changes)
+      : opts_(opts), report_(report), changes_(changes) {}
 
-  // Keeps what the state was before an event: renamings, replacements and every fact. Closing
-  // a fact scope is judged against the state when it opened (what it learned is meant to go;
-  // a renaming it made and what the caller knew before it are not).
+  // Keeps what the state was before an event that moves the table: for the keys it writes, their
+  // renamings, replacements and the facts that mention them; for a fact scope's close, or an
+  // event that may write any key, the whole state. Closing a fact scope is judged against the
+  // state when it opened (what it learned is meant to go; a renaming it made and what the
+  // caller knew before it are not).
   void before(size_t index, const Event& ev, const ShapeEnv& env) {
     if (smt::deadline_passed()) return;  // nothing more is judged (the report says undecided)
     bool push = std::holds_alternative<event::PushFactScope>(ev.call);
-    if (!judged_[index] && !push) return;
+    const EventChange& c = changes_[index];
+    if (!c.moved && !push) return;
     if (std::holds_alternative<event::PopFactScope>(ev.call) && !scopes_.empty()) {
       std::tie(renamings_, replacements_, facts_before_) = std::move(scopes_.back());
       scopes_.pop_back();
+      whole_state_ = true;
       return;
     }
-    renamings_ = env.replacement_table().renamings();
-    replacements_ = env.replacement_table().entries();
-    facts_before_ = smt::env_facts(env, /*detailed_labels=*/false, &memo_);
-    if (push) scopes_.emplace_back(renamings_, replacements_, facts_before_);
+    if (push || c.all) {
+      renamings_ = env.replacement_table().renamings();
+      replacements_ = env.replacement_table().entries();
+      facts_before_ = smt::env_facts(env, /*detailed_labels=*/false, &memo_);
+      if (push) scopes_.emplace_back(renamings_, replacements_, facts_before_);
+      whole_state_ = true;
+      return;
+    }
+    whole_state_ = false;
+    keyed_before_.clear();
+    FactsBySymbol facts(env, memo_, symbols_of_);
+    const ReplacementTable& table = env.replacement_table();
+    for (const ExprRef& a : c.keys) {
+      KeyBefore& k = keyed_before_[a];
+      auto r = table.renamings().find(a);
+      if (r != table.renamings().end()) k.renamed_to = r->second;
+      if (std::optional<ExprRef> t = table.target(a)) k.target = *t;
+      facts.each_mentioning(
+          a, [&](const smt::Fact& f, const std::vector<ExprRef>&) { k.facts.push_back(f); });
+    }
   }
 
   void after(size_t index, const Event& ev, const ShapeEnv& env) {
-    if (smt::deadline_passed() || !judged_[index]) return;
-    const auto& ren = env.replacement_table().renamings();
-    const auto& rep = env.replacement_table().entries();
+    if (smt::deadline_passed() || !changes_[index].moved) return;
     std::vector<std::pair<ExprRef, ExprRef>> changed;  // (old symbol, what it now stands for)
-    std::unordered_set<const sym::Expr*> renamed;
-    for_both(ren, renamings_, [&](const ExprRef& a, const ExprRef* now, const ExprRef* was) {
-      if (now && (!was || *was != *now)) {
-        changed.emplace_back(a, *now);
-        renamed.insert(a.get());
+    const ReplacementTable& table = env.replacement_table();
+    if (whole_state_) {
+      std::unordered_set<const sym::Expr*> renamed;
+      for_both(table.renamings(), renamings_,
+               [&](const ExprRef& a, const ExprRef* now, const ExprRef* was) {
+                 if (now && (!was || *was != *now)) {
+                   changed.emplace_back(a, *now);
+                   renamed.insert(a.get());
+                 }
+               });
+      for_both(table.entries(), replacements_,
+               [&](const ExprRef& a, const ExprRef* now, const ExprRef* was) {
+                 if (was && !renamed.count(a.get()) && (!now || *now != *was))
+                   changed.emplace_back(a, a);
+               });
+    } else {
+      for (const auto& [a, k] : keyed_before_) {
+        auto r = table.renamings().find(a);
+        if (r != table.renamings().end() && (!k.renamed_to || k.renamed_to != r->second)) {
+          changed.emplace_back(a, r->second);
+          continue;
+        }
+        std::optional<ExprRef> t = table.target(a);
+        if (k.target && (!t || *t != k.target)) changed.emplace_back(a, a);
       }
-    });
-    for_both(rep, replacements_, [&](const ExprRef& a, const ExprRef* now, const ExprRef* was) {
-      if (was && !renamed.count(a.get()) && (!now || *now != *was)) changed.emplace_back(a, a);
-    });
+    }
     if (changed.empty()) return;
-    // One solver scope per event: the new state is encoded once for every changed symbol.
     smt::Session& session = smt::Session::shared(opts_);
     smt::Stats before = session.stats();
-    std::vector<smt::Fact> facts = smt::env_facts(env, /*detailed_labels=*/false, &memo_);
-    for (const auto& [a, b] : changed) judge(session, facts, index, ev, a, b);
+    FactsBySymbol facts(env, memo_, symbols_of_);
+    for (const auto& [a, b] : changed) judge(session, env, facts, index, ev, a, b);
     stats.add(session.stats().since(before));
   }
 
   smt::Stats stats;
 
  private:
-  void judge(smt::Session& session, const std::vector<smt::Fact>& facts, size_t index,
-             const Event& ev, const ExprRef& a, const ExprRef& b) {
-    std::vector<smt::Fact> goals;
+  struct KeyBefore {
+    ExprRef renamed_to, target;    // null when it had none
+    std::vector<smt::Fact> facts;  // the facts that mentioned the key
+  };
+
+  // The facts that mentioned `a` before the event.
+  std::vector<smt::Fact> facts_before_mentioning(const ExprRef& a) {
+    if (!whole_state_) return keyed_before_.at(a).facts;
+    std::vector<smt::Fact> out;
     for (const smt::Fact& f : facts_before_) {
       const std::vector<ExprRef>& fs = symbols_of_(f.expr);
-      if (std::find(fs.begin(), fs.end(), a) == fs.end()) continue;
+      if (std::find(fs.begin(), fs.end(), a) != fs.end()) out.push_back(f);
+    }
+    return out;
+  }
+
+  void judge(smt::Session& session, const ShapeEnv& env, FactsBySymbol& facts, size_t index,
+             const Event& ev, const ExprRef& a, const ExprRef& b) {
+    std::vector<smt::Fact> goals;
+    for (const smt::Fact& f : facts_before_mentioning(a)) {
       ExprRef g = a == b ? f.expr : sym::substitute_symbols(f.expr, [&](const ExprRef& s) {
         return s == a ? b : s;
       });
@@ -169,10 +264,10 @@ class RenameCheck {
       for (const ExprRef& x : symbols_of_(g.expr)) symbols.push_back(x);
     }
     smt::Session::Scope scope(session);
-    smt::assume_all(session, facts_connected_to(facts, symbols, symbols_of_));
+    smt::assume_all(session, facts.connected_to(symbols));
     for (const smt::Fact& g : goals) {
       smt::Result r = session.entails(g.expr);
-      if (r.status == smt::Status::kSat) r = entailed_by_all(session, facts, g.expr);
+      if (r.status == smt::Status::kSat) r = entailed_by_all(session, env, g.expr);
       if (r.status == smt::Status::kSat) {
         report_.violations.push_back({"rename", what + ": '" + g.label + "' (as " + g.expr->str() +
                                                     ") is no longer entailed; counterexample " +
@@ -184,18 +279,19 @@ class RenameCheck {
   }
 
   // A goal the slice does not entail, asked again with every fact (in a scope of its own).
-  static smt::Result entailed_by_all(smt::Session& session, const std::vector<smt::Fact>& facts,
-                                     const ExprRef& goal) {
+  smt::Result entailed_by_all(smt::Session& session, const ShapeEnv& env, const ExprRef& goal) {
     smt::Session::Scope all(session);
-    smt::assume_all(session, facts);
+    smt::assume_all(session, smt::env_facts(env, /*detailed_labels=*/false, &memo_));
     return session.entails(goal);
   }
 
   smt::Options opts_;
   OracleReport& report_;
-  const std::vector<bool>& judged_;
+  const std::vector<EventChange>& changes_;
   smt::FactMemo memo_;  // the state is read around every judged event
   SymbolsOf symbols_of_;
+  bool whole_state_ = false;  // the state before the event was kept whole (else by key)
+  std::map<ExprRef, KeyBefore, sym::ExprLess> keyed_before_;
   std::map<ExprRef, ExprRef, sym::ExprLess> renamings_, replacements_;
   std::vector<smt::Fact> facts_before_;
   using Map = std::map<ExprRef, ExprRef, sym::ExprLess>;
@@ -209,21 +305,34 @@ OracleReport check_renames(const ShapeEnv& env, const smt::Options& opts) {
   OracleReport report;
   report.name = "rename";
   report.ran = true;
-  // First replay: which events move the replacement table (most do not).
-  std::vector<bool> judged(env.events().size(), false);
+  // First replay: which events move the replacement table (most do not), and the keys each
+  // writes.
+  std::vector<EventChange> changes(env.events().size());
   {
     ShapeEnv fresh(env.settings());
     uint64_t revision = 0;
+    size_t journal = 0;
     ReplayHooks hooks;
     hooks.before = [&](size_t, const Event&, const ShapeEnv& e) {
       revision = e.replacement_table().revision();
+      journal = e.replacement_table().touched().size();
     };
     hooks.after = [&](size_t i, const Event&, const ShapeEnv& e) {
-      judged[i] = e.replacement_table().revision() != revision;
+      const ReplacementTable& table = e.replacement_table();
+      EventChange& c = changes[i];
+      c.moved = table.revision() != revision;
+      std::set<ExprRef, sym::ExprLess> keys;
+      for (size_t k = journal; k < table.touched().size(); ++k) {
+        if (!table.touched()[k])
+          c.all = true;
+        else
+          keys.insert(table.touched()[k]);
+      }
+      c.keys.assign(keys.begin(), keys.end());
     };
     replay_events(env.events(), fresh, hooks);
   }
-  RenameCheck check(opts, report, judged);
+  RenameCheck check(opts, report, changes);
   ShapeEnv fresh(env.settings());
   ReplayHooks hooks;
   hooks.before = [&](size_t i, const Event& ev, const ShapeEnv& e) { check.before(i, ev, e); };

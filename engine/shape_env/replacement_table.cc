@@ -29,6 +29,7 @@ ExprRef ReplacementTable::replace(const ExprRef& e) const {
 std::vector<ExprRef> ReplacementTable::install(const ExprRef& a, const ExprRef& tgt,
                                                const std::string& why) {
   ++revision_;
+  touched_.push_back(a);
   replacements_[a] = tgt;
   target_of_[a.get()] = tgt;
   replacement_reasons_.emplace(a, why);
@@ -46,6 +47,7 @@ std::vector<ExprRef> ReplacementTable::install(const ExprRef& a, const ExprRef& 
       target_of_[k.get()] = v;
       index_target(k, v);
       rewritten.push_back(k);
+      touched_.push_back(k);
     }
   }
   return rewritten;
@@ -75,8 +77,11 @@ void ReplacementTable::restore_scope(const ReplacementTable& saved) {
     if (!out.is_replaced(orig) && tgt != orig) out.install(orig, tgt, "rename_unbacked_to");
   }
   uint64_t revision = revision_ + 1;  // the saved table's own count is older
+  std::vector<ExprRef> touched = std::move(touched_);
+  touched.push_back(ExprRef());
   *this = std::move(out);
   revision_ = revision;
+  touched_ = std::move(touched);
 }
 
 }  // namespace sf

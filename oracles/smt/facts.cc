@@ -33,45 +33,38 @@ std::vector<Fact> range_facts(const ExprRef& s, const sym::ValueRange& r, bool d
   return out;
 }
 
-std::vector<Fact> env_facts(const ShapeEnv& env, bool detailed_labels, FactMemo* memo) {
+const std::vector<Fact>& memo_range_facts(const ExprRef& s, const sym::ValueRange& r,
+                                          FactMemo& memo) {
+  auto it = memo.ranges.find(s.get());
+  if (it == memo.ranges.end() || !(it->second.first == r)) {
+    it = memo.ranges.insert_or_assign(s.get(), std::make_pair(r, range_facts(s, r, false))).first;
+  }
+  return it->second.second;
+}
+
+Fact replacement_fact(const ExprRef& s, const ExprRef& tgt, bool detailed_label, FactMemo* memo) {
+  if (detailed_label) memo = nullptr;  // the memo's facts carry the kind only
+  if (memo) {
+    auto it = memo->replacements.find(s.get());
+    if (it != memo->replacements.end() && it->second.first == tgt.get()) return it->second.second;
+  }
+  ExprRef lhs = s, rhs = tgt;
+  if (s->is_float() != tgt->is_float()) {
+    lhs = s->is_float() ? s : sym::to_float(s);
+    rhs = tgt->is_float() ? tgt : sym::to_float(tgt);
+  }
+  Fact f{sym::eq(lhs, rhs), detailed_label ? "replacement " + s->str() + " -> " + tgt->str()
+                                           : std::string("replacement")};
+  if (memo) memo->replacements.insert_or_assign(s.get(), std::make_pair(tgt.get(), f));
+  return f;
+}
+
+std::vector<Fact> assertion_facts(const ShapeEnv& env, bool detailed_labels) {
   std::vector<Fact> out;
-  if (detailed_labels) memo = nullptr;  // the memo's facts carry the kind only
   auto label = [&](const char* kind, const std::function<std::string()>& details) {
     return detailed_labels ? details() : std::string(kind);
   };
-  for (const auto& [s, r] : env.range_table().ranges()) {
-    if (memo) {
-      auto it = memo->ranges.find(s.get());
-      if (it == memo->ranges.end() || !(it->second.first == r)) {
-        it = memo->ranges.insert_or_assign(s.get(), std::make_pair(r, range_facts(s, r, false)))
-                 .first;
-      }
-      out.insert(out.end(), it->second.second.begin(), it->second.second.end());
-      continue;
-    }
-    for (Fact& f : range_facts(s, r, detailed_labels)) out.push_back(std::move(f));
-  }
   // Loops over pairs by name, not structured bindings: clang 14 cannot capture those in lambdas.
-  for (const auto& entry : env.replacement_table().entries()) {
-    const ExprRef& s = entry.first;
-    const ExprRef& tgt = entry.second;
-    if (memo) {
-      auto it = memo->replacements.find(s.get());
-      if (it != memo->replacements.end() && it->second.first == tgt.get()) {
-        out.push_back(it->second.second);
-        continue;
-      }
-    }
-    ExprRef lhs = s, rhs = tgt;
-    if (s->is_float() != tgt->is_float()) {
-      lhs = s->is_float() ? s : sym::to_float(s);
-      rhs = tgt->is_float() ? tgt : sym::to_float(tgt);
-    }
-    out.push_back({sym::eq(lhs, rhs), label("replacement", [&] {
-                     return "replacement " + s->str() + " -> " + tgt->str();
-                   })});
-    if (memo) memo->replacements.insert_or_assign(s.get(), std::make_pair(tgt.get(), out.back()));
-  }
   for (const auto& axiom : env.assertions().axioms()) {
     const ExprRef& e = axiom.first;
     const bool value = axiom.second;
@@ -90,6 +83,24 @@ std::vector<Fact> env_facts(const ShapeEnv& env, bool detailed_labels, FactMemo*
   for (const ShapeGuard& g : env.assertions().guards()) {
     out.push_back({g.expr, label("guard", [&] { return "guard " + g.expr->str(); })});
   }
+  return out;
+}
+
+std::vector<Fact> env_facts(const ShapeEnv& env, bool detailed_labels, FactMemo* memo) {
+  std::vector<Fact> out;
+  if (detailed_labels) memo = nullptr;  // the memo's facts carry the kind only
+  for (const auto& [s, r] : env.range_table().ranges()) {
+    if (memo) {
+      const std::vector<Fact>& fs = memo_range_facts(s, r, *memo);
+      out.insert(out.end(), fs.begin(), fs.end());
+      continue;
+    }
+    for (Fact& f : range_facts(s, r, detailed_labels)) out.push_back(std::move(f));
+  }
+  for (const auto& [s, tgt] : env.replacement_table().entries()) {
+    out.push_back(replacement_fact(s, tgt, detailed_labels, memo));
+  }
+  for (Fact& f : assertion_facts(env, detailed_labels)) out.push_back(std::move(f));
   return out;
 }
 

@@ -29,6 +29,15 @@ struct FactMemo {
   std::unordered_map<const sym::Expr*, std::pair<const sym::Expr*, Fact>> replacements;
 };
 
+// One symbol's range facts, reused from `memo` when its range is unchanged (labels: the kind).
+const std::vector<Fact>& memo_range_facts(const sym::ExprRef& s, const sym::ValueRange& r,
+                                          FactMemo& memo);
+// s == tgt for the replacement s -> tgt (both as floats when one is).
+Fact replacement_fact(const sym::ExprRef& s, const sym::ExprRef& tgt, bool detailed_label = true,
+                      FactMemo* memo = nullptr);
+// The facts that are neither a range nor a replacement: axioms, deferred runtime asserts, guards.
+std::vector<Fact> assertion_facts(const ShapeEnv& env, bool detailed_labels = true);
+
 // `detailed_labels` false: labels name only the fact's kind ("replacement", "guard", ...), for
 // callers that take the state before every event (printing every expression costs more than
 // the solver). `memo` (with labels that are not detailed only) reuses facts made before.
