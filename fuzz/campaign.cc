@@ -388,7 +388,7 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
     for (Slot& slot : slots) {
       if (!slot.w) continue;
       slot.w->kill();
-      slot.w->reap();
+      int status = slot.w->reap();
       // What it wrote before it died, without waiting: a process it started (a cross-check's
       // cvc5) may still hold the pipe open.
       fcntl(slot.w->lines.fd, F_SETFL, fcntl(slot.w->lines.fd, F_GETFL) | O_NONBLOCK);
@@ -396,7 +396,12 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
       }
       std::string line;
       while (!r.stopped_early && slot.w->lines.take_line(&line)) handle_line(slot, line);
-      r.not_run += slot.in_flight ? 1 : 0;
+      if (slot.in_flight && slot.timed_out && !r.stopped_early) {
+        // A hang the watchdog found before the stop (its worker was being killed) is a finding.
+        r.stopped_early = record(crash_bucket(status, true), slot.current, "");
+      } else {
+        r.not_run += slot.in_flight ? 1 : 0;
+      }
       slot.w.reset();
       slot.in_flight = slot.timed_out = false;
     }
