@@ -189,7 +189,7 @@ TEST(OracleDeadline, AnOraclePastItsDeadlineIsUndecidedNeverAPass) {
   for (const OracleReport& rep : run_pipeline(program::parse_program(text), opts).reports) {
     if (rep.name == "rename") all_queries = rep.smt.queries;
   }
-  opts.oracle_deadline_ms = 1;
+  opts.oracle_deadline_ms = 0;  // past at once: the oracle is fast enough to finish within 1 ms
   PipelineResult r = run_pipeline(program::parse_program(text), opts);
   EXPECT_EQ(r.verdict.bucket(), "unknown:rename") << r.verdict.str();
   EXPECT_NE(r.verdict.str().find("deadline"), std::string::npos) << r.verdict.str();
