@@ -204,7 +204,6 @@ OracleReport guarded(const char* name, unsigned deadline_ms,
   try {
     rep = oracle();
   } catch (const UserError& e) {
-    rep = OracleReport{};
     rep.name = name;
     rep.ran = true;
     rep.inconclusive.push_back(std::string("could not state its queries: ") +

@@ -310,23 +310,21 @@ OracleReport check_renames(const ShapeEnv& env, const smt::Options& opts) {
   std::vector<EventChange> changes(env.events().size());
   {
     ShapeEnv fresh(env.settings());
-    uint64_t revision = 0;
     size_t journal = 0;
     ReplayHooks hooks;
     hooks.before = [&](size_t, const Event&, const ShapeEnv& e) {
-      revision = e.replacement_table().revision();
       journal = e.replacement_table().touched().size();
     };
     hooks.after = [&](size_t i, const Event&, const ShapeEnv& e) {
-      const ReplacementTable& table = e.replacement_table();
+      const std::vector<ExprRef>& touched = e.replacement_table().touched();
       EventChange& c = changes[i];
-      c.moved = table.revision() != revision;
+      c.moved = touched.size() != journal;
       std::set<ExprRef, sym::ExprLess> keys;
-      for (size_t k = journal; k < table.touched().size(); ++k) {
-        if (!table.touched()[k])
+      for (size_t k = journal; k < touched.size(); ++k) {
+        if (!touched[k])
           c.all = true;
         else
-          keys.insert(table.touched()[k]);
+          keys.insert(touched[k]);
       }
       c.keys.assign(keys.begin(), keys.end());
     };

@@ -454,9 +454,9 @@ class Interpreter {
         std::vector<Value> args;
         for (size_t i = 0; i < bound.size(); ++i) {
           args.push_back(bound[i] ? eval(*bound[i]) : Value{});
+          if (!bound[i]) continue;
           program::ArgForm form = args.back().kind == Value::Kind::kTuple ? program::ArgForm::kList
                                                                           : program::ArgForm::kOne;
-          if (!bound[i]) continue;
           if (auto error = program::argument_form_error(schema.params[i], form)) {
             invalid(schema.name + ": " + *error);  // the tracer's rule too
           }

@@ -15,7 +15,9 @@ namespace {
   throw_user_error(UserErrorKind::kInvalidProgram, ctx.where + ": " + what);
 }
 
-Value scalar_of(const NodeArg& a, const std::function<const Value&(Node*)>& value_of) {
+}  // namespace
+
+Value arg_value(const NodeArg& a, const std::function<const Value&(Node*)>& value_of) {
   switch (a.kind) {
     case NodeArg::Kind::kNode:
       return value_of(a.node);
@@ -32,8 +34,6 @@ Value scalar_of(const NodeArg& a, const std::function<const Value&(Node*)>& valu
   }
   return Value();
 }
-
-}  // namespace
 
 std::vector<fake::MetaArg> to_meta_args(const fake::MetaContext& ctx, program::OpKind op,
                                         const std::vector<NodeArg>& args,
@@ -54,7 +54,7 @@ std::vector<fake::MetaArg> to_meta_args(const fake::MetaContext& ctx, program::O
       case ParamKind::kScalar:
       case ParamKind::kAny:
       case ParamKind::kInt: {
-        m.value = scalar_of(a, value_of);
+        m.value = arg_value(a, value_of);
         Value::Kind k = m.value.kind();
         bool tensor = k == Value::Kind::kTensor;
         bool scalar = k == Value::Kind::kInt || k == Value::Kind::kFloat || k == Value::Kind::kBool;
@@ -72,7 +72,7 @@ std::vector<fake::MetaArg> to_meta_args(const fake::MetaContext& ctx, program::O
         std::vector<NodeArg> elems =
             a.kind == NodeArg::Kind::kList ? a.list : std::vector<NodeArg>{a};
         for (const NodeArg& e : elems) {
-          Value v = scalar_of(e, value_of);
+          Value v = arg_value(e, value_of);
           if (v.kind() != Value::Kind::kInt) type_error(ctx, pname + " must be a list of ints");
           m.ints.push_back(v.as_int());
         }
@@ -93,7 +93,7 @@ std::vector<fake::MetaArg> to_meta_args(const fake::MetaContext& ctx, program::O
       case ParamKind::kTensors: {
         if (a.kind != NodeArg::Kind::kList) type_error(ctx, pname + " must be a list of tensors");
         for (const NodeArg& e : a.list) {
-          Value v = scalar_of(e, value_of);
+          Value v = arg_value(e, value_of);
           if (v.kind() != Value::Kind::kTensor)
             type_error(ctx, pname + " must be a list of tensors");
           m.tensors.push_back(v);

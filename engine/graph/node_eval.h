@@ -10,6 +10,10 @@
 
 namespace sf::graph {
 
+// The value of an argument that is a node (read through `value_of`) or a literal scalar; none
+// for a list, a dtype or none.
+Value arg_value(const NodeArg& a, const std::function<const Value&(Node*)>& value_of);
+
 // Converts a call node's arguments into meta arguments of the op's schema, reading node values
 // through `value_of`. Kind mismatches (a tensor where an int is required) are user errors.
 std::vector<fake::MetaArg> to_meta_args(const fake::MetaContext& ctx, program::OpKind op,

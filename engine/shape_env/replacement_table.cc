@@ -28,7 +28,6 @@ ExprRef ReplacementTable::replace(const ExprRef& e) const {
 
 std::vector<ExprRef> ReplacementTable::install(const ExprRef& a, const ExprRef& tgt,
                                                const std::string& why) {
-  ++revision_;
   touched_.push_back(a);
   replacements_[a] = tgt;
   target_of_[a.get()] = tgt;
@@ -76,11 +75,9 @@ void ReplacementTable::restore_scope(const ReplacementTable& saved) {
     ExprRef tgt = out.find(dest);
     if (!out.is_replaced(orig) && tgt != orig) out.install(orig, tgt, "rename_unbacked_to");
   }
-  uint64_t revision = revision_ + 1;  // the saved table's own count is older
-  std::vector<ExprRef> touched = std::move(touched_);
+  std::vector<ExprRef> touched = std::move(touched_);  // the saved table's journal is older
   touched.push_back(ExprRef());
   *this = std::move(out);
-  revision_ = revision;
   touched_ = std::move(touched);
 }
 

@@ -31,7 +31,6 @@ class ReplacementTable {
 
   void record_renaming(const ExprRef& orig, const ExprRef& dest) {
     unbacked_renamings_[orig] = dest;
-    ++revision_;
     touched_.push_back(orig);
   }
   // Follows renamings from s to the newest name (an SF_CHECK abort on a cycle).
@@ -46,11 +45,9 @@ class ReplacementTable {
     return replacement_reasons_;
   }
   const std::map<ExprRef, ExprRef, sym::ExprLess>& renamings() const { return unbacked_renamings_; }
-  // Moves on whenever an entry or a renaming may have changed (the rename oracle judges only
-  // the events that moved it).
-  uint64_t revision() const { return revision_; }
   // Every key whose entry or renaming a change wrote, in order (a null entry: closing a fact
-  // scope, which may change any): the rename oracle reads the slice one event wrote.
+  // scope, which may change any): the rename oracle judges only the events that add to it, and
+  // reads the keys each wrote.
   const std::vector<ExprRef>& touched() const { return touched_; }
   // The keys whose target mentioned s when it was written (a superset of those mentioning it).
   const std::set<ExprRef, sym::ExprLess>* keys_mentioning(const ExprRef& s) const {
@@ -67,7 +64,6 @@ class ReplacementTable {
   std::map<ExprRef, std::set<ExprRef, sym::ExprLess>, sym::ExprLess> keys_mentioning_;
   // replacements_ by node address: lookups without structural comparisons.
   std::unordered_map<const sym::Expr*, ExprRef> target_of_;
-  uint64_t revision_ = 0;
   std::vector<ExprRef> touched_;
   void index_target(const ExprRef& key, const ExprRef& target);
 };

@@ -35,25 +35,12 @@ namespace {
 // The value an output argument denotes: a node's, a literal's, or a tuple of them (`return
 // tolist(x)` returns a list of nodes). The binding oracle compares it with the run's output.
 Value output_value(const NodeArg& a) {
-  switch (a.kind) {
-    case NodeArg::Kind::kNode:
-      return a.node->value;
-    case NodeArg::Kind::kInt:
-      return Value(SymInt(a.i));
-    case NodeArg::Kind::kFloat:
-      return Value(SymFloat(a.f));
-    case NodeArg::Kind::kBool:
-      return Value(SymBool(a.b));
-    case NodeArg::Kind::kList: {
-      std::vector<Value> elems;
-      for (const NodeArg& e : a.list) elems.push_back(output_value(e));
-      return Value::tuple(std::move(elems));
-    }
-    case NodeArg::Kind::kNone:
-    case NodeArg::Kind::kDType:
-      break;
+  if (a.kind != NodeArg::Kind::kList) {
+    return arg_value(a, [](Node* n) -> const Value& { return n->value; });
   }
-  return Value();
+  std::vector<Value> elems;
+  for (const NodeArg& e : a.list) elems.push_back(output_value(e));
+  return Value::tuple(std::move(elems));
 }
 
 // Re-propagates one graph. `subgraph`: its placeholders keep their traced values (the symbols
