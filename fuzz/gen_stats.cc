@@ -66,12 +66,13 @@ struct ProgramWalk {
   std::set<std::string> dd_read;                 // variables a data-dependent op has read so far
   std::map<std::string, std::string> output_of;  // unpacked target -> "unique output [1]"
   int64_t statements = 0;
-  const program::Program* program = nullptr;  // for the functions a cond / while_loop calls
+  const program::Program* program = nullptr;  // for the functions higher-order ops call
   int depth = 0;                              // inside how many of their bodies
+  std::map<std::string, int> region_calls;    // invoke_subgraph calls per function
 
-  // The bodies of the functions a cond / while_loop statement calls, walked as nested code.
+  // The bodies of the functions a higher-order op calls, walked as nested code.
   void bodies(const Stmt& st) {
-    if (depth > 0) features.insert("cond/while_loop inside a body");
+    if (depth > 0) features.insert("higher-order op inside a body");
     if (!program) return;
     ++depth;
     for (const std::string& name : st.functions) {
@@ -170,6 +171,13 @@ struct ProgramWalk {
           break;
         case Stmt::Kind::kWhileLoop:
           features.insert("while_loop");
+          for (const program::ExprPtr& o : st.operands) expr(o);
+          bodies(st);
+          break;
+        case Stmt::Kind::kInvokeSubgraph:
+          features.insert("invoke_subgraph");
+          if (++region_calls[st.functions.at(0)] == 2)
+            features.insert("region called more than once");
           for (const program::ExprPtr& o : st.operands) expr(o);
           bodies(st);
           break;
@@ -307,9 +315,11 @@ std::string GenStats::report() const {
                         "static if",
                         "cond",
                         "while_loop",
+                        "invoke_subgraph",
+                        "region called more than once",
                         "check inside a body",
                         "data-dependent op inside a body",
-                        "cond/while_loop inside a body",
+                        "higher-order op inside a body",
                         "item on a bool tensor",
                         "divisibility binding (// d)"}) {
     auto it = features.find(f);

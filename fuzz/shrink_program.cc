@@ -165,17 +165,18 @@ std::optional<std::vector<Stmt>> inlined(const program::FunctionDef& f,
       case Stmt::Kind::kIf:
       case Stmt::Kind::kCond:
       case Stmt::Kind::kWhileLoop:
+      case Stmt::Kind::kInvokeSubgraph:
         return std::nullopt;
     }
   }
   return out;
 }
 
-// Drop a function nothing calls; make a cond call one branch for both (its other branch then
-// goes), or inline a branch in place of the cond; make a while_loop stop at once (its condition
-// a function returning False), and replace a loop that stops at once by its carries (one
-// assignment per target); replace a cond by its predicate (a statement that keeps what the
-// predicate computes).
+// Drop a function nothing calls; inline an invoke_subgraph call; make a cond call one branch for
+// both (its other branch then goes), or inline a branch in place of the cond; make a while_loop
+// stop at once (its condition a function returning False), and replace a loop that stops at once by
+// its carries (one assignment per target); replace a cond by its predicate (a statement that keeps
+// what the predicate computes).
 Candidates function_candidates(const Program& p) {
   Candidates out;
   std::set<std::string> used;
@@ -189,7 +190,18 @@ Candidates function_candidates(const Program& p) {
   }
   for_each_list(p, [&](Program& copy, std::vector<Stmt>& list) {
     for (Stmt& s : list) {
-      if (s.kind == Stmt::Kind::kCond) {
+      if (s.kind == Stmt::Kind::kInvokeSubgraph && &list == &copy.body) {
+        const program::FunctionDef* f = copy.function(s.functions[0]);
+        std::optional<std::vector<Stmt>> body =
+            f ? inlined(*f, s.operands, s.targets, s.functions[0] + "_" + s.targets[0] + "_")
+              : std::nullopt;
+        if (!body) continue;
+        size_t at = static_cast<size_t>(&s - list.data());
+        Program inl = copy;
+        inl.body.erase(inl.body.begin() + static_cast<long>(at));
+        inl.body.insert(inl.body.begin() + static_cast<long>(at), body->begin(), body->end());
+        out.push_back(std::move(inl));
+      } else if (s.kind == Stmt::Kind::kCond) {
         std::vector<std::string> both = s.functions;
         if (both[0] != both[1]) {
           for (const std::string& f : both) {

@@ -52,7 +52,7 @@ bool memoized(OpKind op) {
 // while_loop node bumps the epoch (its subgraphs are traced in fresh epochs), so a call after it
 // must miss the memo of a call before it. `memo_symbols` collects what memoized calls allocated.
 void check_memo_reuse_in(const MemoInputs& in, const graph::Graph& g, SymSet& memo_symbols,
-                         OracleReport& report) {
+                         std::map<const graph::Graph*, SymSet>& inside_of, OracleReport& report) {
   struct Seen {
     const Node* node;
     int64_t mutations;
@@ -65,17 +65,32 @@ void check_memo_reuse_in(const MemoInputs& in, const graph::Graph& g, SymSet& me
   for (const Node* n : g.nodes()) {
     if (graph::is_higher_order(n->kind)) {
       ++epoch;
+      SymSet outputs;
+      value_unbacked_symbols(n->value, outputs);
       for (const auto& sub : n->subgraphs) {
-        SymSet inside;
-        check_memo_reuse_in(in, *sub, inside, report);
-        // Freshness across the boundary: nothing a subgraph allocated is an outer memo's.
-        for (const ExprRef& s : inside) {
-          if (memo_symbols.count(s)) {
-            report.violations.push_back({"memo", node_where(n) + ": its subgraph reuses " +
-                                                     s->str() + " of a call outside it"});
+        // A region several invoke_subgraph calls share is checked once.
+        auto [it, first_call] = inside_of.try_emplace(sub.get());
+        SymSet& inside = it->second;
+        if (first_call) {
+          check_memo_reuse_in(in, *sub, inside, inside_of, report);
+          // Freshness across the boundary: nothing a subgraph allocated is an outer memo's.
+          for (const ExprRef& s : inside) {
+            if (memo_symbols.count(s)) {
+              report.violations.push_back({"memo", node_where(n) + ": its subgraph reuses " +
+                                                       s->str() + " of a call outside it"});
+            }
+          }
+          memo_symbols.insert(inside.begin(), inside.end());
+        }
+        // And out of it: each call binds its own symbols for what the subgraph allocated (a
+        // cached region handing out its own, PR #149297, gives every call the same).
+        for (const ExprRef& s : outputs) {
+          if (inside.count(s)) {
+            report.violations.push_back(
+                {"memo", node_where(n) + ": its output holds " + s->str() +
+                             ", which its subgraph allocates (each call must bind a fresh one)"});
           }
         }
-        memo_symbols.insert(inside.begin(), inside.end());
       }
       continue;
     }
@@ -134,7 +149,8 @@ void check_memo_reuse_in(const MemoInputs& in, const graph::Graph& g, SymSet& me
 
 void check_memo_reuse(const MemoInputs& in, OracleReport& report) {
   SymSet memo_symbols;
-  check_memo_reuse_in(in, *in.traced, memo_symbols, report);
+  std::map<const graph::Graph*, SymSet> inside_of;
+  check_memo_reuse_in(in, *in.traced, memo_symbols, inside_of, report);
 }
 
 // INV-17 with Z3: the fresh symbol at each old binding site equals the old one under the facts,
@@ -203,7 +219,8 @@ void check_plan_defs(const MemoInputs& in, OracleReport& report) {
   // defined by its own plan; a HOP step defines the symbols of its outputs).
   std::function<void(const lower::Plan&)> collect = [&](const lower::Plan& p) {
     for (const lower::Step& st : p.steps) {
-      if (st.kind == lower::Step::Kind::kBind) ++defined[st.symbol];
+      // (A subplan's re-derivation of its caller's symbol is not a definition of its own.)
+      if (st.kind == lower::Step::Kind::kBind && !st.rederived) ++defined[st.symbol];
       for (const auto& [sym_, path] : st.result_binds) ++defined[sym_];
     }
     for (const lower::Plan& sub : p.subplans) collect(sub);

@@ -409,8 +409,10 @@ OracleReport check_translation(const ShapeEnv& env, const graph::Graph& final_gr
     smt::assume_all(session, scoped);
     smt::assume_all(session, scoped_premises);
     for (const ShapeGuard& g : env.assertions().guards()) judge_derived({g.expr, "guard"});
+    std::set<const graph::Graph*> judged;  // a region shared by several calls, once
     final_graph.for_each_nested([&](const graph::Node* n) {
       for (const auto& sub : n->subgraphs) {
+        if (!judged.insert(sub.get()).second) continue;
         for (const RuntimeAssert& ra : sub->scoped_asserts)
           judge_derived({ra.expr, "subgraph assert ('" + ra.msg + "')"});
       }

@@ -356,6 +356,7 @@ RunResult PlanRunner::run(const lower::Plan& plan, const ShapeEnv& env,
         break;
       case Step::Kind::kCond:
       case Step::Kind::kWhileLoop:
+      case Step::Kind::kInvokeSubgraph:
         run_higher_order(plan, s, env, sigma, result);
         break;
     }
@@ -418,7 +419,7 @@ void PlanRunner::run_higher_order(const lower::Plan& plan, const lower::Step& s,
                                   const ShapeEnv& env, SymbolEnv& sigma, RunResult& result) {
   std::unique_ptr<PlanRunner> nested = nested_runner();
   if (!nested) {
-    throw Unavailable(name() + " backend: cond and while_loop (nested plans) are not supported");
+    throw Unavailable(name() + " backend: higher-order ops (nested plans) are not supported");
   }
   nested->nested_in_run_ = true;
   nested->loop_budget_ = loop_budget_;
@@ -436,11 +437,16 @@ void PlanRunner::run_higher_order(const lower::Plan& plan, const lower::Step& s,
     return nested->run(sub, env, inputs).outputs;
   };
   std::vector<program::HostValue> outs;
-  if (is_cond) {
+  const char* hop = "invoke_subgraph";
+  if (s.kind == Step::Kind::kInvokeSubgraph) {
+    outs = run_plan(s.subplans.at(0));
+  } else if (is_cond) {
+    hop = "cond";
     // The predicate is read back once: the only device-to-host sync of a cond.
     bool taken = predicate_value(host_value(s.operands.at(0), sigma));
     outs = run_plan(s.subplans.at(taken ? 0 : 1));
   } else {
+    hop = "while_loop";
     for (;;) {
       std::vector<program::HostValue> c = run_plan(s.subplans.at(0));
       SF_CHECK(c.size() == 1) << "while_loop condition returned " << c.size() << " values";
@@ -457,8 +463,8 @@ void PlanRunner::run_higher_order(const lower::Plan& plan, const lower::Step& s,
   for (const auto& [symbol, path] : s.result_binds) {
     sym::Concrete c = output_binding(outs, path);
     sigma.bind(symbol, c);
-    result.bindings.push_back(symbol->str() + " = " + (is_cond ? "cond" : "while_loop") + "." +
-                              keypath_str(path) + " -> " + c.str());
+    result.bindings.push_back(symbol->str() + " = " + hop + "." + keypath_str(path) + " -> " +
+                              c.str());
   }
   for (size_t i = 0; i < outs.size(); ++i) {
     int b = s.result_buffers[i];

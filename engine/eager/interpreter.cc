@@ -252,6 +252,12 @@ class Interpreter {
       case Stmt::Kind::kWhileLoop:
         assign_all(s.targets, run_while_loop(s), "while_loop");
         return false;
+      case Stmt::Kind::kInvokeSubgraph: {
+        std::vector<Value> args = operands(s);
+        no_operand_mutation(s, args);
+        assign_all(s.targets, new_tensors(call(s.functions[0], args)), "invoke_subgraph");
+        return false;
+      }
     }
     SF_UNREACHABLE();
   }
@@ -277,12 +283,16 @@ class Interpreter {
     }
     if (depth_ + 1 > kMaxCallDepth) {
       throw_user_error(UserErrorKind::kTooComplex,
-                       "cond/while_loop calls nested deeper than " + std::to_string(kMaxCallDepth));
+                       "higher-order ops (cond, while_loop, invoke_subgraph) nested deeper than " +
+                           std::to_string(kMaxCallDepth));
     }
     Interpreter inner(functions_, depth_ + 1);
     inner.in_function_ = true;
     inner.loop_budget_ = loop_budget_;
-    for (size_t i = 0; i < args.size(); ++i) inner.bind(f->params[i], args[i]);
+    // Operands enter as new contiguous tensors, as the trace's subgraphs see them (a view's
+    // strides are not the function's to read).
+    std::vector<Value> fresh = new_tensors(args);
+    for (size_t i = 0; i < args.size(); ++i) inner.bind(f->params[i], fresh[i]);
     inner.run_block(f->body);
     return std::move(inner.returned_);
   }
@@ -304,8 +314,8 @@ class Interpreter {
             ": the predicate must be a bool or a one-element bool tensor, got " + v.describe());
   }
 
-  // Both functions of a cond or while_loop, whichever runs: torch.cond and torch.while_loop
-  // refuse functions that mutate their operands (the tracer applies the same rule).
+  // Every function of a higher-order op, whichever runs: torch.cond and torch.while_loop refuse
+  // functions that mutate or return their operands (the tracer applies the same rule).
   void no_operand_mutation(const Stmt& s, const std::vector<Value>& operands) {
     std::vector<bool> tensors;
     for (const Value& v : operands) tensors.push_back(v.is_tensor());
@@ -323,7 +333,17 @@ class Interpreter {
     bool taken = predicate(eval(*s.value), "cond");
     std::vector<Value> args = operands(s);
     no_operand_mutation(s, args);
-    return call(s.functions[taken ? 0 : 1], args);
+    return new_tensors(call(s.functions[taken ? 0 : 1], args));
+  }
+
+  // A higher-order op's operands and outputs are new contiguous tensors (docs/decisions.md): a
+  // loop that ran no iteration returns copies of its carries, and a view a function returned (or
+  // was given) loses its strides.
+  static std::vector<Value> new_tensors(std::vector<Value> values) {
+    for (Value& v : values) {
+      if (v.is_tensor()) v = Value::of_tensor(*v.tensor);
+    }
+    return values;
   }
 
   std::vector<Value> run_while_loop(const Stmt& s) {
@@ -332,7 +352,7 @@ class Interpreter {
     for (;;) {
       std::vector<Value> c = call(s.functions[0], carries);
       if (c.size() != 1) invalid("while_loop: the condition must return one value");
-      if (!predicate(c[0], "while_loop")) return carries;
+      if (!predicate(c[0], "while_loop")) return new_tensors(std::move(carries));
       loop_budget_->spend_iteration();
       std::vector<Value> next = call(s.functions[1], carries);
       check_carries(carries, next);

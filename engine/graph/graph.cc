@@ -33,6 +33,8 @@ const char* node_kind_name(NodeKind k) {
       return "cond";
     case NodeKind::kWhileLoop:
       return "while_loop";
+    case NodeKind::kInvokeSubgraph:
+      return "invoke_subgraph";
   }
   return "?";
 }
@@ -222,6 +224,7 @@ std::string Graph::print() const {
       case NodeKind::kStorageOffset:
       case NodeKind::kCond:
       case NodeKind::kWhileLoop:
+      case NodeKind::kInvokeSubgraph:
         break;
     }
     line += "%" + n.name + ": " + value_type_str(n.value) + " = ";
@@ -242,11 +245,18 @@ std::string Graph::print() const {
     if (!n.unbacked_bindings.empty()) line += "  " + bindings_str(n.unbacked_bindings);
     out += line + "\n";
   }
-  // Subgraphs after their graph, indented, as FX prints submodules.
+  // Subgraphs after their graph, indented, as FX prints submodules; a shared one once.
+  std::map<const Graph*, std::string> printed;
   for (const auto& up : nodes_) {
     for (size_t i = 0; i < up->subgraphs.size(); ++i) {
+      std::string name = "%" + up->name + "." + std::to_string(i);
+      auto [first, fresh] = printed.emplace(up->subgraphs[i].get(), name);
+      if (!fresh) {
+        out += name + " = " + first->second + "\n";
+        continue;
+      }
       std::string sub = up->subgraphs[i]->print();
-      out += "%" + up->name + "." + std::to_string(i) + " = ";
+      out += name + " = ";
       size_t start = 0;
       while (start < sub.size()) {
         size_t end = sub.find('\n', start);

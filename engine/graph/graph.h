@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,10 +31,13 @@ enum class NodeKind {
   kOutput,         // args: the returned values
   kCond,       // cond: args [pred, then the subgraphs' placeholder values]; subgraphs [then, else]
   kWhileLoop,  // while_loop: args [the subgraphs' placeholder values]; subgraphs [cond, body]
+  // invoke_subgraph (a compiled region, or a cond whose predicate is a constant): args [the
+  // subgraph's placeholder values]; subgraphs [region]. Calls with the same inputs share it.
+  kInvokeSubgraph,
 };
 // The higher-order ops: nodes whose subgraphs run as nested programs.
 inline bool is_higher_order(NodeKind k) {
-  return k == NodeKind::kCond || k == NodeKind::kWhileLoop;
+  return k == NodeKind::kCond || k == NodeKind::kWhileLoop || k == NodeKind::kInvokeSubgraph;
 }
 const char* node_kind_name(NodeKind k);
 
@@ -114,7 +119,8 @@ class Graph {
   size_t size() const { return nodes_.size(); }
   // FX-style text: example values, bindings and asserts; subgraphs follow their graph.
   std::string print() const;
-  // Calls fn on every node of this graph and, depth first, of the subgraphs of its nodes.
+  // Calls fn on every node of this graph and, depth first, of the subgraphs of its nodes; a
+  // subgraph that several nodes share (invoke_subgraph's) is walked once.
   template <typename F>
   void for_each_nested(F&& fn) const;
 
@@ -126,10 +132,16 @@ class Graph {
 
 template <typename F>
 void Graph::for_each_nested(F&& fn) const {
-  for (const auto& n : nodes_) {
-    fn(n.get());
-    for (const auto& g : n->subgraphs) g->for_each_nested(fn);
-  }
+  std::set<const Graph*> seen{this};
+  std::function<void(const Graph&)> walk = [&](const Graph& g) {
+    for (const auto& n : g.nodes_) {
+      fn(n.get());
+      for (const auto& sub : n->subgraphs) {
+        if (seen.insert(sub.get()).second) walk(*sub);
+      }
+    }
+  };
+  walk(*this);
 }
 
 std::string value_type_str(const Value& v);  // "f32[u0, 4]", "Sym(u1)", "(i64[u2], i64[u2])"

@@ -1,4 +1,4 @@
-// cond output merging and while_loop outputs.
+// cond output merging, while_loop outputs and invoke_subgraph outputs.
 #include "engine/graph/hop_outputs.h"
 
 #include <algorithm>
@@ -30,6 +30,14 @@ SymInt fresh_hull(ShapeEnv& env, const ExprRef& a, const ExprRef& b, bool is_siz
 bool keep(const ShapeEnv& env, const ExprRef& a, const ExprRef& b) {
   return env.replace(a) == env.replace(b) && sym::free_unbacked_symbols(a).empty() &&
          sym::free_unbacked_symbols(b).empty();
+}
+
+// Kept as it is: every symbol of it is one of the region's inputs.
+bool over_inputs(const ExprRef& e, const std::set<ExprRef, sym::ExprLess>& inputs) {
+  for (const ExprRef& s : sym::free_symbols(e)) {
+    if (!inputs.count(s)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -68,6 +76,44 @@ Value while_loop_output(fake::FakeMode& mode, const Value& carry) {
   if (carry.kind() == Value::Kind::kInt) return Value(mode.env().create_unbacked_symint());
   const fake::FakeTensor& f = fake::fake_of(carry);
   return Value::tensor(mode.make_contiguous(f.dtype(), f.sizes()));
+}
+
+std::set<ExprRef, sym::ExprLess> symbols_of(const std::vector<Value>& values) {
+  std::set<ExprRef, sym::ExprLess> out;
+  auto add = [&](const ExprRef& e) {
+    for (const ExprRef& x : sym::free_symbols(e)) out.insert(x);
+  };
+  for (const Value& v : values) {
+    if (v.kind() == Value::Kind::kTensor) {
+      const TensorLike& t = *v.tensor();
+      for (const SymInt& x : t.sizes()) add(x.expr());
+      for (const SymInt& x : t.strides()) add(x.expr());
+      add(t.storage_offset().expr());
+    } else if (v.kind() == Value::Kind::kInt) {
+      add(v.expr());
+    }
+  }
+  return out;
+}
+
+Value invoke_subgraph_output(fake::FakeMode& mode, const Value& v,
+                             const std::set<ExprRef, sym::ExprLess>& inputs,
+                             const std::string& where) {
+  ShapeEnv& env = mode.env();
+  if (v.kind() == Value::Kind::kInt) {
+    if (over_inputs(v.expr(), inputs)) return v;
+    return Value(fresh_hull(env, v.expr(), v.expr(), false));
+  }
+  if (v.kind() != Value::Kind::kTensor) {
+    throw_user_error(
+        UserErrorKind::kUnsupported,
+        where + ": invoke_subgraph: a region returns tensors and ints, got " + v.str());
+  }
+  const fake::FakeTensor& t = fake::fake_of(v);
+  std::vector<SymInt> sizes;
+  for (const SymInt& x : t.sizes())
+    sizes.push_back(over_inputs(x.expr(), inputs) ? x : fresh_hull(env, x.expr(), x.expr(), true));
+  return Value::tensor(mode.make_contiguous(t.dtype(), sizes));
 }
 
 }  // namespace sf::graph

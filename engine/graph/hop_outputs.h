@@ -1,8 +1,10 @@
 // The output values of the higher-order ops (spec §6.1–§6.2), shared by the tracer and by
-// re-propagation: cond merges its branches' outputs, while_loop keeps its carries' shapes; sizes
-// and ints that may differ become fresh unbacked symbols the HOP node binds.
+// re-propagation: cond merges its branches' outputs, while_loop keeps its carries' shapes,
+// invoke_subgraph keeps what its inputs determine; sizes and ints that may differ become fresh
+// unbacked symbols the HOP node binds.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "engine/fake/fake_mode.h"
@@ -20,5 +22,18 @@ Value merge_cond_output(fake::FakeMode& mode, const Value& a, const Value& b, si
 // while_loop's output for a carry whose value entering the loop is `carry`: an int is a fresh
 // unbacked symbol, a tensor keeps its dtype and sizes (contiguous).
 Value while_loop_output(fake::FakeMode& mode, const Value& carry);
+
+// The free symbols of values (tensors' sizes, strides and offsets, ints' expressions): what a
+// region's placeholders hold are its inputs.
+std::set<ExprRef, sym::ExprLess> symbols_of(const std::vector<Value>& values);
+
+// invoke_subgraph's output for the region's returned value `v`: sizes and ints over the region's
+// inputs (`inputs`, the symbols of its placeholders) are kept; one that mentions a symbol made
+// inside the region is a fresh unbacked symbol over its range, made anew for every call (a
+// region traced once must not hand the same symbol to two call sites). Tensors are contiguous;
+// anything but a tensor or an int is a UserError naming `where`.
+Value invoke_subgraph_output(fake::FakeMode& mode, const Value& v,
+                             const std::set<ExprRef, sym::ExprLess>& inputs,
+                             const std::string& where);
 
 }  // namespace sf::graph

@@ -139,6 +139,7 @@ Value eval_node(fake::MetaContext& ctx, const Node& n,
       return Value();
     case NodeKind::kCond:
     case NodeKind::kWhileLoop:
+    case NodeKind::kInvokeSubgraph:
       break;  // re-propagation re-runs their subgraphs itself
   }
   SF_UNREACHABLE() << "eval_node of " << node_kind_name(n.kind);

@@ -446,6 +446,13 @@ class Tracer {
       case Stmt::Kind::kWhileLoop:
         assign_all(s, trace_while_loop(s));
         return;
+      case Stmt::Kind::kInvokeSubgraph: {
+        const program::FunctionDef& f = function(s, 0);
+        std::vector<TV> operands = operand_values(s, f);
+        no_operand_mutation(s, operands);
+        assign_all(s, trace_call(s, f, operands));
+        return;
+      }
       case Stmt::Kind::kReturn: {
         std::vector<NodeArg> args;
         std::vector<Value> values;
@@ -455,7 +462,6 @@ class Tracer {
           values.push_back(tv.value);
           returned_.push_back(tv);
         }
-        if (inline_) return;  // a branch traced into its caller's graph
         Node* out = g_.add(NodeKind::kOutput, "output", std::move(args));
         out->line = s.loc.line;
         out->value = Value::tuple(values);
@@ -517,8 +523,8 @@ class Tracer {
       if (k != Value::Kind::kTensor && k != Value::Kind::kInt) {
         throw_user_error(
             UserErrorKind::kUnsupported,
-            where(s.loc.line,
-                  "operands of cond/while_loop are tensors and ints, got " + tv.value.str()));
+            where(s.loc.line, std::string("operands of ") + program::higher_order_name(s.kind) +
+                                  " are tensors and ints, got " + tv.value.str()));
       }
     }
     return out;
@@ -603,7 +609,8 @@ class Tracer {
     if (depth_ + 1 > kMaxHopDepth) {
       throw_user_error(
           UserErrorKind::kTooComplex,
-          where(line, "cond/while_loop nested deeper than " + std::to_string(kMaxHopDepth)));
+          where(line, "higher-order ops (cond, while_loop, invoke_subgraph) nested deeper than " +
+                          std::to_string(kMaxHopDepth)));
     }
     SF_CHECK(t_.env->pending_fresh_unbacked_symbols().empty())
         << "pending symbols before a subgraph: " << pending_str();
@@ -641,11 +648,12 @@ class Tracer {
   // The HOP node: its value, bindings for the symbols created for its outputs (INV-22: exactly
   // those are pending now), and the tuple the targets unpack.
   TV add_hop_node(NodeKind kind, const Stmt& s, std::vector<NodeArg> args,
-                  std::vector<std::shared_ptr<Graph>> subgraphs, std::vector<Value> outputs) {
-    Node* n = g_.add(kind, kind == NodeKind::kCond ? "cond" : "while_loop", std::move(args));
+                  std::vector<std::shared_ptr<Graph>> subgraphs, std::vector<Value> outputs,
+                  std::string function_names) {
+    Node* n = g_.add(kind, node_kind_name(kind), std::move(args));
     n->line = s.loc.line;
     n->subgraphs = std::move(subgraphs);
-    n->function_names = s.functions[0] + ", " + s.functions[1];
+    n->function_names = std::move(function_names);
     n->value = Value::tuple(outputs);
     std::optional<Bindings> b = t_.env->compute_unbacked_bindings(n->value);
     if (b) {
@@ -655,12 +663,13 @@ class Tracer {
     return TV{n->value, NodeArg::of(n), {}};
   }
 
-  // Both functions of a cond or while_loop, whichever runs: torch.cond and torch.while_loop
-  // refuse functions that mutate their operands (eager applies the same rule).
+  // Every function of a higher-order op, whichever runs: torch.cond and torch.while_loop refuse
+  // functions that mutate or return their operands (eager applies the same rule).
   void no_operand_mutation(const Stmt& s, const std::vector<TV>& operands) {
     std::vector<bool> tensors;
     for (const TV& tv : operands) tensors.push_back(tv.value.kind() == Value::Kind::kTensor);
-    for (size_t i = 0; i < 2; ++i) program::check_no_operand_mutation(function(s, i), tensors, s);
+    for (size_t i = 0; i < s.functions.size(); ++i)
+      program::check_no_operand_mutation(function(s, i), tensors, s);
   }
 
   std::vector<TV> trace_cond(const Stmt& s) {
@@ -687,8 +696,10 @@ class Tracer {
     }
     no_operand_mutation(s, operands);
     if (pred.value.kind() == Value::Kind::kBool && pred.value.is_constant_scalar()) {
-      // A Python-constant predicate: torch.cond calls the taken branch (nothing to merge).
-      return trace_inline(pred.value.expr()->bool_value() ? then_fn : else_fn, operands);
+      // A Python-constant predicate: torch.cond calls the taken branch (nothing to merge). It is
+      // traced as a call of it, not inline, so its outputs are new contiguous tensors as every
+      // cond's are (eager cannot tell a constant predicate from another).
+      return trace_call(s, pred.value.expr()->bool_value() ? then_fn : else_fn, operands);
     }
     std::vector<Value> values;
     for (const TV& tv : operands)
@@ -710,20 +721,49 @@ class Tracer {
                                          "line " + std::to_string(s.loc.line)));
     std::vector<NodeArg> args{pred.arg};
     args.insert(args.end(), in.args.begin(), in.args.end());
-    return unpack(add_hop_node(NodeKind::kCond, s, std::move(args), {t.graph, e.graph}, merged),
+    return unpack(add_hop_node(NodeKind::kCond, s, std::move(args), {t.graph, e.graph}, merged,
+                               then_fn.name + ", " + else_fn.name),
                   merged.size(), s.loc.line);
   }
 
-  // The taken branch of a constant-predicate cond, in this graph: its parameters name the
-  // operands' values, and nothing else of the caller is visible.
-  std::vector<TV> trace_inline(const program::FunctionDef& f, const std::vector<TV>& operands) {
-    Tracer inner(p_, t_, g_, depth_ + 1);
-    inner.inline_ = true;
-    inner.sites_ = sites_;
-    for (size_t i = 0; i < operands.size(); ++i) inner.vars_[f.params[i]] = operands[i];
-    inner.run_block(f.body);
-    for (const auto& site : inner.sites_) sites_.insert(site);
-    return inner.returned_;
+  // A call of `f` (invoke_subgraph, or the taken branch of a constant-predicate cond): the
+  // region is traced once per graph and inputs (the lifted symbols and the operands' dtypes and
+  // sizes), as upstream caches invoke_subgraph's fake propagation, and its node shared by every
+  // call with those inputs. Each call's outputs are its own: what the region's inputs do not
+  // determine is a fresh symbol the call binds. The cache is per graph: facts only grow within
+  // one, so a region traced earlier is valid later, but not in another scope.
+  std::vector<TV> trace_call(const Stmt& s, const program::FunctionDef& f,
+                             const std::vector<TV>& operands) {
+    std::vector<Value> values;
+    for (const TV& tv : operands)
+      values.push_back(tv.value.kind() == Value::Kind::kTensor ? contiguous_clone(tv.value)
+                                                               : tv.value);
+    SubgraphInputs in = lift(operands, values, f.params);
+    std::string key = f.name;
+    std::vector<Value> placeholder_values;
+    for (const auto& [name, v] : in.placeholders) {
+      key += "|" + name + ": " + value_type_str(v);
+      placeholder_values.push_back(v);
+    }
+    std::set<ExprRef, sym::ExprLess> inputs = symbols_of(placeholder_values);
+    auto region = regions_.find(key);
+    if (region == regions_.end()) {
+      region = regions_.emplace(key, trace_function(f, in, s.loc.line)).first;
+    } else {
+      spend_work(s.loc.line, 1);
+      t_.mode->bump_epoch();  // a call is a subgraph boundary, traced again or not
+    }
+    std::vector<Value> outputs;
+    for (const Value& v : region->second.outputs) {
+      // The fault hands every call the region's own symbols (upstream before PR #149297).
+      outputs.push_back(
+          fault_on(Fault::kRegionOutputsReused)
+              ? v
+              : invoke_subgraph_output(*t_.mode, v, inputs, "line " + std::to_string(s.loc.line)));
+    }
+    TV node = add_hop_node(NodeKind::kInvokeSubgraph, s, in.args, {region->second.graph}, outputs,
+                           f.name);
+    return unpack(node, outputs.size(), s.loc.line);
   }
 
   std::vector<TV> trace_while_loop(const Stmt& s) {
@@ -786,7 +826,8 @@ class Tracer {
       // Int outputs are fresh unbacked symbols bound at the loop node; tensors keep the shape.
       outputs.push_back(while_loop_output(*t_.mode, carries[i].value));
     }
-    TV node = add_hop_node(NodeKind::kWhileLoop, s, cin.args, {c.graph, b.graph}, outputs);
+    TV node = add_hop_node(NodeKind::kWhileLoop, s, cin.args, {c.graph, b.graph}, outputs,
+                           cond_fn.name + ", " + body_fn.name);
     node.arg.node->carry_args = cin.operand_slots;
     return unpack(node, outputs.size(), s.loc.line);
   }
@@ -808,8 +849,8 @@ class Tracer {
     if (values.size() != s.targets.size()) {
       throw_user_error(
           UserErrorKind::kInvalidProgram,
-          where(s.loc.line, std::string(s.kind == Stmt::Kind::kCond ? "cond" : "while_loop") +
-                                " returns " + std::to_string(values.size()) + " values for " +
+          where(s.loc.line, std::string(program::higher_order_name(s.kind)) + " returns " +
+                                std::to_string(values.size()) + " values for " +
                                 std::to_string(s.targets.size()) + " names"));
     }
     for (size_t i = 0; i < values.size(); ++i) vars_[s.targets[i]] = std::move(values[i]);
@@ -819,12 +860,13 @@ class Tracer {
   Trace& t_;
   Graph& g_;
   int depth_ = 0;
-  bool inline_ = false;       // a constant-predicate branch traced into the caller's graph
-  std::vector<TV> returned_;  // what the function's return statement evaluated
+  std::vector<TV> returned_;               // what the function's return statement evaluated
   std::vector<bool> last_view_decisions_;  // of the last evaluate()
   std::map<std::string, TV> vars_;
   // Where each symbol can be read from at runtime: the binding node and keypath.
   std::map<ExprRef, std::pair<Node*, KeyPath>, sym::ExprLess> sites_;
+  // The regions this graph traced, by function and inputs (trace_call).
+  std::map<std::string, TracedFunction> regions_;
 };
 
 }  // namespace

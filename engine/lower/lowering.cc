@@ -146,6 +146,27 @@ void record_def(Lowering& L, const ExprRef& s, const Node* n) {
   if (L.defined_.insert(s).second) L.defs_.push_back(s);
 }
 
+// A later replacement of a lifted symbol by a * x + rest (u0 == 2*s0 from a numel check after
+// the call): the subgraph's sizes read x, which only the caller defines, and whose value the
+// caller's assert of that equality (placed before the call, where both are bound) makes
+// (u0 - rest) / a exactly. Computed from the input here, as a step that defines nothing new.
+void Lowering::rederive(const ExprRef& lifted, const ExprRef& canonical) {
+  std::vector<ExprRef> undefined;
+  for (const ExprRef& x : sym::free_symbols(canonical)) {
+    if (!defined_.count(x)) undefined.push_back(x);
+  }
+  if (undefined.size() != 1) return;
+  std::optional<std::pair<int64_t, ExprRef>> linear = sym::linear_in(canonical, undefined[0]);
+  if (!linear) return;
+  Step s;
+  s.kind = Step::Kind::kBind;
+  s.symbol = undefined[0];
+  s.expr = sym::floordiv(sym::sub(lifted, linear->second), sym::integer(linear->first));
+  s.rederived = true;
+  add_step(s);
+  record_def(*this, s.symbol, nullptr);
+}
+
 void Lowering::bind_inputs() {
   for (const Node* p : g_.placeholders()) {
     if (p->value.kind() == Value::Kind::kTensor) {
@@ -188,11 +209,15 @@ void Lowering::bind_inputs() {
     for (const Step& read : reads) {
       if (read.kind != Step::Kind::kBindInput || !read.symbol->is(sym::ExprKind::kSymbol)) continue;
       ExprRef canonical = env_.replace(read.symbol);
-      if (!canonical->is(sym::ExprKind::kSymbol) || defined_.count(canonical)) continue;
-      Step s = read;
-      s.symbol = canonical;
-      add_step(s);
-      record_def(*this, canonical, nullptr);
+      if (canonical->is(sym::ExprKind::kSymbol)) {
+        if (defined_.count(canonical)) continue;
+        Step s = read;
+        s.symbol = canonical;
+        add_step(s);
+        record_def(*this, canonical, nullptr);
+        continue;
+      }
+      rederive(read.symbol, canonical);
     }
     return;  // the caller's guards already held when it ran this plan
   }
@@ -330,6 +355,7 @@ void Lowering::lower_node(const Node* n) {
       break;
     case NodeKind::kCond:
     case NodeKind::kWhileLoop:
+    case NodeKind::kInvokeSubgraph:
       lower_higher_order(n);
       break;
     case NodeKind::kStorageOffset:
@@ -388,8 +414,16 @@ OutputRef output_ref(const IrValue& v) {
 
 void Lowering::lower_higher_order(const Node* n) {
   Step s;
-  s.kind = n->kind == NodeKind::kCond ? Step::Kind::kCond : Step::Kind::kWhileLoop;
+  s.kind = n->kind == NodeKind::kCond        ? Step::Kind::kCond
+           : n->kind == NodeKind::kWhileLoop ? Step::Kind::kWhileLoop
+                                             : Step::Kind::kInvokeSubgraph;
   for (const auto& sub : n->subgraphs) {
+    // A region several calls share is lowered once, its plan shared as its graph is.
+    auto lowered = subplan_of_.find(sub.get());
+    if (lowered != subplan_of_.end()) {
+      s.subplans.push_back(lowered->second);
+      continue;
+    }
     // Lowered where its facts hold, as it was traced (spec §6.6): its asserts teach them again
     // (the asserts themselves are frozen by now), and they are gone once it is lowered.
     ShapeEnv::FactScope facts(&env_);
@@ -398,6 +432,7 @@ void Lowering::lower_higher_order(const Node* n) {
     Plan p = Lowering(*sub, t_, true).run();
     for (const Node* ph : sub->placeholders()) p.input_order.push_back(ph->input_name);
     s.subplans.push_back(static_cast<int>(plan_.subplans.size()));
+    subplan_of_.emplace(sub.get(), s.subplans.back());
     plan_.subplans.push_back(std::move(p));
   }
   for (const NodeArg& a : n->args) s.operands.push_back(output_ref(arg_value(a)));
@@ -463,7 +498,8 @@ void Lowering::insert_frees() {
         for (const OutputRef& o : s.outputs) keep_output(o);
         break;
       case Step::Kind::kCond:
-      case Step::Kind::kWhileLoop: {
+      case Step::Kind::kWhileLoop:
+      case Step::Kind::kInvokeSubgraph: {
         std::function<void(const OutputRef&)> use_ref = [&](const OutputRef& o) {
           if (o.kind == OutputRef::Kind::kTensor) use(o.layout.buffer, i);
           for (const OutputRef& e : o.elems) use_ref(e);
@@ -576,6 +612,7 @@ void Lowering::check_closure() {
         break;
       case Step::Kind::kCond:
       case Step::Kind::kWhileLoop:
+      case Step::Kind::kInvokeSubgraph:
         for (const OutputRef& o : s.operands) use_output(o);
         break;
       case Step::Kind::kFree:

@@ -55,6 +55,7 @@ class Lowering {
   // cond / while_loop: each subgraph lowered to its own plan, run by one step.
   void lower_higher_order(const graph::Node* n);
   void bind_inputs();
+  void rederive(const ExprRef& lifted, const ExprRef& canonical);
   void check_definitions_cover_bindings(const graph::Node* n, size_t first_new_def);
   void insert_frees();
   void check_closure();
@@ -65,8 +66,9 @@ class Lowering {
   bool subgraph_;
   Plan plan_;
   std::map<const graph::Node*, IrValue> values_;
-  std::vector<ExprRef> defs_;                 // symbols defined by bind steps, in order
-  std::set<ExprRef, sym::ExprLess> defined_;  // the same, for uniqueness
+  std::map<const graph::Graph*, int> subplan_of_;  // the subplan of each subgraph lowered
+  std::vector<ExprRef> defs_;                      // symbols defined by bind steps, in order
+  std::set<ExprRef, sym::ExprLess> defined_;       // the same, for uniqueness
   friend IrValue lower_extern(Lowering& L, const graph::Node* n);
   friend void record_def(Lowering& L, const ExprRef& s, const graph::Node* n);
 };

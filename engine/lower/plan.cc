@@ -136,6 +136,7 @@ std::string Plan::print() const {
                   keypath_str(s.path);
         } else {
           line += "bind " + s.symbol->str() + " = " + s.expr->str();
+          if (s.rederived) line += "  # the caller's, re-derived";
         }
         break;
       case Step::Kind::kAssert:
@@ -152,11 +153,15 @@ std::string Plan::print() const {
         break;
       }
       case Step::Kind::kCond:
-      case Step::Kind::kWhileLoop: {
-        bool is_cond = s.kind == Step::Kind::kCond;
-        line += std::string(is_cond ? "cond" : "while_loop") + " plans " +
-                std::to_string(s.subplans.at(0)) + ", " + std::to_string(s.subplans.at(1)) +
-                " on (";
+      case Step::Kind::kWhileLoop:
+      case Step::Kind::kInvokeSubgraph: {
+        line += std::string(s.kind == Step::Kind::kCond        ? "cond"
+                            : s.kind == Step::Kind::kWhileLoop ? "while_loop"
+                                                               : "invoke_subgraph") +
+                (s.subplans.size() == 1 ? " plan " : " plans ");
+        for (size_t k = 0; k < s.subplans.size(); ++k)
+          line += (k ? ", " : "") + std::to_string(s.subplans[k]);
+        line += " on (";
         for (size_t k = 0; k < s.operands.size(); ++k)
           line += (k ? ", " : "") + output_str(*this, s.operands[k]);
         line += ") ->";

@@ -20,7 +20,7 @@ struct OutputRef {
 };
 
 struct Step {
-  // kCond / kWhileLoop run nested plans (Plan::subplans) on values of this one.
+  // kCond / kWhileLoop / kInvokeSubgraph run nested plans (Plan::subplans) on values of this one.
   enum class Kind {
     kGuard,
     kBindInput,
@@ -32,7 +32,8 @@ struct Step {
     kFree,
     kOutput,
     kCond,
-    kWhileLoop
+    kWhileLoop,
+    kInvokeSubgraph
   };
   Kind kind = Kind::kGuard;
   ExprRef expr;            // kGuard / kAssert: the condition; kBind from a scalar: its expression
@@ -43,7 +44,8 @@ struct Step {
   KeyPath path;            // kBindInput: into the input value; kBind: into the extern's outputs
   std::string input_name;  // kBindInput
   std::vector<OutputRef> outputs;  // kOutput
-  // kCond / kWhileLoop: the subplans (then, else / cond, body); the values passed in (cond: the
+  // kCond / kWhileLoop / kInvokeSubgraph: the subplans (then, else / cond, body / region; calls
+  // of one region share its plan); the values passed in (cond: the
   // predicate first), in the order of the subplans' inputs; which of those a loop carries; the
   // buffer each tensor output is written to (-1 for an int); the symbols bound from the
   // outputs (keypath into the tuple of outputs).
@@ -52,6 +54,9 @@ struct Step {
   std::vector<size_t> carries;
   std::vector<int> result_buffers;
   std::vector<std::pair<ExprRef, KeyPath>> result_binds;
+  // kBind in a subplan: recomputes a symbol its caller defines from this plan's inputs (a later
+  // replacement of a lifted symbol by a multiple of it), so it is not a second definition.
+  bool rederived = false;
 };
 
 struct Plan {

@@ -145,6 +145,23 @@ bool operator==(const Stmt& a, const Stmt& b) {
          a.functions == b.functions && same_all(a.operands, b.operands);
 }
 
+bool is_higher_order(Stmt::Kind k) {
+  return k == Stmt::Kind::kCond || k == Stmt::Kind::kWhileLoop || k == Stmt::Kind::kInvokeSubgraph;
+}
+
+const char* higher_order_name(Stmt::Kind k) {
+  switch (k) {
+    case Stmt::Kind::kCond:
+      return "cond";
+    case Stmt::Kind::kWhileLoop:
+      return "while_loop";
+    case Stmt::Kind::kInvokeSubgraph:
+      return "invoke_subgraph";
+    default:
+      return "statement";
+  }
+}
+
 bool operator==(const FunctionDef& a, const FunctionDef& b) {
   return a.name == b.name && a.params == b.params && same_all(a.body, b.body);
 }

@@ -75,14 +75,24 @@ bool operator==(const Expr& a, const Expr& b);
 void for_each_subexpr(const ExprPtr& e, const std::function<void(const Expr&)>& f);
 
 struct Stmt {
-  // kCond: `targets = cond(pred, then_fn, else_fn, [operands])`; kWhileLoop:
-  // `targets = while_loop(cond_fn, body_fn, [carries])` (higher-order ops over `def` blocks).
-  enum class Kind { kAssign, kCheck, kCheckIsSize, kIf, kReturn, kCond, kWhileLoop };
+  // The higher-order ops over `def` blocks: kCond `targets = cond(pred, then_fn, else_fn,
+  // [operands])`; kWhileLoop `targets = while_loop(cond_fn, body_fn, [carries])`;
+  // kInvokeSubgraph `targets = invoke_subgraph(fn, [operands])` (a compiled region).
+  enum class Kind {
+    kAssign,
+    kCheck,
+    kCheckIsSize,
+    kIf,
+    kReturn,
+    kCond,
+    kWhileLoop,
+    kInvokeSubgraph
+  };
   Kind kind = Kind::kAssign;
-  std::vector<std::string> targets;  // kAssign/kCond/kWhileLoop: one name, or several
+  std::vector<std::string> targets;  // kAssign and the higher-order ops: one name, or several
   ExprPtr value;  // kAssign: rhs; kCheck/kIf: condition; kCheckIsSize: value; kCond: pred
-  std::vector<std::string> functions;  // kCond: then, else; kWhileLoop: cond, body
-  std::vector<ExprPtr> operands;       // kCond: operands; kWhileLoop: initial carries
+  std::vector<std::string> functions;  // kCond: then, else; kWhileLoop: cond, body; else: fn
+  std::vector<ExprPtr> operands;       // kWhileLoop: initial carries; the others: operands
   std::string message;                 // kCheck: the message
   ExprPtr max;                         // kCheckIsSize: optional max (null when absent)
   std::vector<Stmt> then_body;         // kIf
@@ -91,6 +101,9 @@ struct Stmt {
   SourceLoc loc;
 };
 bool operator==(const Stmt& a, const Stmt& b);
+// Whether `k` calls `def` blocks (cond, while_loop, invoke_subgraph), and its name in programs.
+bool is_higher_order(Stmt::Kind k);
+const char* higher_order_name(Stmt::Kind k);
 
 enum class DimMode { kStatic, kDynamic, kUnbacked };
 
@@ -136,7 +149,7 @@ struct Header {
 };
 bool operator==(const Header& a, const Header& b);
 
-// `def name(params):` — a block that cond and while_loop call: a nested program whose inputs are
+// `def name(params):` — a block that the higher-order ops call: a nested program whose inputs are
 // its parameters (it reads no other name) and whose last statement is its return.
 struct FunctionDef {
   std::string name;

@@ -56,6 +56,7 @@ class MutationFinder {
       }
       case Stmt::Kind::kCond:
       case Stmt::Kind::kWhileLoop:
+      case Stmt::Kind::kInvokeSubgraph:
         for (const std::string& t : s.targets) aliases_.erase(t);  // new tensors
         break;
       case Stmt::Kind::kIf: {
@@ -67,9 +68,15 @@ class MutationFinder {
         aliases_.insert(else_part.aliases_.begin(), else_part.aliases_.end());
         break;
       }
+      case Stmt::Kind::kReturn:
+        // A returned parameter, or a view of one, would alias the caller's tensor.
+        for (const ExprPtr& e : s.returns) {
+          std::optional<std::string> root = alias_root(e);
+          if (root && !found_) found_ = OperandMutation{*root, e ? e->loc : s.loc, true};
+        }
+        break;
       case Stmt::Kind::kCheck:
       case Stmt::Kind::kCheckIsSize:
-      case Stmt::Kind::kReturn:
         break;
     }
   }
@@ -122,12 +129,19 @@ void check_no_operand_mutation(const FunctionDef& f, const std::vector<bool>& te
                                const Stmt& call) {
   std::optional<OperandMutation> m = find_operand_mutation(f, tensor_params);
   if (!m) return;
-  const std::string hop = call.kind == Stmt::Kind::kCond ? "cond" : "while_loop";
+  const std::string where = "line " + std::to_string(m->loc.line) + ": " +
+                            higher_order_name(call.kind) + ": function '" + f.name + "' ";
+  if (m->aliased) {
+    throw_user_error(UserErrorKind::kInvalidProgram,
+                     where + "returns its operand '" + m->operand +
+                         "' or a view of it: higher-order ops do not support aliasing (torch.cond "
+                         "and torch.while_loop refuse it); return a copy instead (" +
+                         m->operand + " + 0)");
+  }
   throw_user_error(UserErrorKind::kInvalidProgram,
-                   "line " + std::to_string(m->loc.line) + ": " + hop + ": function '" + f.name +
-                       "' mutates its operand '" + m->operand +
-                       "' (add_): torch.cond and torch.while_loop refuse input mutation; "
-                       "mutate a copy instead (c = " +
+                   where + "mutates its operand '" + m->operand +
+                       "' (add_): higher-order ops refuse input mutation (torch.cond and "
+                       "torch.while_loop do); mutate a copy instead (c = " +
                        m->operand + " + 0, then add_(c, ...))");
 }
 

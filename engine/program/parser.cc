@@ -188,21 +188,24 @@ std::string Parser::function_name(std::string_view context) {
 }
 
 void Parser::higher_order_call(Stmt& s) {
-  bool is_cond = at_name("cond");
-  const char* name = is_cond ? "cond" : "while_loop";
+  s.kind = at_name("cond")         ? Stmt::Kind::kCond
+           : at_name("while_loop") ? Stmt::Kind::kWhileLoop
+                                   : Stmt::Kind::kInvokeSubgraph;
+  const std::string name = higher_order_name(s.kind);
   take();
-  s.kind = is_cond ? Stmt::Kind::kCond : Stmt::Kind::kWhileLoop;
-  expect_punct("(", is_cond ? "after 'cond'" : "after 'while_loop'");
-  if (is_cond) {
+  expect_punct("(", "after '" + name + "'");
+  if (s.kind == Stmt::Kind::kCond) {
     s.value = expression().expr;
     expect_punct(",", "after cond's predicate");
     s.functions.push_back(function_name("as cond's true branch"));
     expect_punct(",", "after cond's true branch");
     s.functions.push_back(function_name("as cond's false branch"));
-  } else {
+  } else if (s.kind == Stmt::Kind::kWhileLoop) {
     s.functions.push_back(function_name("as while_loop's condition"));
     expect_punct(",", "after while_loop's condition");
     s.functions.push_back(function_name("as while_loop's body"));
+  } else {
+    s.functions.push_back(function_name("as invoke_subgraph's region"));
   }
   expect_punct(",", std::string("then the operand list of ") + name);
   expect_punct("[", std::string("to open the operand list of ") + name);
@@ -276,7 +279,8 @@ Stmt Parser::statement(int indent, int depth) {
     targets.push_back(expect_name("as an assignment target"));
   } while (accept_punct(","));
   expect_punct("=", "after the assignment target");
-  if ((at_name("cond") || at_name("while_loop")) && at_punct("(", 1)) {
+  if ((at_name("cond") || at_name("while_loop") || at_name("invoke_subgraph")) &&
+      at_punct("(", 1)) {
     higher_order_call(s);
   } else {
     s.value = expression().expr;

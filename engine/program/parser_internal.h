@@ -64,7 +64,7 @@ class Parser {
   std::vector<Stmt> nested_block(int indent, int depth, SourceLoc header);
   Stmt check_statement(SourceLoc loc);
   Stmt check_is_size_statement(SourceLoc loc);
-  // `targets = cond(...)` / `targets = while_loop(...)` after the '='.
+  // `targets = cond(...)` / `while_loop(...)` / `invoke_subgraph(...)` after the '='.
   void higher_order_call(Stmt& s);
   std::string function_name(std::string_view context);
 

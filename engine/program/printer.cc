@@ -265,11 +265,12 @@ std::string print_stmt(const Stmt& s, int indent) {
       return out;
     }
     case Stmt::Kind::kCond:
-    case Stmt::Kind::kWhileLoop: {
+    case Stmt::Kind::kWhileLoop:
+    case Stmt::Kind::kInvokeSubgraph: {
       std::string out = pad;
       for (size_t i = 0; i < s.targets.size(); ++i) out += (i ? ", " : "") + s.targets[i];
       bool is_cond = s.kind == Stmt::Kind::kCond;
-      out += is_cond ? " = cond(" : " = while_loop(";
+      out += std::string(" = ") + higher_order_name(s.kind) + "(";
       if (is_cond) out += (s.value ? print_expr(*s.value) : "None") + ", ";
       for (const std::string& f : s.functions) out += f + ", ";
       out += "[";

@@ -2,6 +2,8 @@
 // identities, sum-of-products expansion, canonical relations) and never consult ranges.
 #pragma once
 
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "engine/sym/expr.h"
@@ -59,5 +61,9 @@ ExprRef relation_difference(const ExprRef& rel);
 // The factories keep their last results for small operands (a bounded memo, see make.cc), and
 // with them the nodes involved. This drops those references, for leak checks.
 void release_factory_memo();
+
+// `e` as a * x + rest, with a a nonzero integer and the symbol x absent from rest: {a, rest};
+// nullopt when e is not of that form (x in a product, a power, a call, or a float coefficient).
+std::optional<std::pair<int64_t, ExprRef>> linear_in(const ExprRef& e, const ExprRef& x);
 
 }  // namespace sf::sym

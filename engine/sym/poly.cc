@@ -7,7 +7,9 @@
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
 #include "engine/sym/context.h"
+#include "engine/sym/make.h"
 #include "engine/sym/numeric.h"
+#include "engine/sym/walk.h"
 
 namespace sf::sym {
 
@@ -268,6 +270,25 @@ Poly poly_mul(const Poly& a, const Poly& b) {
     out = poly_add(out, row_poly);
   }
   return out;
+}
+
+std::optional<std::pair<int64_t, ExprRef>> linear_in(const ExprRef& e, const ExprRef& x) {
+  Poly p = poly_of(e);
+  std::optional<int64_t> a;
+  Poly rest;
+  rest.constant = p.constant;
+  for (const Term& t : p.terms) {
+    if (t.mono == x && !t.coef.is_float) {
+      a = t.coef.i;
+      continue;
+    }
+    for (const ExprRef& s : free_symbols(t.mono)) {
+      if (s == x) return std::nullopt;  // x inside a product, a power or a call
+    }
+    rest.terms.push_back(t);
+  }
+  if (!a || *a == 0) return std::nullopt;
+  return std::make_pair(*a, expr_of(rest));
 }
 
 }  // namespace sf::sym

@@ -795,6 +795,72 @@ class Generator {
     return accept_higher_order(std::move(st), std::move(fns));
   }
 
+  // invoke_subgraph: a region drawn like a program over a tensor (and sometimes an int), which
+  // sometimes starts with an item() or a nonzero of its operand, returning a fresh dense tensor
+  // and sometimes an int; called up to three times, again on the same operands (the region is
+  // traced once and each call binds its own symbols) or on another tensor of its dtype and rank.
+  bool try_invoke_subgraph() {
+    const Var* t = pick(is_numeric_tensor);
+    if (!t) return false;
+    const Var* k = src_.chance(1, 3) ? pick(is_int) : nullptr;
+    std::vector<Param> params = {{"a", t->value, unbacked_vars_.count(t->name) > 0}};
+    if (k) params.push_back({"k", k->value, unbacked_vars_.count(k->name) > 0});
+    std::string n = std::to_string(line_);
+    std::vector<Stmt> prelude;
+    if (src_.chance(1, 2)) {
+      const char* op = src_.chance(1, 2) ? "nonzero" : "item";
+      ExprPtr of = std::string(op) == "item"
+                       ? call("sum", {call("flatten", {v("a")}), list({i(0)})})
+                       : gt(v("a"), i(0));
+      if (statement_allowed(op)) {
+        prelude.push_back(program::ProgramBuilder::assign_stmt("d", call(op, {of})));
+      }
+    }
+    Body body = draw_body(params, true, std::move(prelude));
+    auto numeric = [](const HostValue& x) { return is_numeric_tensor(x); };
+    program::FunctionDef f{"region" + n, {}, std::move(body.stmts), {}};
+    for (const Param& prm : params) f.params.push_back(prm.name);
+    // A fresh dense tensor, never a parameter itself (no alias) nor a view (one stride order).
+    std::vector<ExprPtr> out = {add(v(last_of(body.vars, params.size(), numeric)->name), i(0))};
+    std::vector<std::string> targets = {"g" + n};
+    if (src_.chance(1, 2)) {
+      const Var* x = last_of(body.vars, params.size(), is_int);
+      out.push_back(x ? v(x->name) : call("size", {v("a"), i(0)}));
+      targets.push_back("h" + n);
+    }
+    f.body.push_back(ret_stmt(out));
+    std::vector<program::FunctionDef> fns = std::move(body.functions);
+    fns.push_back(std::move(f));
+    Stmt st;
+    st.kind = Stmt::Kind::kInvokeSubgraph;
+    st.functions = {"region" + n};
+    st.operands = {v(t->name)};
+    if (k) st.operands.push_back(v(k->name));
+    st.targets = targets;
+    // (Accepting appends to vars_: what the later calls need of `t` is copied first.)
+    const HostValue first = t->value;
+    const bool unbacked = unbacked_vars_.count(t->name) > 0;
+    if (!accept_higher_order(st, std::move(fns))) return false;
+    for (int64_t calls = src_.range(0, 2); calls > 0; --calls) {
+      Stmt again = st;
+      std::string m = std::to_string(line_);
+      again.targets = {"g" + m};
+      if (st.targets.size() > 1) again.targets.push_back("h" + m);
+      if (src_.chance(1, 3)) {
+        // Another tensor like the first (its dtype, rank and whether its sizes may be unbacked).
+        const Var* other = pick([&](const HostValue& x) {
+          return is_numeric_tensor(x) && x.tensor.dtype == first.tensor.dtype &&
+                 x.tensor.sizes.size() == first.tensor.sizes.size();
+        });
+        if (other && (unbacked_vars_.count(other->name) > 0) == unbacked)
+          again.operands[0] = v(other->name);
+      }
+      std::vector<std::string> names = again.targets;
+      if (accept(std::move(again), names)) unbacked_vars_.insert(names.begin(), names.end());
+    }
+    return true;
+  }
+
   // n statement draws, each dropped when 8 attempts cannot make it valid.
   void draw_statements(int n) {
     for (int i = 0; i < n; ++i) {
@@ -812,7 +878,14 @@ class Generator {
     if (d.kind == Draw::Kind::kIf) return depth_ == 0 && try_if();
     if (d.kind == Draw::Kind::kHigherOrder) {
       if (depth_ >= kMaxBodyDepth) return false;
-      return src_.chance(1, 2) ? try_cond() : try_while_loop();
+      switch (src_.range(0, 2)) {
+        case 0:
+          return try_cond();
+        case 1:
+          return try_while_loop();
+        default:
+          return try_invoke_subgraph();
+      }
     }
     if (d.op == OpKind::kAddInplace) return try_mutation();
     squeezes_a_one_ = false;

@@ -40,6 +40,8 @@ std::string torch_dtype(DType d) {
 // Python names may clash with the prelude's or with Python's keywords and builtins we call:
 // every program name gets a prefix.
 std::string py_name(const std::string& name) { return "v_" + name; }
+// The nested compile region wrapping function `name` (user names all start with v_).
+std::string region_name(const std::string& name) { return "sf_region_" + name; }
 
 std::string py_float(double v) {
   if (std::isnan(v)) return "float('nan')";
@@ -72,6 +74,7 @@ class Emitter {
     std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& body) {
       for (const Stmt& s : body) {
         if (s.kind == Stmt::Kind::kWhileLoop) loop_conditions_.insert(s.functions[0]);
+        if (s.kind == Stmt::Kind::kInvokeSubgraph) regions_.insert(s.functions[0]);
         walk(s.then_body);
         walk(s.else_body);
       }
@@ -312,6 +315,12 @@ class Emitter {
           out_ += pad + targets(s) + (s.targets.size() == 1 ? ", = " : " = ") + call + "\n";
           break;
         }
+        case Stmt::Kind::kInvokeSubgraph:
+          // The function wrapped once as a nested compile region (torch.ops.higher_order.
+          // invoke_subgraph once compiled), called on fresh operands as the other HOPs are.
+          out_ += pad + targets(s) + (s.targets.size() == 1 ? ", = " : " = ") +
+                  region_name(s.functions[0]) + "(*sf_fresh(" + tuple(s.operands) + "))\n";
+          break;
       }
     }
   }
@@ -332,6 +341,10 @@ class Emitter {
       block(f.body, 4, !loop_conditions_.count(f.name));
       in_function_ = false;
       out_ += "\n\n";
+      if (regions_.count(f.name)) {
+        out_ += region_name(f.name) + " = torch.compiler.nested_compile_region(" + py_name(f.name) +
+                ")\n\n\n";
+      }
     }
     // The program: tensor and non-static scalar inputs are parameters; a static int is a
     // constant (dynamic=True would make a parameter symbolic); an unbacked int comes in as a
@@ -444,7 +457,8 @@ class Emitter {
   const program::Program& p_;
   std::string source_;
   std::set<std::string> loop_conditions_;
-  bool in_function_ = false;  // emitting a def block (its tuple returns are cloned: sf_fresh)
+  std::set<std::string> regions_;  // the functions invoke_subgraph calls
+  bool in_function_ = false;       // emitting a def block (its tuple returns are cloned: sf_fresh)
   std::string out_;
 };
 

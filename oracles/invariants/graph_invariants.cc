@@ -2,6 +2,7 @@
 #include "oracles/invariants/graph_invariants.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "engine/fake/fake_tensor.h"
@@ -155,6 +156,24 @@ std::vector<Violation> check_bindings(const graph::Graph& g, const ShapeEnv& env
 
 namespace {
 
+// The one symbol of `r` not in `bound`, when r is linear in it with a nonzero integer slope (r at
+// x + 1 minus r at x is that integer), so that knowing r gives it; nullopt otherwise.
+std::optional<ExprRef> solvable_symbol(const ExprRef& r,
+                                       const std::set<ExprRef, sym::ExprLess>& bound) {
+  std::optional<ExprRef> x;
+  for (const ExprRef& s : sym::free_symbols(r)) {
+    if (bound.count(s)) continue;
+    if (x) return std::nullopt;
+    x = s;
+  }
+  if (!x) return std::nullopt;
+  ExprRef next = sym::substitute_symbols(
+      r, [&](const ExprRef& s) { return s == *x ? sym::add(s, sym::integer(1)) : s; });
+  ExprRef slope = sym::sub(next, r);
+  if (!slope->is(sym::ExprKind::kInteger) || slope->int_value() == 0) return std::nullopt;
+  return x;
+}
+
 // One graph in scope order; a subgraph starts from what its placeholders bind (lifted symbols,
 // a loop's int carries) and sees nothing else of its caller.
 void def_before_use(const graph::Graph& g, const ShapeEnv& env, bool subgraph,
@@ -182,6 +201,8 @@ void def_before_use(const graph::Graph& g, const ShapeEnv& env, bool subgraph,
         bound.insert(env.resolve_renaming(s));
         ExprRef r = env.replace(s);
         if (r->is(sym::ExprKind::kSymbol)) bound.insert(r);
+        // Or a * x + rest in the one symbol x not bound here: x is (s - rest) / a, computable.
+        if (std::optional<ExprRef> x = solvable_symbol(r, bound)) bound.insert(*x);
       }
     }
     for (const auto& sub : n->subgraphs) def_before_use(*sub, env, true, out);

@@ -1,11 +1,14 @@
-// cond and while_loop through the tracer, the passes and the CPU run (spec §6): what the HOP node
-// binds (merged sizes, loop int outputs), what stays inside the subgraphs, lifted symbols,
-// asserts placed in the subgraph that recorded them, and INV-22 firing on a broken state.
+// cond, while_loop and invoke_subgraph through the tracer, the passes and the CPU run (spec §6):
+// what the HOP node binds (merged sizes, loop int outputs, a region's fresh symbols per call),
+// what stays inside the subgraphs, lifted symbols, asserts placed in the subgraph that recorded
+// them, a region traced once for many calls, and INV-22 and the memo oracle firing on broken
+// states.
 #include <gtest/gtest.h>
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/base/errors.h"
 #include "oracles/invariants/graph_invariants.h"
+#include "oracles/memo_oracle.h"
 #include "oracles/pipeline.h"
 #include "tests/graph/test_util.h"
 
@@ -85,8 +88,8 @@ TEST(HigherOrder, WhileLoopIntCarriesAreUnbackedPlaceholdersAndOutputsAreFresh) 
 TEST(HigherOrder, AssertRecordedInABranchStaysInIt) {
   auto r = run_on_cpu(
       "input x: i64[10] = arange()\ninput t: i64[2] = [3, 7]\n"
-      "def window(a, s, e):\n  check(s <= e, \"ordered\")\n  return slice(a, 0, s, e)\n"
-      "def whole(a, s, e):\n  return a\n"
+      "def window(a, s, e):\n  check(s <= e, \"ordered\")\n  return slice(a, 0, s, e) + 0\n"
+      "def whole(a, s, e):\n  return a + 0\n"
       "s, e = tolist(t)\nw = cond(e > 5, window, whole, [x, s, e])\nreturn w\n");
   ASSERT_EQ(r.verdict.kind, oracles::Verdict::Kind::kPass) << r.verdict.str();
   ASSERT_TRUE(r.final_graph.has_value());
@@ -105,6 +108,72 @@ TEST(HigherOrder, WhileCarryMustKeepItsShape) {
                      "def shrink(i, v):\n  return i + 1, squeeze(nonzero(v), 1)\n"
                      "i, w = while_loop(more, shrink, [0, x])\nreturn w\n"),
                UserError);
+}
+
+const char* kRegion =
+    "input x: i64[5] dynamic(0) = [3, 0, 2, 0, 1]\n"
+    "def region(a):\n  n = item(sum(a, [0]))\n  k = nonzero(a)\n  return a * 2, n, k + 0\n"
+    "y0, n0, k0 = invoke_subgraph(region, [x])\n"
+    "y1, n1, k1 = invoke_subgraph(region, [x])\n"
+    "y2, n2, k2 = invoke_subgraph(region, [x])\n"
+    "y3, n3, k3 = invoke_subgraph(region, [y0])\n"
+    "return n0 + n1 + n2 + n3, k1, k3, size(k2, 0)\n";
+
+std::vector<Node*> nodes_of(const Graph& g, NodeKind kind) {
+  std::vector<Node*> out;
+  for (Node* n : g.nodes()) {
+    if (n->kind == kind) out.push_back(n);
+  }
+  return out;
+}
+
+TEST(HigherOrder, InvokeSubgraphTracesTheRegionOnceAndEachCallBindsItsOwnSymbols) {
+  Trace t = trace(kRegion);
+  std::vector<Node*> calls = nodes_of(t.graph, NodeKind::kInvokeSubgraph);
+  ASSERT_EQ(calls.size(), 4u);
+  // One subgraph for the four calls (the fourth's operand has the same dtype and sizes).
+  for (Node* c : calls) EXPECT_EQ(c->subgraphs.at(0), calls[0]->subgraphs.at(0));
+  EXPECT_EQ(bindings_of(*calls[0]->subgraphs[0], "item"), "{u0: ()}");
+  // Each call binds a fresh int and a fresh size: eight symbols, none the region's own.
+  std::set<std::string> bound;
+  for (Node* c : calls) {
+    ASSERT_EQ(c->unbacked_bindings.size(), 2u) << bindings_str(c->unbacked_bindings);
+    for (const auto& [s, path] : c->unbacked_bindings) bound.insert(s->str());
+  }
+  EXPECT_EQ(bound.size(), 8u);
+  EXPECT_FALSE(bound.count("u0") || bound.count("u1"));
+  auto r = run_on_cpu(kRegion);
+  ASSERT_EQ(r.verdict.kind, oracles::Verdict::Kind::kPass) << r.verdict.str();
+  ASSERT_TRUE(r.plan.has_value());
+  EXPECT_EQ(r.plan->subplans.size(), 1u) << "the calls share the region's plan";
+  EXPECT_EQ(r.run->outputs[0].str(), "30");  // 6 three times, then the sum of y0 = x * 2
+}
+
+TEST(HigherOrder, MemoOracleFiresWhenACallHandsOutTheRegionsOwnSymbol) {
+  Trace t = trace(kRegion);
+  oracles::MemoInputs in;
+  in.env = t.env.get();
+  in.traced = &t.graph;
+  EXPECT_TRUE(oracles::check_memo(in).violations.empty());
+  // Broken on purpose: the second call returns the region's own values (u0, the nonzero's u1),
+  // as a cache without fresh symbols per call site would (upstream PR #149297).
+  Node* second = nodes_of(t.graph, NodeKind::kInvokeSubgraph).at(1);
+  second->value = second->subgraphs[0]->output()->value;
+  oracles::OracleReport broken = oracles::check_memo(in);
+  ASSERT_FALSE(broken.violations.empty());
+  EXPECT_NE(broken.violations[0].details.find("which its subgraph allocates"), std::string::npos)
+      << broken.violations[0].details;
+}
+
+TEST(HigherOrder, ConstantPredicateCondIsACallOfTheTakenBranch) {
+  Trace t = trace(
+      "input x: i64[4] = [0, 2, 0, 3]\n"
+      "def nz(a):\n  return nonzero(a)\ndef none(a):\n  return nonzero(a * 0)\n"
+      "r = cond(True, nz, none, [x])\nreturn r\n");
+  std::vector<Node*> calls = nodes_of(t.graph, NodeKind::kInvokeSubgraph);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]->function_names, "nz");
+  EXPECT_TRUE(nodes_of(t.graph, NodeKind::kCond).empty());
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// `def` blocks, cond and while_loop in the text format: they parse, print back to the same text
-// (parse . print round-trips), and what a block may name is checked at parse time.
+// `def` blocks, cond, while_loop and invoke_subgraph in the text format: they parse, print back to
+// the same text (parse . print round-trips), and what a block may name is checked at parse time.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -28,11 +28,12 @@ const char* kProgram =
     "  j, b = while_loop(more, step, [k, a])\n"
     "  return b\n"
     "def else_fn(a, k):\n"
-    "  return a\n"
+    "  return a + k\n"
     "k = item(t)\n"
     "r = cond(k > 1, then_fn, else_fn, [x, k])\n"
     "n, y = while_loop(more, step, [0, r])\n"
-    "return n, y\n";
+    "z, m = invoke_subgraph(step, [n, y])\n"
+    "return n, y, z, m\n";
 
 TEST(HigherOrderSyntax, ParsesAndRoundTrips) {
   Program p = parse_program(kProgram);
@@ -40,7 +41,7 @@ TEST(HigherOrderSyntax, ParsesAndRoundTrips) {
   EXPECT_EQ(p.functions[0].name, "more");
   EXPECT_EQ(p.functions[0].params, (std::vector<std::string>{"i", "v"}));
   EXPECT_EQ(p.functions[1].body.size(), 2u);  // if/else, return
-  ASSERT_EQ(p.body.size(), 4u);
+  ASSERT_EQ(p.body.size(), 5u);
   const Stmt& c = p.body[1];
   EXPECT_EQ(c.kind, Stmt::Kind::kCond);
   EXPECT_EQ(c.targets, (std::vector<std::string>{"r"}));
@@ -49,6 +50,11 @@ TEST(HigherOrderSyntax, ParsesAndRoundTrips) {
   const Stmt& w = p.body[2];
   EXPECT_EQ(w.kind, Stmt::Kind::kWhileLoop);
   EXPECT_EQ(w.functions, (std::vector<std::string>{"more", "step"}));
+  const Stmt& call = p.body[3];
+  EXPECT_EQ(call.kind, Stmt::Kind::kInvokeSubgraph);
+  EXPECT_EQ(call.functions, (std::vector<std::string>{"step"}));
+  EXPECT_EQ(call.targets, (std::vector<std::string>{"z", "m"}));
+  EXPECT_EQ(call.operands.size(), 2u);
   EXPECT_EQ(print_program(p), kProgram);
   EXPECT_TRUE(parse_program(print_program(p)) == p);
   // Equality sees the functions: a different body is a different program.
@@ -79,6 +85,12 @@ TEST(HigherOrderSyntax, FunctionsMustBeDefinedAbove) {
   // Only earlier functions: no recursion by construction.
   EXPECT_NE(error_of("def f(a):\n  r = cond(True, f, f, [a])\n  return r\nreturn x\n")
                 .find("not a function defined above"),
+            std::string::npos);
+  // A region that calls itself is named.
+  EXPECT_NE(error_of("def again(a):\n  r = invoke_subgraph(again, [a])\n  return r\nreturn x\n")
+                .find("'again' is not a function defined above (as invoke_subgraph's region)"),
+            std::string::npos);
+  EXPECT_NE(error_of("r = invoke_subgraph(x)\nreturn r\n").find("not a function defined above"),
             std::string::npos);
   EXPECT_NE(error_of("y = x\ndef f(a):\n  return a\nreturn y\n").find("after the inputs"),
             std::string::npos);

@@ -52,6 +52,7 @@ bool removable(const Node* n) {
     case NodeKind::kOutput:
     case NodeKind::kCond:       // its subgraphs may check and assert
     case NodeKind::kWhileLoop:  // (and a loop may not terminate: it is not dead code)
+    case NodeKind::kInvokeSubgraph:
       return false;
   }
   return false;

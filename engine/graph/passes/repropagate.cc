@@ -49,26 +49,34 @@ Value output_value(const NodeArg& a) {
 Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
                         const RepropagateOptions& opts);
 
+// The subgraphs of one graph re-propagated so far, by their traced graph: a region that several
+// invoke_subgraph nodes share is re-propagated once and shared again, as it was traced.
+using Regions = std::map<const Graph*, std::shared_ptr<Graph>>;
+
 // A HOP node again: its subgraphs re-propagated (each in a fresh epoch, as traced), then its
 // outputs merged again, which makes fresh symbols for the node to bind.
-Value repropagate_hop(Trace& t, const Node& old, Node& n, const RepropagateOptions& opts) {
+Value repropagate_hop(Trace& t, const Node& old, Node& n, const RepropagateOptions& opts,
+                      Regions& regions) {
   std::vector<Value> outs[2];
   for (size_t i = 0; i < old.subgraphs.size(); ++i) {
     t.mode->bump_epoch();
-    auto sub = std::make_shared<Graph>();
-    {
-      // What re-propagating it records (a fresh symbol's own asserts) belongs to it as well,
-      // and what it learns holds only inside it, as when it was traced.
-      ShapeEnv::FactScope facts(t.env.get());
-      ScopedAsserts scope(*t.env, *sub);
-      *sub = repropagate_graph(t, *old.subgraphs[i], true, opts);
+    std::shared_ptr<Graph>& sub = regions[old.subgraphs[i].get()];
+    if (!sub) {
+      sub = std::make_shared<Graph>();
+      {
+        // What re-propagating it records (a fresh symbol's own asserts) belongs to it as well,
+        // and what it learns holds only inside it, as when it was traced.
+        ShapeEnv::FactScope facts(t.env.get());
+        ScopedAsserts scope(*t.env, *sub);
+        *sub = repropagate_graph(t, *old.subgraphs[i], true, opts);
+      }
+      sub->scoped_asserts.insert(sub->scoped_asserts.begin(),
+                                 old.subgraphs[i]->scoped_asserts.begin(),
+                                 old.subgraphs[i]->scoped_asserts.end());
+      t.mode->bump_epoch();
     }
-    sub->scoped_asserts.insert(sub->scoped_asserts.begin(),
-                               old.subgraphs[i]->scoped_asserts.begin(),
-                               old.subgraphs[i]->scoped_asserts.end());
     n.subgraphs.push_back(sub);
-    t.mode->bump_epoch();
-    Node* out = n.subgraphs.back()->output();
+    Node* out = sub->output();
     SF_CHECK(out) << "subgraph " << i << " of %" << old.name << " has no output";
     outs[i] = out->value.elems();
   }
@@ -78,6 +86,14 @@ Value repropagate_hop(Trace& t, const Node& old, Node& n, const RepropagateOptio
     SF_CHECK(outs[0].size() == outs[1].size()) << "cond branches re-propagated apart";
     for (size_t i = 0; i < outs[0].size(); ++i)
       values.push_back(merge_cond_output(*t.mode, outs[0][i], outs[1][i], i, where));
+  } else if (old.kind == NodeKind::kInvokeSubgraph) {
+    // What the region's placeholders hold are its inputs (the traced names, as the caller's
+    // rebinding restores them).
+    std::vector<Value> placeholder_values;
+    for (const Node* ph : n.subgraphs[0]->placeholders()) placeholder_values.push_back(ph->value);
+    std::set<ExprRef, sym::ExprLess> inputs = symbols_of(placeholder_values);
+    for (const Value& v : outs[0])
+      values.push_back(invoke_subgraph_output(*t.mode, v, inputs, where));
   } else {
     // The carries' values entering the loop (the other args are lifted symbols).
     for (size_t k : old.carry_args) {
@@ -108,6 +124,7 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
   ShapeEnv& env = *t.env;
   Graph g;
   std::map<Node*, Node*> m;
+  Regions regions;
   auto value_of = [&](Node* old) -> const Value& { return m.at(old)->value; };
   for (Node* old : old_graph.nodes()) {
     Node* n = g.add(old->kind, old->name, remap_all(old->args, m));
@@ -161,8 +178,9 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
         continue;
       }
       case NodeKind::kCond:
-      case NodeKind::kWhileLoop: {
-        n->value = repropagate_hop(t, *old, *n, opts);
+      case NodeKind::kWhileLoop:
+      case NodeKind::kInvokeSubgraph: {
+        n->value = repropagate_hop(t, *old, *n, opts, regions);
         std::optional<Bindings> fresh = env.compute_unbacked_bindings(n->value);
         if (fresh) n->unbacked_bindings = *fresh;
         env.rebind_unbacked(old->unbacked_bindings, n->value, false);

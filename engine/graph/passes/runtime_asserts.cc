@@ -45,8 +45,14 @@ Buckets subgraph_buckets(const ShapeEnv& env, const Graph& g) {
 class Inserter {
  public:
   Inserter(Graph& g, ShapeEnv& env, RuntimeAssertReport& report, Buckets& buckets,
+           std::set<const Graph*>& done,
            const std::set<ExprRef, sym::ExprLess>* caller_bound = nullptr)
-      : g_(g), env_(env), report_(report), buckets_(buckets), caller_bound_(caller_bound) {}
+      : g_(g),
+        env_(env),
+        report_(report),
+        buckets_(buckets),
+        done_(done),
+        caller_bound_(caller_bound) {}
 
   void run() {
     std::vector<Node*> nodes = g_.nodes();
@@ -113,10 +119,12 @@ class Inserter {
         define(s, path);
       }
       for (const auto& sub : n->subgraphs) {
+        // A region several invoke_subgraph calls share gets its asserts once.
+        if (!done_.insert(sub.get()).second) continue;
         std::set<ExprRef, sym::ExprLess> visible = bound_;
         if (caller_bound_) visible.insert(caller_bound_->begin(), caller_bound_->end());
         Buckets own = subgraph_buckets(env_, *sub);
-        Inserter inner(*sub, env_, report_, own, &visible);
+        Inserter inner(*sub, env_, report_, own, done_, &visible);
         inner.run();
         inner.report_unplaced();
       }
@@ -248,6 +256,7 @@ class Inserter {
   ShapeEnv& env_;
   RuntimeAssertReport& report_;
   Buckets& buckets_;
+  std::set<const Graph*>& done_;                          // the subgraphs that had their pass
   const std::set<ExprRef, sym::ExprLess>* caller_bound_;  // subgraphs: what the caller binds
   std::set<ExprRef, sym::ExprLess> bound_, range_asserted_, added_;
   Node* insert_after_ = nullptr;
@@ -258,7 +267,8 @@ class Inserter {
 RuntimeAssertReport insert_runtime_asserts(Graph& g, ShapeEnv& env) {
   RuntimeAssertReport report;
   Buckets buckets = top_level_buckets(env);
-  Inserter top(g, env, report, buckets);
+  std::set<const Graph*> done;
+  Inserter top(g, env, report, buckets, done);
   top.run();
   top.report_unplaced();
   return report;
