@@ -174,6 +174,11 @@ struct ProgramWalk {
           for (const program::ExprPtr& o : st.operands) expr(o);
           bodies(st);
           break;
+        case Stmt::Kind::kMap:
+          features.insert("map");
+          for (const program::ExprPtr& o : st.operands) expr(o);
+          bodies(st);
+          break;
         case Stmt::Kind::kInvokeSubgraph:
           features.insert("invoke_subgraph");
           if (++region_calls[st.functions.at(0)] == 2)
@@ -317,6 +322,7 @@ std::string GenStats::report() const {
                         "while_loop",
                         "invoke_subgraph",
                         "region called more than once",
+                        "map",
                         "check inside a body",
                         "data-dependent op inside a body",
                         "higher-order op inside a body",

@@ -166,13 +166,15 @@ std::optional<std::vector<Stmt>> inlined(const program::FunctionDef& f,
       case Stmt::Kind::kCond:
       case Stmt::Kind::kWhileLoop:
       case Stmt::Kind::kInvokeSubgraph:
+      case Stmt::Kind::kMap:
         return std::nullopt;
     }
   }
   return out;
 }
 
-// Drop a function nothing calls; inline an invoke_subgraph call; make a cond call one branch for
+// Drop a function nothing calls; map one row, or replace a map by its operand; inline an
+// invoke_subgraph call; make a cond call one branch for
 // both (its other branch then goes), or inline a branch in place of the cond; make a while_loop
 // stop at once (its condition a function returning False), and replace a loop that stops at once by
 // its carries (one assignment per target); replace a cond by its predicate (a statement that keeps
@@ -190,6 +192,38 @@ Candidates function_candidates(const Program& p) {
   }
   for_each_list(p, [&](Program& copy, std::vector<Stmt>& list) {
     for (Stmt& s : list) {
+      if (s.kind == Stmt::Kind::kMap) {
+        // Map one row: each operand cut to its first row (once; a cut operand stays cut).
+        std::vector<ExprPtr> all = s.operands;
+        bool cut = false;
+        for (ExprPtr& o : s.operands) {
+          if (o && o->kind == Expr::Kind::kCall && o->op == program::OpKind::kSlice) continue;
+          o = Expr::call(program::OpKind::kSlice,
+                         {o, Expr::integer(0), Expr::integer(0), Expr::integer(1)});
+          cut = true;
+        }
+        if (cut) out.push_back(copy);
+        s.operands = all;
+        if (&list == &copy.body && !s.operands.empty()) {
+          // Or no map: each target the first operand (the function then goes as unused).
+          size_t at = static_cast<size_t>(&s - list.data());
+          Program plain = copy;
+          std::vector<Stmt> assigns;
+          for (const std::string& t : s.targets) {
+            Stmt a;
+            a.kind = Stmt::Kind::kAssign;
+            a.targets = {t};
+            a.value = s.operands[0];
+            a.loc = s.loc;
+            assigns.push_back(std::move(a));
+          }
+          plain.body.erase(plain.body.begin() + static_cast<long>(at));
+          plain.body.insert(plain.body.begin() + static_cast<long>(at), assigns.begin(),
+                            assigns.end());
+          out.push_back(std::move(plain));
+        }
+        continue;
+      }
       if (s.kind == Stmt::Kind::kInvokeSubgraph && &list == &copy.body) {
         const program::FunctionDef* f = copy.function(s.functions[0]);
         std::optional<std::vector<Stmt>> body =

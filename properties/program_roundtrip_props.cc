@@ -117,16 +117,17 @@ ExprPtr gen_expr(const Scope& scope, int depth) {
   }
 }
 
-// `targets = cond(pred, f, g, [operands])`, `targets = while_loop(f, g, [carries])` or
-// `targets = invoke_subgraph(f, [operands])` over the functions defined so far (the parser checks
-// names, not arities: the tracer does).
+// `targets = cond(pred, f, g, [operands])`, `targets = while_loop(f, g, [carries])`,
+// `targets = invoke_subgraph(f, [operands])` or `targets = map(f, [xs])` over the functions defined
+// so far (the parser checks names, not arities: the tracer does).
 Stmt gen_higher_order(Scope& scope, const std::vector<std::string>& functions) {
   Stmt s;
   const Stmt::Kind kinds[] = {Stmt::Kind::kCond, Stmt::Kind::kWhileLoop,
-                              Stmt::Kind::kInvokeSubgraph};
-  s.kind = kinds[pick(0, 2)];
+                              Stmt::Kind::kInvokeSubgraph, Stmt::Kind::kMap};
+  s.kind = kinds[pick(0, 3)];
   if (s.kind == Stmt::Kind::kCond) s.value = gen_expr(scope, pick(0, 2));
-  for (int i = s.kind == Stmt::Kind::kInvokeSubgraph ? 1 : 0; i < 2; ++i)
+  bool one_function = s.kind == Stmt::Kind::kInvokeSubgraph || s.kind == Stmt::Kind::kMap;
+  for (int i = one_function ? 1 : 0; i < 2; ++i)
     s.functions.push_back(*rc::gen::elementOf(functions));
   for (int n = pick(0, 3); n > 0; --n) s.operands.push_back(gen_expr(scope, pick(0, 2)));
   for (int t = pick(1, 3); t > 0; --t) s.targets.push_back(gen_name());
@@ -307,6 +308,7 @@ RC_GTEST_PROP(ProgramRoundtripProps, ParseOfPrintIsIdentity, ()) {
   RC_CLASSIFY(text.find("= cond(") != std::string::npos, "cond");
   RC_CLASSIFY(text.find("= while_loop(") != std::string::npos, "while_loop");
   RC_CLASSIFY(text.find("= invoke_subgraph(") != std::string::npos, "invoke_subgraph");
+  RC_CLASSIFY(text.find("= map(") != std::string::npos, "map");
   Program q = parse_program(text);
   RC_ASSERT(static_cast<bool>(q == p));
   RC_ASSERT(print_program(q) == text);

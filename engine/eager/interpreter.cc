@@ -258,6 +258,9 @@ class Interpreter {
         assign_all(s.targets, new_tensors(call(s.functions[0], args)), "invoke_subgraph");
         return false;
       }
+      case Stmt::Kind::kMap:
+        assign_all(s.targets, run_map(s), "map");
+        return false;
     }
     SF_UNREACHABLE();
   }
@@ -344,6 +347,61 @@ class Interpreter {
       if (v.is_tensor()) v = Value::of_tensor(*v.tensor);
     }
     return values;
+  }
+
+  // map: the function on row i of every operand (tensors of one leading size n >= 1), each step
+  // returning tensors of the same dtypes and shapes, which are stacked (torch's map).
+  std::vector<Value> run_map(const Stmt& s) {
+    std::vector<Value> xs = operands(s);
+    no_operand_mutation(s, xs);
+    int64_t n = -1;
+    for (const Value& x : xs) {
+      if (!x.is_tensor() || x.tensor->sizes.empty()) {
+        invalid("map: every operand is a tensor of rank >= 1 (mapped over its first dim), got " +
+                x.describe());
+      }
+      if (n >= 0 && x.tensor->sizes[0] != n) {
+        throw_user_error(UserErrorKind::kShape, "map: the operands' first sizes differ (" +
+                                                    std::to_string(n) + " and " +
+                                                    std::to_string(x.tensor->sizes[0]) + ")");
+      }
+      n = x.tensor->sizes[0];
+    }
+    if (xs.empty()) invalid("map: no operand to map over");
+    if (n == 0) {
+      throw_user_error(UserErrorKind::kCheckFailed,
+                       "check failed: map: the operands' first size must be >= 1 (torch's map "
+                       "refuses an empty leading dim)");
+    }
+    std::vector<std::vector<HostTensor>> steps;  // per output, its rows
+    std::vector<Value> first;
+    for (int64_t i = 0; i < n; ++i) {
+      std::vector<Value> rows;
+      for (const Value& x : xs) rows.push_back(Value::of_tensor(program::row_of(*x.tensor, i)));
+      std::vector<Value> out = call(s.functions[0], rows);
+      if (i == 0) {
+        first = out;
+        steps.resize(out.size());
+      }
+      if (out.size() != first.size()) invalid("map: the steps return different numbers of values");
+      for (size_t k = 0; k < out.size(); ++k) {
+        const Value &a = first[k], &b = out[k];
+        if (!b.is_tensor()) invalid("map: the function returns tensors only, got " + b.describe());
+        if (a.tensor->dtype != b.tensor->dtype || a.tensor->sizes != b.tensor->sizes) {
+          throw_user_error(UserErrorKind::kShape,
+                           "map: step " + std::to_string(i) + " returns " + b.describe() +
+                               " for output " + std::to_string(k) + ", step 0 " + a.describe() +
+                               " (every step returns the same shapes)");
+        }
+        steps[k].push_back(*b.tensor);
+      }
+    }
+    std::vector<Value> stacked;
+    for (size_t k = 0; k < first.size(); ++k) {
+      stacked.push_back(Value::of_tensor(
+          program::stack_rows(steps[k], first[k].tensor->dtype, first[k].tensor->sizes)));
+    }
+    return stacked;
   }
 
   std::vector<Value> run_while_loop(const Stmt& s) {

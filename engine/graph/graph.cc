@@ -35,6 +35,8 @@ const char* node_kind_name(NodeKind k) {
       return "while_loop";
     case NodeKind::kInvokeSubgraph:
       return "invoke_subgraph";
+    case NodeKind::kMap:
+      return "map";
   }
   return "?";
 }
@@ -225,6 +227,7 @@ std::string Graph::print() const {
       case NodeKind::kCond:
       case NodeKind::kWhileLoop:
       case NodeKind::kInvokeSubgraph:
+      case NodeKind::kMap:
         break;
     }
     line += "%" + n.name + ": " + value_type_str(n.value) + " = ";

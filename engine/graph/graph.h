@@ -34,10 +34,14 @@ enum class NodeKind {
   // invoke_subgraph (a compiled region, or a cond whose predicate is a constant): args [the
   // subgraph's placeholder values]; subgraphs [region]. Calls with the same inputs share it.
   kInvokeSubgraph,
+  // map: args [the subgraph's placeholder values: lifted symbols, the mapped operands];
+  // subgraphs [fn, traced on one row of each]; carry_args: the mapped operands' args.
+  kMap,
 };
 // The higher-order ops: nodes whose subgraphs run as nested programs.
 inline bool is_higher_order(NodeKind k) {
-  return k == NodeKind::kCond || k == NodeKind::kWhileLoop || k == NodeKind::kInvokeSubgraph;
+  return k == NodeKind::kCond || k == NodeKind::kWhileLoop || k == NodeKind::kInvokeSubgraph ||
+         k == NodeKind::kMap;
 }
 const char* node_kind_name(NodeKind k);
 
@@ -86,7 +90,7 @@ struct Node {
   // cond's predicate) and whose output node returns the function's values.
   std::vector<std::shared_ptr<class Graph>> subgraphs;
   std::string function_names;      // "then_fn, else_fn" (for printing)
-  std::vector<size_t> carry_args;  // kWhileLoop: the args that are carries (others: lifted)
+  std::vector<size_t> carry_args;  // kWhileLoop: the carries' args; kMap: the mapped operands'
   std::vector<Node*> users;
   std::list<std::unique_ptr<Node>>::iterator pos;
 };

@@ -116,4 +116,24 @@ Value invoke_subgraph_output(fake::FakeMode& mode, const Value& v,
   return Value::tensor(mode.make_contiguous(t.dtype(), sizes));
 }
 
+Value map_output(fake::FakeMode& mode, const Value& step, const SymInt& n,
+                 const std::set<ExprRef, sym::ExprLess>& inputs, const std::string& where) {
+  if (step.kind() != Value::Kind::kTensor) {
+    throw_user_error(UserErrorKind::kInvalidProgram,
+                     where + ": map: the function returns tensors only, got " + step.str());
+  }
+  const fake::FakeTensor& t = fake::fake_of(step);
+  std::vector<SymInt> sizes{n};
+  for (const SymInt& x : t.sizes()) {
+    if (!over_inputs(x.expr(), inputs)) {
+      throw_user_error(UserErrorKind::kUnsupported,
+                       where + ": map: a step returns " + t.type_str() + ", whose size " + x.str() +
+                           " is made inside the function and may differ from row to row (the "
+                           "steps' outputs are stacked: return a shape the rows determine)");
+    }
+    sizes.push_back(x);
+  }
+  return Value::tensor(mode.make_contiguous(t.dtype(), sizes));
+}
+
 }  // namespace sf::graph

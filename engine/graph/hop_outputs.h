@@ -23,6 +23,13 @@ Value merge_cond_output(fake::FakeMode& mode, const Value& a, const Value& b, si
 // unbacked symbol, a tensor keeps its dtype and sizes (contiguous).
 Value while_loop_output(fake::FakeMode& mode, const Value& carry);
 
+// map's output for the function's returned value `step` (one row's) over `n` rows: a tensor of
+// sizes [n, step's sizes], contiguous. The step's sizes must be over the function's inputs (a
+// size made inside it could differ from row to row: UserError unsupported naming `where`), and
+// it must be a tensor (UserError invalid_program).
+Value map_output(fake::FakeMode& mode, const Value& step, const SymInt& n,
+                 const std::set<ExprRef, sym::ExprLess>& inputs, const std::string& where);
+
 // The free symbols of values (tensors' sizes, strides and offsets, ints' expressions): what a
 // region's placeholders hold are its inputs.
 std::set<ExprRef, sym::ExprLess> symbols_of(const std::vector<Value>& values);

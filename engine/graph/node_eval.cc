@@ -140,6 +140,7 @@ Value eval_node(fake::MetaContext& ctx, const Node& n,
     case NodeKind::kCond:
     case NodeKind::kWhileLoop:
     case NodeKind::kInvokeSubgraph:
+    case NodeKind::kMap:
       break;  // re-propagation re-runs their subgraphs itself
   }
   SF_UNREACHABLE() << "eval_node of " << node_kind_name(n.kind);

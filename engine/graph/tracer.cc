@@ -453,6 +453,9 @@ class Tracer {
         assign_all(s, trace_call(s, f, operands));
         return;
       }
+      case Stmt::Kind::kMap:
+        assign_all(s, trace_map(s));
+        return;
       case Stmt::Kind::kReturn: {
         std::vector<NodeArg> args;
         std::vector<Value> values;
@@ -763,6 +766,63 @@ class Tracer {
     }
     TV node = add_hop_node(NodeKind::kInvokeSubgraph, s, in.args, {region->second.graph}, outputs,
                            f.name);
+    return unpack(node, outputs.size(), s.loc.line);
+  }
+
+  // map (spec §6.5): the function traced once on one row of each operand (tensors of rank >= 1
+  // and one leading size n, checked >= 1 as torch's map does), its outputs stacked to [n, ...].
+  std::vector<TV> trace_map(const Stmt& s) {
+    const program::FunctionDef& f = function(s, 0);
+    std::vector<TV> xs = operand_values(s, f);
+    if (xs.empty()) {
+      throw_user_error(UserErrorKind::kInvalidProgram,
+                       where(s.loc.line, "map: no operand to map over"));
+    }
+    std::vector<Value> rows;
+    std::optional<SymInt> n;
+    for (const TV& x : xs) {
+      if (x.value.kind() != Value::Kind::kTensor || fake::fake_of(x.value).dim() == 0) {
+        throw_user_error(UserErrorKind::kInvalidProgram,
+                         where(s.loc.line,
+                               "map: every operand is a tensor of rank >= 1 (mapped over its "
+                               "first dim), got " +
+                                   x.value.str()));
+      }
+      const fake::FakeTensor& t = fake::fake_of(x.value);
+      if (n && !t_.env->statically_known_true(sym_eq(*n, t.sizes()[0]))) {
+        throw_user_error(UserErrorKind::kShape,
+                         where(s.loc.line, "map: the operands' first sizes differ (" + n->str() +
+                                               " and " + t.sizes()[0].str() + ")"));
+      }
+      n = t.sizes()[0];
+      std::vector<SymInt> row(t.sizes().begin() + 1, t.sizes().end());
+      rows.push_back(Value::tensor(t_.mode->make_contiguous(t.dtype(), row)));
+    }
+    no_operand_mutation(s, xs);
+    // Not empty: a check the program could have written (a deferred assert when n is unbacked).
+    SymBool nonempty = sym_ge(*n, 1);
+    const std::string message = "map: the operands' first size must be >= 1";
+    t_.env->check(nonempty, where(s.loc.line, message));
+    if (!t_.env->statically_known_true(nonempty) && xs[0].arg.kind == NodeArg::Kind::kNode) {
+      Node* size = reify_keypath(
+          g_, xs[0].arg.node, {KeyEntry::call_method(TensorMethod::kSize), KeyEntry::sequence(0)},
+          nullptr);
+      Node* ge = g_.add(NodeKind::kCall, "ge", {NodeArg::of(size), NodeArg::integer(1)});
+      ge->op = OpKind::kGe;
+      ge->line = s.loc.line;
+      ge->value = Value(nonempty);
+      add_check(s, TV{ge->value, NodeArg::of(ge), {}}, nonempty.expr(), message);
+    }
+    SubgraphInputs in = lift(xs, rows, f.params);
+    TracedFunction step = trace_function(f, in, s.loc.line);
+    std::vector<Value> placeholder_values;
+    for (const auto& [name, v] : in.placeholders) placeholder_values.push_back(v);
+    std::set<ExprRef, sym::ExprLess> inputs = symbols_of(placeholder_values);
+    std::vector<Value> outputs;
+    for (const Value& v : step.outputs)
+      outputs.push_back(map_output(*t_.mode, v, *n, inputs, "line " + std::to_string(s.loc.line)));
+    TV node = add_hop_node(NodeKind::kMap, s, in.args, {step.graph}, outputs, f.name);
+    node.arg.node->carry_args = in.operand_slots;
     return unpack(node, outputs.size(), s.loc.line);
   }
 

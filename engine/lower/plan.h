@@ -20,7 +20,8 @@ struct OutputRef {
 };
 
 struct Step {
-  // kCond / kWhileLoop / kInvokeSubgraph run nested plans (Plan::subplans) on values of this one.
+  // kCond / kWhileLoop / kInvokeSubgraph / kMap run nested plans (Plan::subplans) on values of
+  // this one.
   enum class Kind {
     kGuard,
     kBindInput,
@@ -33,7 +34,8 @@ struct Step {
     kOutput,
     kCond,
     kWhileLoop,
-    kInvokeSubgraph
+    kInvokeSubgraph,
+    kMap
   };
   Kind kind = Kind::kGuard;
   ExprRef expr;            // kGuard / kAssert: the condition; kBind from a scalar: its expression
@@ -44,11 +46,11 @@ struct Step {
   KeyPath path;            // kBindInput: into the input value; kBind: into the extern's outputs
   std::string input_name;  // kBindInput
   std::vector<OutputRef> outputs;  // kOutput
-  // kCond / kWhileLoop / kInvokeSubgraph: the subplans (then, else / cond, body / region; calls
-  // of one region share its plan); the values passed in (cond: the
-  // predicate first), in the order of the subplans' inputs; which of those a loop carries; the
-  // buffer each tensor output is written to (-1 for an int); the symbols bound from the
-  // outputs (keypath into the tuple of outputs).
+  // kCond / kWhileLoop / kInvokeSubgraph / kMap: the subplans (then, else / cond, body / region,
+  // calls of one region sharing its plan / fn); the values passed in (cond: the
+  // predicate first), in the order of the subplans' inputs; which of those a loop carries (a map:
+  // maps over); the buffer each tensor output is written to (-1 for an int); the symbols bound from
+  // the outputs (keypath into the tuple of outputs).
   std::vector<int> subplans;
   std::vector<OutputRef> operands;
   std::vector<size_t> carries;

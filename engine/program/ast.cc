@@ -146,7 +146,8 @@ bool operator==(const Stmt& a, const Stmt& b) {
 }
 
 bool is_higher_order(Stmt::Kind k) {
-  return k == Stmt::Kind::kCond || k == Stmt::Kind::kWhileLoop || k == Stmt::Kind::kInvokeSubgraph;
+  return k == Stmt::Kind::kCond || k == Stmt::Kind::kWhileLoop ||
+         k == Stmt::Kind::kInvokeSubgraph || k == Stmt::Kind::kMap;
 }
 
 const char* higher_order_name(Stmt::Kind k) {
@@ -157,6 +158,8 @@ const char* higher_order_name(Stmt::Kind k) {
       return "while_loop";
     case Stmt::Kind::kInvokeSubgraph:
       return "invoke_subgraph";
+    case Stmt::Kind::kMap:
+      return "map";
     default:
       return "statement";
   }

@@ -77,7 +77,8 @@ void for_each_subexpr(const ExprPtr& e, const std::function<void(const Expr&)>& 
 struct Stmt {
   // The higher-order ops over `def` blocks: kCond `targets = cond(pred, then_fn, else_fn,
   // [operands])`; kWhileLoop `targets = while_loop(cond_fn, body_fn, [carries])`;
-  // kInvokeSubgraph `targets = invoke_subgraph(fn, [operands])` (a compiled region).
+  // kInvokeSubgraph `targets = invoke_subgraph(fn, [operands])` (a compiled region); kMap
+  // `targets = map(fn, [xs])` (fn on the rows of every xs together, outputs stacked).
   enum class Kind {
     kAssign,
     kCheck,
@@ -86,7 +87,8 @@ struct Stmt {
     kReturn,
     kCond,
     kWhileLoop,
-    kInvokeSubgraph
+    kInvokeSubgraph,
+    kMap
   };
   Kind kind = Kind::kAssign;
   std::vector<std::string> targets;  // kAssign and the higher-order ops: one name, or several
@@ -101,7 +103,8 @@ struct Stmt {
   SourceLoc loc;
 };
 bool operator==(const Stmt& a, const Stmt& b);
-// Whether `k` calls `def` blocks (cond, while_loop, invoke_subgraph), and its name in programs.
+// Whether `k` calls `def` blocks (cond, while_loop, invoke_subgraph, map), and its name in
+// programs.
 bool is_higher_order(Stmt::Kind k);
 const char* higher_order_name(Stmt::Kind k);
 

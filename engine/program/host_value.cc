@@ -19,6 +19,32 @@ int64_t HostTensor::numel() const {
   return n;
 }
 
+HostTensor row_of(const HostTensor& t, int64_t i) {
+  HostTensor r;
+  r.dtype = t.dtype;
+  r.sizes.assign(t.sizes.begin() + 1, t.sizes.end());
+  int64_t n = r.numel();
+  if (t.is_float()) {
+    r.floats.assign(t.floats.begin() + i * n, t.floats.begin() + (i + 1) * n);
+  } else {
+    r.ints.assign(t.ints.begin() + i * n, t.ints.begin() + (i + 1) * n);
+  }
+  return r;
+}
+
+HostTensor stack_rows(const std::vector<HostTensor>& rows, DType dtype,
+                      const std::vector<int64_t>& row_sizes) {
+  HostTensor t;
+  t.dtype = dtype;
+  t.sizes = {static_cast<int64_t>(rows.size())};
+  t.sizes.insert(t.sizes.end(), row_sizes.begin(), row_sizes.end());
+  for (const HostTensor& r : rows) {
+    t.floats.insert(t.floats.end(), r.floats.begin(), r.floats.end());
+    t.ints.insert(t.ints.end(), r.ints.begin(), r.ints.end());
+  }
+  return t;
+}
+
 HostTensor HostTensor::zeros(DType dtype, std::vector<int64_t> sizes) {
   HostTensor t;
   t.dtype = dtype;

@@ -29,6 +29,12 @@ struct HostTensor {
   std::string str(size_t max_elems = 16) const;  // "i64[2, 3] [1, 2, 3, 4, 5, 6]"
 };
 
+// Row i of a tensor of rank >= 1 (its sizes without the first), and the rows stacked back into
+// a tensor of `dtype` whose rows have sizes `row_sizes` (map's slices and stacked outputs).
+HostTensor row_of(const HostTensor& t, int64_t i);
+HostTensor stack_rows(const std::vector<HostTensor>& rows, DType dtype,
+                      const std::vector<int64_t>& row_sizes);
+
 struct HostValue;
 // Why `v` cannot be given for a tensor input of this dtype and rank ("" when it can): not a
 // tensor, another dtype or rank, or data that does not match its sizes. Shared by every entry

@@ -57,6 +57,7 @@ class MutationFinder {
       case Stmt::Kind::kCond:
       case Stmt::Kind::kWhileLoop:
       case Stmt::Kind::kInvokeSubgraph:
+      case Stmt::Kind::kMap:
         for (const std::string& t : s.targets) aliases_.erase(t);  // new tensors
         break;
       case Stmt::Kind::kIf: {

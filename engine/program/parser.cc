@@ -190,6 +190,7 @@ std::string Parser::function_name(std::string_view context) {
 void Parser::higher_order_call(Stmt& s) {
   s.kind = at_name("cond")         ? Stmt::Kind::kCond
            : at_name("while_loop") ? Stmt::Kind::kWhileLoop
+           : at_name("map")        ? Stmt::Kind::kMap
                                    : Stmt::Kind::kInvokeSubgraph;
   const std::string name = higher_order_name(s.kind);
   take();
@@ -204,6 +205,8 @@ void Parser::higher_order_call(Stmt& s) {
     s.functions.push_back(function_name("as while_loop's condition"));
     expect_punct(",", "after while_loop's condition");
     s.functions.push_back(function_name("as while_loop's body"));
+  } else if (s.kind == Stmt::Kind::kMap) {
+    s.functions.push_back(function_name("as map's function"));
   } else {
     s.functions.push_back(function_name("as invoke_subgraph's region"));
   }
@@ -279,7 +282,7 @@ Stmt Parser::statement(int indent, int depth) {
     targets.push_back(expect_name("as an assignment target"));
   } while (accept_punct(","));
   expect_punct("=", "after the assignment target");
-  if ((at_name("cond") || at_name("while_loop") || at_name("invoke_subgraph")) &&
+  if ((at_name("cond") || at_name("while_loop") || at_name("invoke_subgraph") || at_name("map")) &&
       at_punct("(", 1)) {
     higher_order_call(s);
   } else {

@@ -266,7 +266,8 @@ std::string print_stmt(const Stmt& s, int indent) {
     }
     case Stmt::Kind::kCond:
     case Stmt::Kind::kWhileLoop:
-    case Stmt::Kind::kInvokeSubgraph: {
+    case Stmt::Kind::kInvokeSubgraph:
+    case Stmt::Kind::kMap: {
       std::string out = pad;
       for (size_t i = 0; i < s.targets.size(); ++i) out += (i ? ", " : "") + s.targets[i];
       bool is_cond = s.kind == Stmt::Kind::kCond;

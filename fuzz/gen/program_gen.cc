@@ -861,6 +861,61 @@ class Generator {
     return true;
   }
 
+  // map over the rows of a tensor (and sometimes of twice it, a second operand of the same
+  // leading size): the function is drawn like a program on the first row (sometimes starting
+  // with a nonzero or an item() of it), and returns a sum of what it computed last (a shape the
+  // rows determine, so the steps stack) and sometimes its row doubled.
+  bool try_map() {
+    const Var* t =
+        pick([](const HostValue& x) { return is_numeric_tensor(x) && x.tensor.sizes[0] >= 1; });
+    if (!t) return false;
+    std::string n = std::to_string(line_);
+    HostValue row = HostValue::of_tensor(program::row_of(t->value.tensor, 0));
+    bool unbacked = unbacked_vars_.count(t->name) > 0;
+    std::vector<Param> params = {{"r", row, unbacked}};
+    std::vector<ExprPtr> operands = {v(t->name)};
+    if (src_.chance(1, 3)) {
+      HostValue doubled = row;
+      for (int64_t& x : doubled.tensor.ints) x *= 2;
+      for (float& x : doubled.tensor.floats) x *= 2;
+      params.push_back({"q", doubled, unbacked});
+      operands.push_back(mul(v(t->name), i(2)));
+    }
+    std::vector<Stmt> prelude;
+    if (src_.chance(1, 2)) {
+      const char* op = src_.chance(1, 2) ? "nonzero" : "item";
+      ExprPtr of = std::string(op) == "item"
+                       ? call("sum", {call("flatten", {v("r")}), list({i(0)})})
+                       : gt(call("flatten", {v("r")}), i(0));
+      if (statement_allowed(op)) {
+        prelude.push_back(program::ProgramBuilder::assign_stmt("d", call(op, {of})));
+      }
+    }
+    Body body = draw_body(params, true, std::move(prelude));
+    auto numeric = [](const HostValue& x) {
+      return is_tensor(x) && x.tensor.dtype != DType::kBool;
+    };
+    program::FunctionDef f{"rows" + n, {}, std::move(body.stmts), {}};
+    for (const Param& prm : params) f.params.push_back(prm.name);
+    const Var* last = last_of(body.vars, params.size(), numeric);
+    std::vector<ExprPtr> out = {
+        call("sum", {call("flatten", {v(last ? last->name : "r")}), list({i(0)})})};
+    std::vector<std::string> targets = {"m" + n};
+    if (src_.chance(1, 2)) {
+      out.push_back(mul(v("r"), i(2)));
+      targets.push_back("p" + n);
+    }
+    f.body.push_back(ret_stmt(out));
+    std::vector<program::FunctionDef> fns = std::move(body.functions);
+    fns.push_back(std::move(f));
+    Stmt st;
+    st.kind = Stmt::Kind::kMap;
+    st.functions = {"rows" + n};
+    st.operands = operands;
+    st.targets = targets;
+    return accept_higher_order(std::move(st), std::move(fns));
+  }
+
   // n statement draws, each dropped when 8 attempts cannot make it valid.
   void draw_statements(int n) {
     for (int i = 0; i < n; ++i) {
@@ -878,13 +933,15 @@ class Generator {
     if (d.kind == Draw::Kind::kIf) return depth_ == 0 && try_if();
     if (d.kind == Draw::Kind::kHigherOrder) {
       if (depth_ >= kMaxBodyDepth) return false;
-      switch (src_.range(0, 2)) {
+      switch (src_.range(0, 3)) {
         case 0:
           return try_cond();
         case 1:
           return try_while_loop();
-        default:
+        case 2:
           return try_invoke_subgraph();
+        default:
+          return try_map();
       }
     }
     if (d.op == OpKind::kAddInplace) return try_mutation();

@@ -315,6 +315,13 @@ class Emitter {
           out_ += pad + targets(s) + (s.targets.size() == 1 ? ", = " : " = ") + call + "\n";
           break;
         }
+        case Stmt::Kind::kMap:
+          // torch's map hands the function one row of xs (here the tuple of operands); the
+          // operands enter as fresh tensors as the other HOPs' do.
+          out_ += pad + targets(s) + (s.targets.size() == 1 ? ", = " : " = ") +
+                  "sf_map(lambda rows: " + py_name(s.functions[0]) + "(*rows), sf_fresh(" +
+                  tuple(s.operands) + "))\n";
+          break;
         case Stmt::Kind::kInvokeSubgraph:
           // The function wrapped once as a nested compile region (torch.ops.higher_order.
           // invoke_subgraph once compiled), called on fresh operands as the other HOPs are.

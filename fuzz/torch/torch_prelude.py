@@ -13,6 +13,7 @@ import torch
 import torch._dynamo
 import torch._dynamo.decorators
 from torch._higher_order_ops.while_loop import while_loop as sf_while_loop
+from torch._higher_order_ops.map import map as sf_map
 
 torch._dynamo.config.capture_scalar_outputs = True
 torch._dynamo.config.capture_dynamic_output_shape_ops = True

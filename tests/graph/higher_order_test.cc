@@ -176,5 +176,26 @@ TEST(HigherOrder, ConstantPredicateCondIsACallOfTheTakenBranch) {
   EXPECT_TRUE(nodes_of(t.graph, NodeKind::kCond).empty());
 }
 
+TEST(HigherOrder, MapTracesTheFunctionOnARowAndStacksItsOutputs) {
+  const char* program =
+      "input x: i64[3, 4] dynamic(0) = [1, 0, 2, 0, 0, 0, 0, 3, 5, 5, 0, 1]\n"
+      "def row_stats(r):\n  k = nonzero(r)\n  t = item(sum(r, [0]))\n"
+      "  return count_nonzero(r, [0]) + size(k, 0), r * t\n"
+      "a, b = map(row_stats, [x])\nreturn a, b\n";
+  Trace t = trace(program);
+  std::vector<Node*> maps = nodes_of(t.graph, NodeKind::kMap);
+  ASSERT_EQ(maps.size(), 1u);
+  // A row of x is i64[4]; the outputs stack to [s, ...], and the node binds nothing: the
+  // nonzero's and the item's symbols stay in the subgraph (bound anew for every row).
+  EXPECT_EQ(value_type_str(maps[0]->subgraphs.at(0)->placeholders().at(0)->value), "i64[4]");
+  EXPECT_EQ(value_type_str(maps[0]->value).find("(i64[s"), 0u) << value_type_str(maps[0]->value);
+  EXPECT_TRUE(maps[0]->unbacked_bindings.empty());
+  EXPECT_EQ(bindings_of(*maps[0]->subgraphs[0], "nonzero"), "{u0: size(0)}");
+  auto r = run_on_cpu(program);
+  ASSERT_EQ(r.verdict.kind, oracles::Verdict::Kind::kPass) << r.verdict.str();
+  EXPECT_EQ(r.run->outputs[0].str(), "i64[3] [4, 2, 6]");
+  EXPECT_EQ(r.run->outputs[1].str(), "i64[3, 4] [3, 0, 6, 0, 0, 0, 0, 9, 55, 55, 0, 11]");
+}
+
 }  // namespace
 }  // namespace sf::graph

@@ -53,6 +53,7 @@ bool removable(const Node* n) {
     case NodeKind::kCond:       // its subgraphs may check and assert
     case NodeKind::kWhileLoop:  // (and a loop may not terminate: it is not dead code)
     case NodeKind::kInvokeSubgraph:
+    case NodeKind::kMap:
       return false;
   }
   return false;

@@ -86,14 +86,22 @@ Value repropagate_hop(Trace& t, const Node& old, Node& n, const RepropagateOptio
     SF_CHECK(outs[0].size() == outs[1].size()) << "cond branches re-propagated apart";
     for (size_t i = 0; i < outs[0].size(); ++i)
       values.push_back(merge_cond_output(*t.mode, outs[0][i], outs[1][i], i, where));
-  } else if (old.kind == NodeKind::kInvokeSubgraph) {
+  } else if (old.kind == NodeKind::kInvokeSubgraph || old.kind == NodeKind::kMap) {
     // What the region's placeholders hold are its inputs (the traced names, as the caller's
     // rebinding restores them).
     std::vector<Value> placeholder_values;
     for (const Node* ph : n.subgraphs[0]->placeholders()) placeholder_values.push_back(ph->value);
     std::set<ExprRef, sym::ExprLess> inputs = symbols_of(placeholder_values);
-    for (const Value& v : outs[0])
-      values.push_back(invoke_subgraph_output(*t.mode, v, inputs, where));
+    if (old.kind == NodeKind::kMap) {
+      // The rows: the first mapped operand's first size, as it is now.
+      const NodeArg& xs = n.args.at(old.carry_args.at(0));
+      SF_CHECK(xs.kind == NodeArg::Kind::kNode) << "map operand of %" << old.name;
+      SymInt rows = xs.node->value.tensor()->sizes().at(0);
+      for (const Value& v : outs[0]) values.push_back(map_output(*t.mode, v, rows, inputs, where));
+    } else {
+      for (const Value& v : outs[0])
+        values.push_back(invoke_subgraph_output(*t.mode, v, inputs, where));
+    }
   } else {
     // The carries' values entering the loop (the other args are lifted symbols).
     for (size_t k : old.carry_args) {
@@ -179,7 +187,8 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
       }
       case NodeKind::kCond:
       case NodeKind::kWhileLoop:
-      case NodeKind::kInvokeSubgraph: {
+      case NodeKind::kInvokeSubgraph:
+      case NodeKind::kMap: {
         n->value = repropagate_hop(t, *old, *n, opts, regions);
         std::optional<Bindings> fresh = env.compute_unbacked_bindings(n->value);
         if (fresh) n->unbacked_bindings = *fresh;
