@@ -174,6 +174,11 @@ struct ProgramWalk {
           for (const program::ExprPtr& o : st.operands) expr(o);
           bodies(st);
           break;
+        case Stmt::Kind::kScan:
+          features.insert("scan");
+          for (const program::ExprPtr& o : st.operands) expr(o);
+          bodies(st);
+          break;
         case Stmt::Kind::kMap:
           features.insert("map");
           for (const program::ExprPtr& o : st.operands) expr(o);
@@ -323,6 +328,7 @@ std::string GenStats::report() const {
                         "invoke_subgraph",
                         "region called more than once",
                         "map",
+                        "scan",
                         "check inside a body",
                         "data-dependent op inside a body",
                         "higher-order op inside a body",

@@ -3,6 +3,7 @@
 // the pass lists again from the same position. Passes repeat until a whole round keeps nothing.
 #include "fuzz/shrink_program.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -167,13 +168,15 @@ std::optional<std::vector<Stmt>> inlined(const program::FunctionDef& f,
       case Stmt::Kind::kWhileLoop:
       case Stmt::Kind::kInvokeSubgraph:
       case Stmt::Kind::kMap:
+      case Stmt::Kind::kScan:
         return std::nullopt;
     }
   }
   return out;
 }
 
-// Drop a function nothing calls; map one row, or replace a map by its operand; inline an
+// Drop a function nothing calls; cut a map or scan to one step, or replace a map by its
+// operand; inline an
 // invoke_subgraph call; make a cond call one branch for
 // both (its other branch then goes), or inline a branch in place of the cond; make a while_loop
 // stop at once (its condition a function returning False), and replace a loop that stops at once by
@@ -192,11 +195,13 @@ Candidates function_candidates(const Program& p) {
   }
   for_each_list(p, [&](Program& copy, std::vector<Stmt>& list) {
     for (Stmt& s : list) {
-      if (s.kind == Stmt::Kind::kMap) {
-        // Map one row: each operand cut to its first row (once; a cut operand stays cut).
+      if (s.kind == Stmt::Kind::kMap || s.kind == Stmt::Kind::kScan) {
+        // One step: each operand it goes over cut to its first row (once; a cut one stays).
         std::vector<ExprPtr> all = s.operands;
         bool cut = false;
-        for (ExprPtr& o : s.operands) {
+        size_t first = s.kind == Stmt::Kind::kScan ? std::min(s.carries, s.operands.size()) : 0;
+        for (size_t k = first; k < s.operands.size(); ++k) {
+          ExprPtr& o = s.operands[k];
           if (o && o->kind == Expr::Kind::kCall && o->op == program::OpKind::kSlice) continue;
           o = Expr::call(program::OpKind::kSlice,
                          {o, Expr::integer(0), Expr::integer(0), Expr::integer(1)});
@@ -204,7 +209,7 @@ Candidates function_candidates(const Program& p) {
         }
         if (cut) out.push_back(copy);
         s.operands = all;
-        if (&list == &copy.body && !s.operands.empty()) {
+        if (s.kind == Stmt::Kind::kMap && &list == &copy.body && !s.operands.empty()) {
           // Or no map: each target the first operand (the function then goes as unused).
           size_t at = static_cast<size_t>(&s - list.data());
           Program plain = copy;

@@ -123,13 +123,16 @@ ExprPtr gen_expr(const Scope& scope, int depth) {
 Stmt gen_higher_order(Scope& scope, const std::vector<std::string>& functions) {
   Stmt s;
   const Stmt::Kind kinds[] = {Stmt::Kind::kCond, Stmt::Kind::kWhileLoop,
-                              Stmt::Kind::kInvokeSubgraph, Stmt::Kind::kMap};
-  s.kind = kinds[pick(0, 3)];
+                              Stmt::Kind::kInvokeSubgraph, Stmt::Kind::kMap, Stmt::Kind::kScan};
+  s.kind = kinds[pick(0, 4)];
   if (s.kind == Stmt::Kind::kCond) s.value = gen_expr(scope, pick(0, 2));
-  bool one_function = s.kind == Stmt::Kind::kInvokeSubgraph || s.kind == Stmt::Kind::kMap;
+  bool one_function = s.kind == Stmt::Kind::kInvokeSubgraph || s.kind == Stmt::Kind::kMap ||
+                      s.kind == Stmt::Kind::kScan;
   for (int i = one_function ? 1 : 0; i < 2; ++i)
     s.functions.push_back(*rc::gen::elementOf(functions));
   for (int n = pick(0, 3); n > 0; --n) s.operands.push_back(gen_expr(scope, pick(0, 2)));
+  if (s.kind == Stmt::Kind::kScan)
+    s.carries = static_cast<size_t>(pick(0, static_cast<int>(s.operands.size())));
   for (int t = pick(1, 3); t > 0; --t) s.targets.push_back(gen_name());
   for (const auto& t : s.targets) scope.insert(t);
   return s;
@@ -309,6 +312,7 @@ RC_GTEST_PROP(ProgramRoundtripProps, ParseOfPrintIsIdentity, ()) {
   RC_CLASSIFY(text.find("= while_loop(") != std::string::npos, "while_loop");
   RC_CLASSIFY(text.find("= invoke_subgraph(") != std::string::npos, "invoke_subgraph");
   RC_CLASSIFY(text.find("= map(") != std::string::npos, "map");
+  RC_CLASSIFY(text.find("= scan(") != std::string::npos, "scan");
   Program q = parse_program(text);
   RC_ASSERT(static_cast<bool>(q == p));
   RC_ASSERT(print_program(q) == text);

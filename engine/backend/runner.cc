@@ -358,6 +358,7 @@ RunResult PlanRunner::run(const lower::Plan& plan, const ShapeEnv& env,
       case Step::Kind::kWhileLoop:
       case Step::Kind::kInvokeSubgraph:
       case Step::Kind::kMap:
+      case Step::Kind::kScan:
         run_higher_order(plan, s, env, sigma, result);
         break;
     }
@@ -416,23 +417,28 @@ sym::Concrete output_binding(const std::vector<program::HostValue>& outs, const 
 
 }  // namespace
 
-// map: the subplan on row i of each mapped operand (the lifted symbols as they are), its outputs
-// stacked; the rows are cut and stacked on the host, like every nested plan's values. `inputs`
+// map and scan: the subplan on row i of each mapped operand (the lifted symbols as they are; a
+// scan's carries as the step before left them), its per-row outputs stacked; a scan's final
+// carries first. Rows are cut and stacked on the host, like every nested plan's values. `inputs`
 // is what run_plan passes: the operands, their mapped ones replaced by a row per step.
 template <typename RunPlan>
-std::vector<program::HostValue> run_map(const lower::Step& s,
-                                        std::vector<program::HostValue>& inputs, RunPlan run_plan) {
+std::vector<program::HostValue> run_rows(const lower::Step& s,
+                                         std::vector<program::HostValue>& inputs,
+                                         RunPlan run_plan) {
   const std::vector<program::HostValue> operands = inputs;
-  const program::HostValue& first = operands.at(s.carries.at(0));
+  const program::HostValue& first = operands.at(s.mapped.at(0));
   SF_CHECK(first.kind == program::HostValue::Kind::kTensor && !first.tensor.sizes.empty())
-      << "map operand " << first.str();
+      << "map/scan operand " << first.str();
   int64_t n = first.tensor.sizes[0];
   std::vector<std::vector<program::HostTensor>> rows_out;
   std::vector<program::HostValue> last;
   for (int64_t i = 0; i < n; ++i) {
-    for (size_t k : s.carries)
+    for (size_t k : s.mapped)
       inputs.at(k) = program::HostValue::of_tensor(program::row_of(operands.at(k).tensor, i));
     last = run_plan(s.subplans.at(0));
+    SF_CHECK(last.size() >= s.carries.size()) << "scan step returned " << last.size();
+    for (size_t c = 0; c < s.carries.size(); ++c) inputs.at(s.carries[c]) = last[c];
+    last.erase(last.begin(), last.begin() + static_cast<long>(s.carries.size()));
     rows_out.resize(last.size());
     for (size_t k = 0; k < last.size(); ++k) {
       SF_CHECK(last[k].kind == program::HostValue::Kind::kTensor) << "map step " << last[k].str();
@@ -440,6 +446,7 @@ std::vector<program::HostValue> run_map(const lower::Step& s,
     }
   }
   std::vector<program::HostValue> outs;
+  for (size_t c : s.carries) outs.push_back(inputs.at(c));
   for (size_t k = 0; k < rows_out.size(); ++k) {
     const program::HostTensor& r = last.at(k).tensor;
     outs.push_back(
@@ -473,9 +480,9 @@ void PlanRunner::run_higher_order(const lower::Plan& plan, const lower::Step& s,
   const char* hop = "invoke_subgraph";
   if (s.kind == Step::Kind::kInvokeSubgraph) {
     outs = run_plan(s.subplans.at(0));
-  } else if (s.kind == Step::Kind::kMap) {
-    hop = "map";
-    outs = run_map(s, operands, run_plan);
+  } else if (s.kind == Step::Kind::kMap || s.kind == Step::Kind::kScan) {
+    hop = s.kind == Step::Kind::kMap ? "map" : "scan";
+    outs = run_rows(s, operands, run_plan);
   } else if (is_cond) {
     hop = "cond";
     // The predicate is read back once: the only device-to-host sync of a cond.

@@ -261,6 +261,9 @@ class Interpreter {
       case Stmt::Kind::kMap:
         assign_all(s.targets, run_map(s), "map");
         return false;
+      case Stmt::Kind::kScan:
+        assign_all(s.targets, run_scan(s), "scan");
+        return false;
     }
     SF_UNREACHABLE();
   }
@@ -349,59 +352,114 @@ class Interpreter {
     return values;
   }
 
-  // map: the function on row i of every operand (tensors of one leading size n >= 1), each step
-  // returning tensors of the same dtypes and shapes, which are stacked (torch's map).
-  std::vector<Value> run_map(const Stmt& s) {
-    std::vector<Value> xs = operands(s);
-    no_operand_mutation(s, xs);
+  // The first size n of the operands a map or scan goes over: tensors of rank >= 1, one n >= 1
+  // (torch's map and scan refuse an empty leading dim).
+  static int64_t leading_size(const std::vector<Value>& xs, const char* what) {
+    if (xs.empty()) invalid(std::string(what) + ": no operand to go over");
     int64_t n = -1;
     for (const Value& x : xs) {
       if (!x.is_tensor() || x.tensor->sizes.empty()) {
-        invalid("map: every operand is a tensor of rank >= 1 (mapped over its first dim), got " +
+        invalid(std::string(what) +
+                ": every operand it goes over is a tensor of rank >= 1 (by its first dim), got " +
                 x.describe());
       }
       if (n >= 0 && x.tensor->sizes[0] != n) {
-        throw_user_error(UserErrorKind::kShape, "map: the operands' first sizes differ (" +
+        throw_user_error(UserErrorKind::kShape, std::string(what) +
+                                                    ": the operands' first sizes differ (" +
                                                     std::to_string(n) + " and " +
                                                     std::to_string(x.tensor->sizes[0]) + ")");
       }
       n = x.tensor->sizes[0];
     }
-    if (xs.empty()) invalid("map: no operand to map over");
     if (n == 0) {
       throw_user_error(UserErrorKind::kCheckFailed,
-                       "check failed: map: the operands' first size must be >= 1 (torch's map "
-                       "refuses an empty leading dim)");
+                       std::string("check failed: ") + what +
+                           ": the operands' first size must be >= 1 (torch refuses an empty "
+                           "leading dim)");
     }
-    std::vector<std::vector<HostTensor>> steps;  // per output, its rows
+    return n;
+  }
+
+  // Per-row outputs: each step's, checked to have the first step's dtypes and shapes, stacked.
+  struct Stacker {
     std::vector<Value> first;
-    for (int64_t i = 0; i < n; ++i) {
-      std::vector<Value> rows;
-      for (const Value& x : xs) rows.push_back(Value::of_tensor(program::row_of(*x.tensor, i)));
-      std::vector<Value> out = call(s.functions[0], rows);
-      if (i == 0) {
+    std::vector<std::vector<HostTensor>> rows;
+    void add(const std::vector<Value>& out, int64_t step, const char* what) {
+      if (step == 0) {
         first = out;
-        steps.resize(out.size());
+        rows.resize(out.size());
       }
-      if (out.size() != first.size()) invalid("map: the steps return different numbers of values");
+      if (out.size() != first.size()) {
+        invalid(std::string(what) + ": the steps return different numbers of values");
+      }
       for (size_t k = 0; k < out.size(); ++k) {
         const Value &a = first[k], &b = out[k];
-        if (!b.is_tensor()) invalid("map: the function returns tensors only, got " + b.describe());
+        if (!b.is_tensor()) {
+          invalid(std::string(what) + ": the function's per-row outputs are tensors, got " +
+                  b.describe());
+        }
         if (a.tensor->dtype != b.tensor->dtype || a.tensor->sizes != b.tensor->sizes) {
           throw_user_error(UserErrorKind::kShape,
-                           "map: step " + std::to_string(i) + " returns " + b.describe() +
-                               " for output " + std::to_string(k) + ", step 0 " + a.describe() +
-                               " (every step returns the same shapes)");
+                           std::string(what) + ": step " + std::to_string(step) + " returns " +
+                               b.describe() + " for output " + std::to_string(k) + ", step 0 " +
+                               a.describe() + " (every step returns the same shapes)");
         }
-        steps[k].push_back(*b.tensor);
+        rows[k].push_back(*b.tensor);
       }
     }
-    std::vector<Value> stacked;
-    for (size_t k = 0; k < first.size(); ++k) {
-      stacked.push_back(Value::of_tensor(
-          program::stack_rows(steps[k], first[k].tensor->dtype, first[k].tensor->sizes)));
+    std::vector<Value> stacked() const {
+      std::vector<Value> out;
+      for (size_t k = 0; k < first.size(); ++k) {
+        out.push_back(Value::of_tensor(
+            program::stack_rows(rows[k], first[k].tensor->dtype, first[k].tensor->sizes)));
+      }
+      return out;
     }
-    return stacked;
+  };
+
+  static std::vector<Value> rows_of(const std::vector<Value>& xs, int64_t i) {
+    std::vector<Value> rows;
+    for (const Value& x : xs) rows.push_back(Value::of_tensor(program::row_of(*x.tensor, i)));
+    return rows;
+  }
+
+  // map: the function on row i of every operand, its outputs stacked (torch's map).
+  std::vector<Value> run_map(const Stmt& s) {
+    std::vector<Value> xs = operands(s);
+    no_operand_mutation(s, xs);
+    int64_t n = leading_size(xs, "map");
+    Stacker ys;
+    for (int64_t i = 0; i < n; ++i) ys.add(call(s.functions[0], rows_of(xs, i)), i, "map");
+    return ys.stacked();
+  }
+
+  // scan: fn(carries, row i of every xs) returns the next carries (each keeping its kind, dtype
+  // and shape) and per-row outputs; the final carries, then the outputs stacked (torch's scan).
+  std::vector<Value> run_scan(const Stmt& s) {
+    std::vector<Value> all = operands(s);
+    no_operand_mutation(s, all);
+    size_t k = std::min(s.carries, all.size());
+    if (k == 0) invalid("scan: at least one initial carry (torch's scan requires init leaves)");
+    std::vector<Value> carries(all.begin(), all.begin() + static_cast<long>(k));
+    std::vector<Value> xs(all.begin() + static_cast<long>(k), all.end());
+    int64_t n = leading_size(xs, "scan");
+    Stacker ys;
+    for (int64_t i = 0; i < n; ++i) {
+      std::vector<Value> args = carries, rows = rows_of(xs, i);
+      args.insert(args.end(), rows.begin(), rows.end());
+      std::vector<Value> out = call(s.functions[0], args);
+      if (out.size() < k) {
+        invalid("scan: the function returns " + std::to_string(out.size()) + " values for " +
+                std::to_string(k) + " carries");
+      }
+      std::vector<Value> next(out.begin(), out.begin() + static_cast<long>(k));
+      check_carries(carries, next, "scan");
+      carries = std::move(next);
+      ys.add(std::vector<Value>(out.begin() + static_cast<long>(k), out.end()), i, "scan");
+    }
+    std::vector<Value> result = new_tensors(std::move(carries));
+    for (Value& y : ys.stacked()) result.push_back(std::move(y));
+    return result;
   }
 
   std::vector<Value> run_while_loop(const Stmt& s) {
@@ -420,10 +478,11 @@ class Interpreter {
 
   // The body returns what it was given: as many values, each of the same kind, and tensors of
   // the same dtype and shape (torch.while_loop's check on the carried inputs).
-  static void check_carries(const std::vector<Value>& before, const std::vector<Value>& after) {
+  static void check_carries(const std::vector<Value>& before, const std::vector<Value>& after,
+                            const char* what = "while_loop") {
     if (before.size() != after.size()) {
-      invalid("while_loop: the body returns " + std::to_string(after.size()) + " values for " +
-              std::to_string(before.size()) + " carries");
+      invalid(std::string(what) + ": the body returns " + std::to_string(after.size()) +
+              " values for " + std::to_string(before.size()) + " carries");
     }
     for (size_t i = 0; i < before.size(); ++i) {
       const Value &a = before[i], &b = after[i];
@@ -432,9 +491,9 @@ class Interpreter {
         same = a.tensor->dtype == b.tensor->dtype && a.tensor->sizes == b.tensor->sizes;
       }
       if (!same) {
-        throw_user_error(UserErrorKind::kShape, "while_loop: carry " + std::to_string(i) + " is " +
-                                                    a.describe() + " but the body returns " +
-                                                    b.describe());
+        throw_user_error(UserErrorKind::kShape, std::string(what) + ": carry " + std::to_string(i) +
+                                                    " is " + a.describe() +
+                                                    " but the body returns " + b.describe());
       }
     }
   }

@@ -37,6 +37,8 @@ const char* node_kind_name(NodeKind k) {
       return "invoke_subgraph";
     case NodeKind::kMap:
       return "map";
+    case NodeKind::kScan:
+      return "scan";
   }
   return "?";
 }
@@ -228,6 +230,7 @@ std::string Graph::print() const {
       case NodeKind::kWhileLoop:
       case NodeKind::kInvokeSubgraph:
       case NodeKind::kMap:
+      case NodeKind::kScan:
         break;
     }
     line += "%" + n.name + ": " + value_type_str(n.value) + " = ";

@@ -35,13 +35,16 @@ enum class NodeKind {
   // subgraph's placeholder values]; subgraphs [region]. Calls with the same inputs share it.
   kInvokeSubgraph,
   // map: args [the subgraph's placeholder values: lifted symbols, the mapped operands];
-  // subgraphs [fn, traced on one row of each]; carry_args: the mapped operands' args.
+  // subgraphs [fn, traced on one row of each]; mapped_args: the mapped operands' args.
   kMap,
+  // scan: args [the placeholder values: lifted symbols, initial carries, scanned operands];
+  // subgraphs [fn on the carries and one row of each]; carry_args, mapped_args.
+  kScan,
 };
 // The higher-order ops: nodes whose subgraphs run as nested programs.
 inline bool is_higher_order(NodeKind k) {
   return k == NodeKind::kCond || k == NodeKind::kWhileLoop || k == NodeKind::kInvokeSubgraph ||
-         k == NodeKind::kMap;
+         k == NodeKind::kMap || k == NodeKind::kScan;
 }
 const char* node_kind_name(NodeKind k);
 
@@ -89,8 +92,9 @@ struct Node {
   // placeholders are, in order, the lifted symbols and operands the node's args supply (after
   // cond's predicate) and whose output node returns the function's values.
   std::vector<std::shared_ptr<class Graph>> subgraphs;
-  std::string function_names;      // "then_fn, else_fn" (for printing)
-  std::vector<size_t> carry_args;  // kWhileLoop: the carries' args; kMap: the mapped operands'
+  std::string function_names;       // "then_fn, else_fn" (for printing)
+  std::vector<size_t> carry_args;   // kWhileLoop, kScan: the carries' args (others: lifted)
+  std::vector<size_t> mapped_args;  // kMap, kScan: the args of the operands gone over by rows
   std::vector<Node*> users;
   std::list<std::unique_ptr<Node>>::iterator pos;
 };

@@ -52,7 +52,9 @@ Value merge_cond_output(fake::FakeMode& mode, const Value& a, const Value& b, si
   };
   if (a.kind() != b.kind()) mismatch("differ in kind");
   if (a.kind() == Value::Kind::kInt) {
-    if (keep(env, a.expr(), b.expr())) return a;
+    // Kept in its canonical form: a symbol specialized since the trace (s0 == 2 after a later
+    // guard) is the number it now is, as upstream's re-propagation computes it.
+    if (keep(env, a.expr(), b.expr())) return Value(SymInt(env.replace(a.expr())));
     return Value(fresh_hull(env, a.expr(), b.expr(), false));
   }
   if (a.kind() != Value::Kind::kTensor) {

@@ -141,6 +141,7 @@ Value eval_node(fake::MetaContext& ctx, const Node& n,
     case NodeKind::kWhileLoop:
     case NodeKind::kInvokeSubgraph:
     case NodeKind::kMap:
+    case NodeKind::kScan:
       break;  // re-propagation re-runs their subgraphs itself
   }
   SF_UNREACHABLE() << "eval_node of " << node_kind_name(n.kind);

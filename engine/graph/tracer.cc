@@ -456,6 +456,9 @@ class Tracer {
       case Stmt::Kind::kMap:
         assign_all(s, trace_map(s));
         return;
+      case Stmt::Kind::kScan:
+        assign_all(s, trace_scan(s));
+        return;
       case Stmt::Kind::kReturn: {
         std::vector<NodeArg> args;
         std::vector<Value> values;
@@ -769,39 +772,54 @@ class Tracer {
     return unpack(node, outputs.size(), s.loc.line);
   }
 
-  // map (spec §6.5): the function traced once on one row of each operand (tensors of rank >= 1
-  // and one leading size n, checked >= 1 as torch's map does), its outputs stacked to [n, ...].
-  std::vector<TV> trace_map(const Stmt& s) {
-    const program::FunctionDef& f = function(s, 0);
-    std::vector<TV> xs = operand_values(s, f);
+  // check_meta_consistency: carry i keeps its kind, dtype and shape through the body.
+  void check_carry(const Stmt& s, size_t i, const Value& in, const Value& out) {
+    bool same = in.kind() == out.kind();
+    if (same && in.kind() == Value::Kind::kTensor) {
+      const fake::FakeTensor &fi = fake::fake_of(in), &fo = fake::fake_of(out);
+      same = fi.dtype() == fo.dtype() && fi.dim() == fo.dim();
+      for (int64_t d = 0; same && d < fi.dim(); ++d)
+        same = t_.env->statically_known_true(sym_eq(fi.sizes()[d], fo.sizes()[d]));
+    }
+    if (!same) {
+      throw_user_error(
+          UserErrorKind::kShape,
+          where(s.loc.line, std::string(program::higher_order_name(s.kind)) + ": carry " +
+                                std::to_string(i) + " is " + in.str() + " but the body returns " +
+                                out.str() + " (a carry keeps its kind, dtype and shape)"));
+    }
+  }
+
+  // The operands a map or scan goes over by rows (tensors of rank >= 1 and one first size n,
+  // checked >= 1 as torch's map and scan do): a contiguous row of each appended to `rows`; n.
+  SymInt rows_of(const Stmt& s, const std::vector<TV>& xs, std::vector<Value>& rows) {
+    const std::string what = program::higher_order_name(s.kind);
     if (xs.empty()) {
       throw_user_error(UserErrorKind::kInvalidProgram,
-                       where(s.loc.line, "map: no operand to map over"));
+                       where(s.loc.line, what + ": no operand to go over"));
     }
-    std::vector<Value> rows;
     std::optional<SymInt> n;
     for (const TV& x : xs) {
       if (x.value.kind() != Value::Kind::kTensor || fake::fake_of(x.value).dim() == 0) {
         throw_user_error(UserErrorKind::kInvalidProgram,
-                         where(s.loc.line,
-                               "map: every operand is a tensor of rank >= 1 (mapped over its "
-                               "first dim), got " +
-                                   x.value.str()));
+                         where(s.loc.line, what +
+                                               ": every operand it goes over is a tensor of rank "
+                                               ">= 1 (by its first dim), got " +
+                                               x.value.str()));
       }
       const fake::FakeTensor& t = fake::fake_of(x.value);
       if (n && !t_.env->statically_known_true(sym_eq(*n, t.sizes()[0]))) {
         throw_user_error(UserErrorKind::kShape,
-                         where(s.loc.line, "map: the operands' first sizes differ (" + n->str() +
-                                               " and " + t.sizes()[0].str() + ")"));
+                         where(s.loc.line, what + ": the operands' first sizes differ (" +
+                                               n->str() + " and " + t.sizes()[0].str() + ")"));
       }
       n = t.sizes()[0];
       std::vector<SymInt> row(t.sizes().begin() + 1, t.sizes().end());
       rows.push_back(Value::tensor(t_.mode->make_contiguous(t.dtype(), row)));
     }
-    no_operand_mutation(s, xs);
     // Not empty: a check the program could have written (a deferred assert when n is unbacked).
     SymBool nonempty = sym_ge(*n, 1);
-    const std::string message = "map: the operands' first size must be >= 1";
+    const std::string message = what + ": the operands' first size must be >= 1";
     t_.env->check(nonempty, where(s.loc.line, message));
     if (!t_.env->statically_known_true(nonempty) && xs[0].arg.kind == NodeArg::Kind::kNode) {
       Node* size = reify_keypath(
@@ -813,6 +831,17 @@ class Tracer {
       ge->value = Value(nonempty);
       add_check(s, TV{ge->value, NodeArg::of(ge), {}}, nonempty.expr(), message);
     }
+    return *n;
+  }
+
+  // map (spec §6.5): the function traced once on one row of each operand, its outputs stacked
+  // to [n, ...].
+  std::vector<TV> trace_map(const Stmt& s) {
+    const program::FunctionDef& f = function(s, 0);
+    std::vector<TV> xs = operand_values(s, f);
+    std::vector<Value> rows;
+    SymInt n = rows_of(s, xs, rows);
+    no_operand_mutation(s, xs);
     SubgraphInputs in = lift(xs, rows, f.params);
     TracedFunction step = trace_function(f, in, s.loc.line);
     std::vector<Value> placeholder_values;
@@ -820,9 +849,65 @@ class Tracer {
     std::set<ExprRef, sym::ExprLess> inputs = symbols_of(placeholder_values);
     std::vector<Value> outputs;
     for (const Value& v : step.outputs)
-      outputs.push_back(map_output(*t_.mode, v, *n, inputs, "line " + std::to_string(s.loc.line)));
+      outputs.push_back(map_output(*t_.mode, v, n, inputs, "line " + std::to_string(s.loc.line)));
     TV node = add_hop_node(NodeKind::kMap, s, in.args, {step.graph}, outputs, f.name);
-    node.arg.node->carry_args = in.operand_slots;
+    node.arg.node->mapped_args = in.operand_slots;
+    return unpack(node, outputs.size(), s.loc.line);
+  }
+
+  // scan (spec §6.5): fn(carries, rows) traced once on the initial carries (ints unspecialized,
+  // tensors cloned, as while_loop's) and one row of each xs; it returns the next carries (each
+  // keeping its kind, dtype and shape) and per-row outputs, stacked to [n, ...]. The node's
+  // outputs: the final carries (ints fresh symbols bound at the node), then the stacked ones.
+  std::vector<TV> trace_scan(const Stmt& s) {
+    const program::FunctionDef& f = function(s, 0);
+    std::vector<TV> all = operand_values(s, f);
+    size_t k = std::min(s.carries, all.size());
+    if (k == 0) {
+      throw_user_error(UserErrorKind::kInvalidProgram,
+                       where(s.loc.line,
+                             "scan: at least one initial carry (torch's scan requires "
+                             "init leaves)"));
+    }
+    std::vector<TV> xs(all.begin() + static_cast<long>(k), all.end());
+    std::vector<Value> values;
+    {
+      auto ignore = t_.env->ignore_fresh_unbacked_symbols();
+      for (size_t i = 0; i < k; ++i) {
+        const TV& c = all[i];
+        values.push_back(c.value.kind() == Value::Kind::kInt
+                             ? Value(t_.env->create_unbacked_symint())
+                             : contiguous_clone(c.value));
+      }
+    }
+    SymInt n = rows_of(s, xs, values);
+    no_operand_mutation(s, all);
+    SubgraphInputs in = lift(all, values, f.params);
+    TracedFunction step = trace_function(f, in, s.loc.line);
+    if (step.outputs.size() < k) {
+      throw_user_error(
+          UserErrorKind::kInvalidProgram,
+          where(s.loc.line, "scan: the function returns " + std::to_string(step.outputs.size()) +
+                                " values for " + std::to_string(k) + " carries"));
+    }
+    std::vector<Value> placeholder_values;
+    for (const auto& [name, v] : in.placeholders) placeholder_values.push_back(v);
+    std::set<ExprRef, sym::ExprLess> inputs = symbols_of(placeholder_values);
+    std::vector<Value> outputs;
+    for (size_t i = 0; i < step.outputs.size(); ++i) {
+      if (i < k) {
+        check_carry(s, i, values[i], step.outputs[i]);
+        outputs.push_back(while_loop_output(*t_.mode, all[i].value));
+      } else {
+        outputs.push_back(
+            map_output(*t_.mode, step.outputs[i], n, inputs, "line " + std::to_string(s.loc.line)));
+      }
+    }
+    TV node = add_hop_node(NodeKind::kScan, s, in.args, {step.graph}, outputs, f.name);
+    node.arg.node->carry_args.assign(in.operand_slots.begin(),
+                                     in.operand_slots.begin() + static_cast<long>(k));
+    node.arg.node->mapped_args.assign(in.operand_slots.begin() + static_cast<long>(k),
+                                      in.operand_slots.end());
     return unpack(node, outputs.size(), s.loc.line);
   }
 
@@ -866,23 +951,9 @@ class Tracer {
           where(s.loc.line, "while_loop: the body returns " + std::to_string(b.outputs.size()) +
                                 " values for " + std::to_string(carries.size()) + " carries"));
     }
-    // check_meta_consistency: each carry keeps its kind, dtype and shape.
     std::vector<Value> outputs;
     for (size_t i = 0; i < carries.size(); ++i) {
-      const Value &in = values[i], &out = b.outputs[i];
-      bool same = in.kind() == out.kind();
-      if (same && in.kind() == Value::Kind::kTensor) {
-        const fake::FakeTensor &fi = fake::fake_of(in), &fo = fake::fake_of(out);
-        same = fi.dtype() == fo.dtype() && fi.dim() == fo.dim();
-        for (int64_t d = 0; same && d < fi.dim(); ++d)
-          same = t_.env->statically_known_true(sym_eq(fi.sizes()[d], fo.sizes()[d]));
-      }
-      if (!same) {
-        throw_user_error(UserErrorKind::kShape,
-                         where(s.loc.line, "while_loop: carry " + std::to_string(i) + " is " +
-                                               in.str() + " but the body returns " + out.str() +
-                                               " (a carry keeps its kind, dtype and shape)"));
-      }
+      check_carry(s, i, values[i], b.outputs[i]);
       // Int outputs are fresh unbacked symbols bound at the loop node; tensors keep the shape.
       outputs.push_back(while_loop_output(*t_.mode, carries[i].value));
     }

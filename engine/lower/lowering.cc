@@ -357,6 +357,7 @@ void Lowering::lower_node(const Node* n) {
     case NodeKind::kWhileLoop:
     case NodeKind::kInvokeSubgraph:
     case NodeKind::kMap:
+    case NodeKind::kScan:
       lower_higher_order(n);
       break;
     case NodeKind::kStorageOffset:
@@ -418,6 +419,7 @@ void Lowering::lower_higher_order(const Node* n) {
   s.kind = n->kind == NodeKind::kCond        ? Step::Kind::kCond
            : n->kind == NodeKind::kWhileLoop ? Step::Kind::kWhileLoop
            : n->kind == NodeKind::kMap       ? Step::Kind::kMap
+           : n->kind == NodeKind::kScan      ? Step::Kind::kScan
                                              : Step::Kind::kInvokeSubgraph;
   for (const auto& sub : n->subgraphs) {
     // A region several calls share is lowered once, its plan shared as its graph is.
@@ -438,7 +440,8 @@ void Lowering::lower_higher_order(const Node* n) {
     plan_.subplans.push_back(std::move(p));
   }
   for (const NodeArg& a : n->args) s.operands.push_back(output_ref(arg_value(a)));
-  if (n->kind == NodeKind::kWhileLoop || n->kind == NodeKind::kMap) s.carries = n->carry_args;
+  s.carries = n->carry_args;
+  s.mapped = n->mapped_args;
   // The outputs: each tensor into a buffer of its own (the step allocates it once the nested
   // run gives its shape), each int an expression over the symbols the step binds.
   IrValue result;
@@ -502,7 +505,8 @@ void Lowering::insert_frees() {
       case Step::Kind::kCond:
       case Step::Kind::kWhileLoop:
       case Step::Kind::kInvokeSubgraph:
-      case Step::Kind::kMap: {
+      case Step::Kind::kMap:
+      case Step::Kind::kScan: {
         std::function<void(const OutputRef&)> use_ref = [&](const OutputRef& o) {
           if (o.kind == OutputRef::Kind::kTensor) use(o.layout.buffer, i);
           for (const OutputRef& e : o.elems) use_ref(e);
@@ -617,6 +621,7 @@ void Lowering::check_closure() {
       case Step::Kind::kWhileLoop:
       case Step::Kind::kInvokeSubgraph:
       case Step::Kind::kMap:
+      case Step::Kind::kScan:
         for (const OutputRef& o : s.operands) use_output(o);
         break;
       case Step::Kind::kFree:

@@ -35,7 +35,8 @@ struct Step {
     kCond,
     kWhileLoop,
     kInvokeSubgraph,
-    kMap
+    kMap,
+    kScan
   };
   Kind kind = Kind::kGuard;
   ExprRef expr;            // kGuard / kAssert: the condition; kBind from a scalar: its expression
@@ -48,12 +49,13 @@ struct Step {
   std::vector<OutputRef> outputs;  // kOutput
   // kCond / kWhileLoop / kInvokeSubgraph / kMap: the subplans (then, else / cond, body / region,
   // calls of one region sharing its plan / fn); the values passed in (cond: the
-  // predicate first), in the order of the subplans' inputs; which of those a loop carries (a map:
-  // maps over); the buffer each tensor output is written to (-1 for an int); the symbols bound from
+  // predicate first), in the order of the subplans' inputs; which of those a loop or scan
+  // carries; the buffer each tensor output is written to (-1 for an int); the symbols bound from
   // the outputs (keypath into the tuple of outputs).
   std::vector<int> subplans;
   std::vector<OutputRef> operands;
   std::vector<size_t> carries;
+  std::vector<size_t> mapped;  // kMap / kScan: the operands gone over by rows
   std::vector<int> result_buffers;
   std::vector<std::pair<ExprRef, KeyPath>> result_binds;
   // kBind in a subplan: recomputes a symbol its caller defines from this plan's inputs (a later

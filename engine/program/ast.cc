@@ -142,12 +142,12 @@ bool operator==(const Stmt& a, const Stmt& b) {
   return a.kind == b.kind && a.targets == b.targets && same(a.value, b.value) &&
          a.message == b.message && same(a.max, b.max) && same_all(a.then_body, b.then_body) &&
          same_all(a.else_body, b.else_body) && same_all(a.returns, b.returns) &&
-         a.functions == b.functions && same_all(a.operands, b.operands);
+         a.functions == b.functions && same_all(a.operands, b.operands) && a.carries == b.carries;
 }
 
 bool is_higher_order(Stmt::Kind k) {
   return k == Stmt::Kind::kCond || k == Stmt::Kind::kWhileLoop ||
-         k == Stmt::Kind::kInvokeSubgraph || k == Stmt::Kind::kMap;
+         k == Stmt::Kind::kInvokeSubgraph || k == Stmt::Kind::kMap || k == Stmt::Kind::kScan;
 }
 
 const char* higher_order_name(Stmt::Kind k) {
@@ -160,6 +160,8 @@ const char* higher_order_name(Stmt::Kind k) {
       return "invoke_subgraph";
     case Stmt::Kind::kMap:
       return "map";
+    case Stmt::Kind::kScan:
+      return "scan";
     default:
       return "statement";
   }

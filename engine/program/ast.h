@@ -78,7 +78,8 @@ struct Stmt {
   // The higher-order ops over `def` blocks: kCond `targets = cond(pred, then_fn, else_fn,
   // [operands])`; kWhileLoop `targets = while_loop(cond_fn, body_fn, [carries])`;
   // kInvokeSubgraph `targets = invoke_subgraph(fn, [operands])` (a compiled region); kMap
-  // `targets = map(fn, [xs])` (fn on the rows of every xs together, outputs stacked).
+  // `targets = map(fn, [xs])` (fn on the rows of every xs together, outputs stacked); kScan
+  // `targets = scan(fn, [init], [xs])` (fn(carries, rows) -> next carries, per-row outputs).
   enum class Kind {
     kAssign,
     kCheck,
@@ -88,23 +89,25 @@ struct Stmt {
     kCond,
     kWhileLoop,
     kInvokeSubgraph,
-    kMap
+    kMap,
+    kScan
   };
   Kind kind = Kind::kAssign;
   std::vector<std::string> targets;  // kAssign and the higher-order ops: one name, or several
   ExprPtr value;  // kAssign: rhs; kCheck/kIf: condition; kCheckIsSize: value; kCond: pred
   std::vector<std::string> functions;  // kCond: then, else; kWhileLoop: cond, body; else: fn
-  std::vector<ExprPtr> operands;       // kWhileLoop: initial carries; the others: operands
-  std::string message;                 // kCheck: the message
-  ExprPtr max;                         // kCheckIsSize: optional max (null when absent)
-  std::vector<Stmt> then_body;         // kIf
-  std::vector<Stmt> else_body;         // kIf (empty when there is no else)
-  std::vector<ExprPtr> returns;        // kReturn
+  std::vector<ExprPtr>
+      operands;                  // kWhileLoop: initial carries; kScan: init, then xs; else operands
+  size_t carries = 0;            // kScan: how many operands are the initial carries
+  std::string message;           // kCheck: the message
+  ExprPtr max;                   // kCheckIsSize: optional max (null when absent)
+  std::vector<Stmt> then_body;   // kIf
+  std::vector<Stmt> else_body;   // kIf (empty when there is no else)
+  std::vector<ExprPtr> returns;  // kReturn
   SourceLoc loc;
 };
 bool operator==(const Stmt& a, const Stmt& b);
-// Whether `k` calls `def` blocks (cond, while_loop, invoke_subgraph, map), and its name in
-// programs.
+// Whether `k` calls `def` blocks (the higher-order ops), and its name in programs.
 bool is_higher_order(Stmt::Kind k);
 const char* higher_order_name(Stmt::Kind k);
 

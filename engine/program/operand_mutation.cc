@@ -58,6 +58,7 @@ class MutationFinder {
       case Stmt::Kind::kWhileLoop:
       case Stmt::Kind::kInvokeSubgraph:
       case Stmt::Kind::kMap:
+      case Stmt::Kind::kScan:
         for (const std::string& t : s.targets) aliases_.erase(t);  // new tensors
         break;
       case Stmt::Kind::kIf: {

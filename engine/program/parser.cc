@@ -191,6 +191,7 @@ void Parser::higher_order_call(Stmt& s) {
   s.kind = at_name("cond")         ? Stmt::Kind::kCond
            : at_name("while_loop") ? Stmt::Kind::kWhileLoop
            : at_name("map")        ? Stmt::Kind::kMap
+           : at_name("scan")       ? Stmt::Kind::kScan
                                    : Stmt::Kind::kInvokeSubgraph;
   const std::string name = higher_order_name(s.kind);
   take();
@@ -207,6 +208,18 @@ void Parser::higher_order_call(Stmt& s) {
     s.functions.push_back(function_name("as while_loop's body"));
   } else if (s.kind == Stmt::Kind::kMap) {
     s.functions.push_back(function_name("as map's function"));
+  } else if (s.kind == Stmt::Kind::kScan) {
+    s.functions.push_back(function_name("as scan's combine function"));
+    expect_punct(",", "then scan's list of initial carries");
+    expect_punct("[", "to open scan's list of initial carries");
+    if (!at_punct("]")) {
+      do {
+        if (s.operands.size() >= kMaxListLength) fail(peek().loc, "too many carries");
+        s.operands.push_back(expression().expr);
+      } while (accept_punct(","));
+    }
+    expect_punct("]", "to close scan's list of initial carries");
+    s.carries = s.operands.size();
   } else {
     s.functions.push_back(function_name("as invoke_subgraph's region"));
   }
@@ -282,7 +295,8 @@ Stmt Parser::statement(int indent, int depth) {
     targets.push_back(expect_name("as an assignment target"));
   } while (accept_punct(","));
   expect_punct("=", "after the assignment target");
-  if ((at_name("cond") || at_name("while_loop") || at_name("invoke_subgraph") || at_name("map")) &&
+  if ((at_name("cond") || at_name("while_loop") || at_name("invoke_subgraph") || at_name("map") ||
+       at_name("scan")) &&
       at_punct("(", 1)) {
     higher_order_call(s);
   } else {

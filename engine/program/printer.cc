@@ -2,6 +2,7 @@
 // needs; an infix call prints with its operator only when it has exactly the operator's operands.
 #include "engine/program/printer.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/program/lexer.h"
@@ -267,7 +268,8 @@ std::string print_stmt(const Stmt& s, int indent) {
     case Stmt::Kind::kCond:
     case Stmt::Kind::kWhileLoop:
     case Stmt::Kind::kInvokeSubgraph:
-    case Stmt::Kind::kMap: {
+    case Stmt::Kind::kMap:
+    case Stmt::Kind::kScan: {
       std::string out = pad;
       for (size_t i = 0; i < s.targets.size(); ++i) out += (i ? ", " : "") + s.targets[i];
       bool is_cond = s.kind == Stmt::Kind::kCond;
@@ -275,9 +277,14 @@ std::string print_stmt(const Stmt& s, int indent) {
       if (is_cond) out += (s.value ? print_expr(*s.value) : "None") + ", ";
       for (const std::string& f : s.functions) out += f + ", ";
       out += "[";
+      // scan: its initial carries, then the list it scans.
+      size_t split = s.kind == Stmt::Kind::kScan ? std::min(s.carries, s.operands.size()) : 0;
       for (size_t i = 0; i < s.operands.size(); ++i) {
-        out += (i ? ", " : "") + (s.operands[i] ? print_expr(*s.operands[i]) : "None");
+        if (s.kind == Stmt::Kind::kScan && i == split) out += "], [";
+        out +=
+            (i && i != split ? ", " : "") + (s.operands[i] ? print_expr(*s.operands[i]) : "None");
       }
+      if (s.kind == Stmt::Kind::kScan && split == s.operands.size()) out += "], [";
       return out + "])\n";
     }
     case Stmt::Kind::kReturn: {

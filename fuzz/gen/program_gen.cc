@@ -916,6 +916,60 @@ class Generator {
     return accept_higher_order(std::move(st), std::move(fns));
   }
 
+  // scan over the rows of a tensor with a one-element running total (a tensor carry: torch's scan
+  // takes tensor carries) and sometimes an int carry (a count): the function is drawn like a
+  // program on the carries and the first row (sometimes starting with a nonzero of it), adds to
+  // the carries what it computed, and returns a sum per row.
+  bool try_scan() {
+    const Var* t =
+        pick([](const HostValue& x) { return is_numeric_tensor(x) && x.tensor.sizes[0] >= 1; });
+    if (!t) return false;
+    std::string n = std::to_string(line_);
+    HostValue row = HostValue::of_tensor(program::row_of(t->value.tensor, 0));
+    bool with_count = src_.chance(1, 2);
+    HostValue total = HostValue::of_tensor(program::HostTensor::zeros(t->value.tensor.dtype, {}));
+    std::vector<Param> params = {{"total", total, false}};
+    if (with_count) params.push_back({"count", HostValue::of_int(0), true});
+    params.push_back({"r", row, unbacked_vars_.count(t->name) > 0});
+    std::vector<Stmt> prelude;
+    if (src_.chance(1, 2) && statement_allowed("nonzero")) {
+      prelude.push_back(program::ProgramBuilder::assign_stmt(
+          "d", call("nonzero", {gt(call("flatten", {v("r")}), i(0))})));
+    }
+    Body body = draw_body(params, true, std::move(prelude));
+    auto numeric = [](const HostValue& x) {
+      return is_tensor(x) && x.tensor.dtype != DType::kBool;
+    };
+    const Var* last = last_of(body.vars, params.size(), numeric);
+    ExprPtr row_sum = call("sum", {call("flatten", {v(last ? last->name : "r")}), list({i(0)})});
+    program::FunctionDef f{"scanned" + n, {}, std::move(body.stmts), {}};
+    for (const Param& prm : params) f.params.push_back(prm.name);
+    std::vector<ExprPtr> out = {
+        add(v("total"), call("sum", {call("flatten", {v("r")}), list({i(0)})}))};
+    if (with_count) {
+      const Var* x = last_of(body.vars, params.size(), is_int);
+      bool own = x && x->name != "count";
+      out.push_back(add(v("count"), own ? v(x->name) : i(1)));
+    }
+    out.push_back(row_sum);
+    f.body.push_back(ret_stmt(out));
+    std::vector<program::FunctionDef> fns = std::move(body.functions);
+    fns.push_back(std::move(f));
+    Stmt st;
+    st.kind = Stmt::Kind::kScan;
+    st.functions = {"scanned" + n};
+    st.operands = {call("sum", {call("flatten", {v(t->name)}), list({i(0)})})};
+    st.targets = {"t" + n};
+    if (with_count) {
+      st.operands.push_back(i(0));
+      st.targets.push_back("k" + n);
+    }
+    st.carries = st.operands.size();
+    st.operands.push_back(v(t->name));
+    st.targets.push_back("y" + n);
+    return accept_higher_order(std::move(st), std::move(fns));
+  }
+
   // n statement draws, each dropped when 8 attempts cannot make it valid.
   void draw_statements(int n) {
     for (int i = 0; i < n; ++i) {
@@ -933,15 +987,17 @@ class Generator {
     if (d.kind == Draw::Kind::kIf) return depth_ == 0 && try_if();
     if (d.kind == Draw::Kind::kHigherOrder) {
       if (depth_ >= kMaxBodyDepth) return false;
-      switch (src_.range(0, 3)) {
+      switch (src_.range(0, 4)) {
         case 0:
           return try_cond();
         case 1:
           return try_while_loop();
         case 2:
           return try_invoke_subgraph();
-        default:
+        case 3:
           return try_map();
+        default:
+          return try_scan();
       }
     }
     if (d.op == OpKind::kAddInplace) return try_mutation();

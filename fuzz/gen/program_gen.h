@@ -26,7 +26,7 @@ namespace sf::fuzz {
 // drawn by their ops.def generator weight.
 inline constexpr size_t kCheckStatement = 8;
 inline constexpr size_t kIfStatement = 9;
-inline constexpr size_t kHigherOrderStatement = 10;  // cond / while_loop / invoke_subgraph / map
+inline constexpr size_t kHigherOrderStatement = 10;  // cond, while_loop, invoke_subgraph, map, scan
 
 struct ProgramPolicy {
   // Statements drawn: uniform in [min_statements, max_statements] (a draw the generator cannot

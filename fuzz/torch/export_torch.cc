@@ -3,6 +3,7 @@
 // the fixed prelude (torch_prelude.py: helpers and the driver).
 #include "fuzz/torch/export_torch.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -313,6 +314,16 @@ class Emitter {
                    : "sf_while_loop(" + py_name(s.functions[0]) + ", " + py_name(s.functions[1]) +
                          ", sf_fresh(" + tuple(s.operands) + "))";
           out_ += pad + targets(s) + (s.targets.size() == 1 ? ", = " : " = ") + call + "\n";
+          break;
+        }
+        case Stmt::Kind::kScan: {
+          // sf_scan (the prelude) adapts a flat function to torch's combine_fn(carry, x).
+          auto split =
+              s.operands.begin() + static_cast<long>(std::min(s.carries, s.operands.size()));
+          std::vector<ExprPtr> init(s.operands.begin(), split), xs(split, s.operands.end());
+          out_ += pad + targets(s) + (s.targets.size() == 1 ? ", = " : " = ") + "sf_scan(" +
+                  py_name(s.functions[0]) + ", sf_fresh(" + tuple(init) + "), sf_fresh(" +
+                  tuple(xs) + "))\n";
           break;
         }
         case Stmt::Kind::kMap:

@@ -14,6 +14,7 @@ import torch._dynamo
 import torch._dynamo.decorators
 from torch._higher_order_ops.while_loop import while_loop as sf_while_loop
 from torch._higher_order_ops.map import map as sf_map
+from torch._higher_order_ops.scan import scan as sf_scan_op
 
 torch._dynamo.config.capture_scalar_outputs = True
 torch._dynamo.config.capture_dynamic_output_shape_ops = True
@@ -112,6 +113,19 @@ def sf_fresh(values):
     # an input, and while_loop a body output whose strides differ from the carry's).
     return tuple(v.clone(memory_format=torch.contiguous_format) if sf_is_tensor(v) else v
                  for v in values)
+
+
+def sf_scan(fn, init, xs):
+    # Our scan's function takes the carries and one row of each xs flat and returns the next
+    # carries then the per-row outputs; torch's combine_fn(carry, x) takes and returns pytrees.
+    k = len(init)
+
+    def combine(carry, x):
+        out = fn(*carry, *x)
+        return tuple(out[:k]), tuple(out[k:])
+
+    carry, ys = sf_scan_op(combine, tuple(init), tuple(xs))
+    return tuple(carry) + tuple(ys)
 
 
 def sf_repeat_interleave(a, repeats, dim):

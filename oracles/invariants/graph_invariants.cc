@@ -288,6 +288,16 @@ Constantified constantified_symbols(const graph::Graph& old_graph, const graph::
   std::map<std::string, Node*> by_name;
   for (Node* n : new_graph.nodes()) by_name[n->name] = n;
   for (Node* old : old_graph.nodes()) {
+    // A subgraph's binding sites too (its re-propagated counterpart has the same node names).
+    auto counterpart = by_name.find(old->name);
+    if (counterpart != by_name.end() &&
+        counterpart->second->subgraphs.size() == old->subgraphs.size()) {
+      for (size_t i = 0; i < old->subgraphs.size(); ++i) {
+        Constantified sub =
+            constantified_symbols(*old->subgraphs[i], *counterpart->second->subgraphs[i], env);
+        out.insert(sub.begin(), sub.end());
+      }
+    }
     if (old->unbacked_bindings.empty() || old->kind == NodeKind::kPlaceholder ||
         old->derived_binding) {
       continue;

@@ -312,10 +312,15 @@ TEST(Campaign, AStopRequestEndsItWithAFinalReportAndNoInventedCrash) {
   EXPECT_TRUE(r.interrupted);
   EXPECT_GT(r.programs, 0u);
   EXPECT_EQ(verdicts, r.programs);
-  EXPECT_EQ(workers.size(), 2u);  // none was lost or replaced
+  // The planted fault's finds may include engine aborts (crash:signal6, an SF_CHECK in lowering):
+  // each replaces its worker. The stop itself must add no crash and lose no worker.
+  uint64_t aborts = r.buckets.count("crash:signal6") ? r.buckets.at("crash:signal6") : 0;
+  EXPECT_EQ(workers.size(), 2u + aborts);  // none was lost or replaced but for those
   EXPECT_EQ(r.workers_lost, 0u);
   EXPECT_LE(r.not_run, 2u);
-  for (const auto& [bucket, n] : r.buckets) EXPECT_NE(bucket.rfind("crash:", 0), 0u) << bucket;
+  for (const auto& [bucket, n] : r.buckets) {
+    if (bucket != "crash:signal6") EXPECT_NE(bucket.rfind("crash:", 0), 0u) << bucket;
+  }
   EXPECT_GT(r.buckets["fail:INV-6"], 0u);
   expect_consistent(dir);
   std::string json = *read_text_file(dir / "report.json");
@@ -327,9 +332,11 @@ TEST(Campaign, AStopRequestEndsItWithAFinalReportAndNoInventedCrash) {
     std::string name = fs::relative(f, dir).string();
     EXPECT_NE(json.find("\"" + name + "\""), std::string::npos) << "not in the report: " << name;
     std::string text = *read_text_file(f);
-    EXPECT_EQ(signature(run_program_isolated(text, ropts.pipeline, IsolationLimits())),
-              program::parse_program(text).header.reproduces)
-        << f;
+    std::string recorded = program::parse_program(text).header.reproduces;
+    std::string now = signature(run_program_isolated(text, ropts.pipeline, IsolationLimits()));
+    // Quiet workers send their SF_CHECK lines nowhere: an abort is recorded by its bucket alone.
+    if (recorded == "crash:signal6") now = now.substr(0, recorded.size());
+    EXPECT_EQ(now, recorded) << f;
   }
 }
 

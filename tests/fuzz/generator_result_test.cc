@@ -35,7 +35,7 @@ TEST(GeneratorResult, IsRunEagerForLongPrograms) {
   expect_reference_is_run_eager(policy, 150);
 }
 
-// Cond branches and loop bodies are drawn like programs (nested up to two deep): every program
+// Bodies of the higher-order ops are drawn like programs (nested up to two deep): every program
 // still prints and parses back to itself (function names unique, each defined before its use),
 // and bodies hold checks and data-dependent ops often enough to matter.
 TEST(GeneratorBodies, ProgramsWithDrawnBodiesRoundTrip) {
@@ -52,8 +52,7 @@ TEST(GeneratorBodies, ProgramsWithDrawnBodiesRoundTrip) {
       for (const program::Stmt& st : f.body) {
         check = check || st.kind == program::Stmt::Kind::kCheck ||
                 st.kind == program::Stmt::Kind::kCheckIsSize;
-        hop = hop || st.kind == program::Stmt::Kind::kCond ||
-              st.kind == program::Stmt::Kind::kWhileLoop;
+        hop = hop || program::is_higher_order(st.kind);
       }
     }
     checks_in_bodies += check;

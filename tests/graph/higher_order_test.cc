@@ -197,5 +197,29 @@ TEST(HigherOrder, MapTracesTheFunctionOnARowAndStacksItsOutputs) {
   EXPECT_EQ(r.run->outputs[1].str(), "i64[3, 4] [3, 0, 6, 0, 0, 0, 0, 9, 55, 55, 0, 11]");
 }
 
+TEST(HigherOrder, ScanCarriesAndStacksAndBindsItsIntCarryAtTheNode) {
+  const char* program =
+      "input x: i64[3, 4] dynamic(0) = [1, 0, 2, 0, 0, 0, 0, 3, 5, 5, 0, 1]\n"
+      "def step(acc, total, r):\n  k = nonzero(r)\n"
+      "  return acc + size(k, 0), total + r, sum(r, [0])\n"
+      "n, tot, ys = scan(step, [0, zeros([4], dtype=i64)], [x])\nreturn n, tot, ys\n";
+  Trace t = trace(program);
+  std::vector<Node*> scans = nodes_of(t.graph, NodeKind::kScan);
+  ASSERT_EQ(scans.size(), 1u);
+  // The int carry is a placeholder symbol inside (never bound outside) and a fresh symbol the
+  // node binds; the tensor carry keeps its shape; the per-row sums stack to [s].
+  Node* s = scans[0];
+  EXPECT_EQ(s->carry_args.size(), 2u);
+  EXPECT_EQ(s->mapped_args.size(), 1u);
+  ASSERT_EQ(s->unbacked_bindings.size(), 1u) << bindings_str(s->unbacked_bindings);
+  EXPECT_EQ(s->unbacked_bindings.begin()->second, KeyPath{KeyEntry::sequence(0)});
+  EXPECT_EQ(value_type_str(s->value.elems()[1]), "i64[4]");
+  EXPECT_EQ(value_type_str(s->value.elems()[2]).find("i64[s"), 0u);
+  auto r = run_on_cpu(program);
+  ASSERT_EQ(r.verdict.kind, oracles::Verdict::Kind::kPass) << r.verdict.str();
+  EXPECT_EQ(r.run->outputs[0].str(), "6");
+  EXPECT_EQ(r.run->outputs[2].str(), "i64[3] [3, 3, 11]");
+}
+
 }  // namespace
 }  // namespace sf::graph

@@ -54,6 +54,7 @@ bool removable(const Node* n) {
     case NodeKind::kWhileLoop:  // (and a loop may not terminate: it is not dead code)
     case NodeKind::kInvokeSubgraph:
     case NodeKind::kMap:
+    case NodeKind::kScan:
       return false;
   }
   return false;

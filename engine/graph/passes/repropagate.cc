@@ -86,18 +86,27 @@ Value repropagate_hop(Trace& t, const Node& old, Node& n, const RepropagateOptio
     SF_CHECK(outs[0].size() == outs[1].size()) << "cond branches re-propagated apart";
     for (size_t i = 0; i < outs[0].size(); ++i)
       values.push_back(merge_cond_output(*t.mode, outs[0][i], outs[1][i], i, where));
-  } else if (old.kind == NodeKind::kInvokeSubgraph || old.kind == NodeKind::kMap) {
+  } else if (old.kind == NodeKind::kInvokeSubgraph || old.kind == NodeKind::kMap ||
+             old.kind == NodeKind::kScan) {
     // What the region's placeholders hold are its inputs (the traced names, as the caller's
     // rebinding restores them).
     std::vector<Value> placeholder_values;
     for (const Node* ph : n.subgraphs[0]->placeholders()) placeholder_values.push_back(ph->value);
     std::set<ExprRef, sym::ExprLess> inputs = symbols_of(placeholder_values);
-    if (old.kind == NodeKind::kMap) {
-      // The rows: the first mapped operand's first size, as it is now.
-      const NodeArg& xs = n.args.at(old.carry_args.at(0));
-      SF_CHECK(xs.kind == NodeArg::Kind::kNode) << "map operand of %" << old.name;
+    if (old.kind == NodeKind::kMap || old.kind == NodeKind::kScan) {
+      // The rows: the first mapped operand's first size, as it is now; a scan's carries first.
+      const NodeArg& xs = n.args.at(old.mapped_args.at(0));
+      SF_CHECK(xs.kind == NodeArg::Kind::kNode) << "map/scan operand of %" << old.name;
       SymInt rows = xs.node->value.tensor()->sizes().at(0);
-      for (const Value& v : outs[0]) values.push_back(map_output(*t.mode, v, rows, inputs, where));
+      for (size_t i = 0; i < outs[0].size(); ++i) {
+        if (i < old.carry_args.size()) {
+          const NodeArg& a = n.args.at(old.carry_args[i]);
+          Value carry = a.kind == NodeArg::Kind::kNode ? a.node->value : Value(SymInt(a.i));
+          values.push_back(while_loop_output(*t.mode, carry));
+        } else {
+          values.push_back(map_output(*t.mode, outs[0][i], rows, inputs, where));
+        }
+      }
     } else {
       for (const Value& v : outs[0])
         values.push_back(invoke_subgraph_output(*t.mode, v, inputs, where));
@@ -144,6 +153,7 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
     n->derived_binding = old->derived_binding;
     n->function_names = old->function_names;
     n->carry_args = old->carry_args;
+    n->mapped_args = old->mapped_args;
     n->view_decisions = old->view_decisions;
     switch (old->kind) {
       case NodeKind::kPlaceholder: {
@@ -188,7 +198,8 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
       case NodeKind::kCond:
       case NodeKind::kWhileLoop:
       case NodeKind::kInvokeSubgraph:
-      case NodeKind::kMap: {
+      case NodeKind::kMap:
+      case NodeKind::kScan: {
         n->value = repropagate_hop(t, *old, *n, opts, regions);
         std::optional<Bindings> fresh = env.compute_unbacked_bindings(n->value);
         if (fresh) n->unbacked_bindings = *fresh;
