@@ -43,6 +43,10 @@ const char* node_kind_name(NodeKind k) {
   return "?";
 }
 
+Node* Graph::before(const Node* n) const {
+  return n->pos == nodes_.begin() ? nullptr : std::prev(n->pos)->get();
+}
+
 NodeArg NodeArg::of(Node* n) {
   NodeArg a;
   a.kind = Kind::kNode;

@@ -111,6 +111,8 @@ class Graph {
   Node* add(NodeKind kind, std::string base_name, std::vector<NodeArg> args, Node* after = nullptr);
   // Removes a node that has no users.
   void erase(Node* n);
+  // The node before n (null for the first).
+  Node* before(const Node* n) const;
   // Rewrites every use of `from` to `to`.
   void replace_all_uses(Node* from, Node* to);
   template <typename F>

@@ -67,7 +67,7 @@ Value merge_cond_output(fake::FakeMode& mode, const Value& a, const Value& b, si
   std::vector<SymInt> sizes;
   for (int64_t d = 0; d < ta.dim(); ++d) {
     const ExprRef &x = ta.sizes()[d].expr(), &y = tb.sizes()[d].expr();
-    sizes.push_back(keep(env, x, y) ? ta.sizes()[d] : fresh_hull(env, x, y, true));
+    sizes.push_back(keep(env, x, y) ? SymInt(env.replace(x)) : fresh_hull(env, x, y, true));
   }
   // Strides are re-derived from the merged sizes: the output is contiguous (a branch returning
   // another layout is copied at run time; docs/decisions.md).

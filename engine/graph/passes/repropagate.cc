@@ -1,7 +1,9 @@
 // Re-propagation with rebinding.
 #include "engine/graph/passes/repropagate.h"
 
+#include <iterator>
 #include <map>
+#include <set>
 
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
@@ -10,6 +12,7 @@
 #include "engine/graph/node_eval.h"
 #include "engine/graph/scoped_asserts.h"
 #include "engine/sym/make.h"
+#include "engine/sym/walk.h"
 
 namespace sf::graph {
 
@@ -45,9 +48,35 @@ Value output_value(const NodeArg& a) {
 
 // Re-propagates one graph. `subgraph`: its placeholders keep their traced values (the symbols
 // the caller lifted in, and a loop's int carries, are stated in the traced names, which the
-// caller's rebinding restores); the top-level graph's placeholders are re-fakified.
+// caller's rebinding restores); the top-level graph's placeholders are re-fakified. `late`: the
+// symbols a subgraph gets as placeholders after its traced ones (late_inputs).
 Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
-                        const RepropagateOptions& opts);
+                        const RepropagateOptions& opts, const std::vector<ExprRef>& late = {});
+
+// Where `g` binds a symbol: the node whose binding resolves to it (a fresh symbol renamed to it).
+BindingSite bound_in(const Graph& g, const ShapeEnv& env);
+
+// The symbols a replacement recorded after a HOP's subgraphs were traced brought into their
+// lifted sizes (u2 == u0*u1 from a broadcast after the call, u0 == 2*s0 from a later check):
+// re-propagated, the subgraphs' values read them, and no traced placeholder gives them. They
+// are lifted now, as placeholders after the traced ones, in this order, for every subgraph of
+// the node (its args are shared).
+std::vector<ExprRef> late_inputs(const Node& old, const ShapeEnv& env) {
+  std::set<ExprRef, sym::ExprLess> have, seen;
+  std::vector<ExprRef> out;
+  for (const auto& sub : old.subgraphs) {
+    std::vector<Value> values;
+    for (const Node* ph : sub->placeholders()) values.push_back(ph->value);
+    std::set<ExprRef, sym::ExprLess> lifted = symbols_of(values);
+    have.insert(lifted.begin(), lifted.end());
+  }
+  for (const ExprRef& s : have) {
+    for (const ExprRef& x : sym::free_symbols(env.replace(s))) {
+      if (!have.count(x) && seen.insert(x).second) out.push_back(x);
+    }
+  }
+  return out;
+}
 
 // The subgraphs of one graph re-propagated so far, by their traced graph: a region that several
 // invoke_subgraph nodes share is re-propagated once and shared again, as it was traced.
@@ -55,8 +84,21 @@ using Regions = std::map<const Graph*, std::shared_ptr<Graph>>;
 
 // A HOP node again: its subgraphs re-propagated (each in a fresh epoch, as traced), then its
 // outputs merged again, which makes fresh symbols for the node to bind.
-Value repropagate_hop(Trace& t, const Node& old, Node& n, const RepropagateOptions& opts,
+Value repropagate_hop(Trace& t, Graph& g, const Node& old, Node& n, const RepropagateOptions& opts,
                       Regions& regions) {
+  // Late inputs the caller can give (bound before the node): read here, passed as extra args.
+  std::vector<ExprRef> late;
+  BindingSite site_of = bound_in(g, *t.env);
+  Node* before = g.before(&n);
+  for (const ExprRef& x : late_inputs(old, *t.env)) {
+    std::optional<std::pair<Node*, KeyPath>> site = site_of(x);
+    if (!site || site->first == &n) continue;  // bound later: lowering re-derives what it can
+    Node* src = reify_keypath(g, site->first, site->second, before);
+    if (src != site->first) before = src;
+    n.args.push_back(NodeArg::of(src));
+    src->users.push_back(&n);
+    late.push_back(x);
+  }
   std::vector<Value> outs[2];
   for (size_t i = 0; i < old.subgraphs.size(); ++i) {
     t.mode->bump_epoch();
@@ -68,7 +110,7 @@ Value repropagate_hop(Trace& t, const Node& old, Node& n, const RepropagateOptio
         // and what it learns holds only inside it, as when it was traced.
         ShapeEnv::FactScope facts(t.env.get());
         ScopedAsserts scope(*t.env, *sub);
-        *sub = repropagate_graph(t, *old.subgraphs[i], true, opts);
+        *sub = repropagate_graph(t, *old.subgraphs[i], true, opts, late);
       }
       sub->scoped_asserts.insert(sub->scoped_asserts.begin(),
                                  old.subgraphs[i]->scoped_asserts.begin(),
@@ -122,7 +164,6 @@ Value repropagate_hop(Trace& t, const Node& old, Node& n, const RepropagateOptio
   return Value::tuple(values);
 }
 
-// Where `g` binds a symbol: the node whose binding resolves to it (a fresh symbol renamed to it).
 BindingSite bound_in(const Graph& g, const ShapeEnv& env) {
   return [&g, &env](const ExprRef& s) -> std::optional<std::pair<Node*, KeyPath>> {
     for (Node* n : g.nodes()) {
@@ -137,13 +178,25 @@ BindingSite bound_in(const Graph& g, const ShapeEnv& env) {
 }
 
 Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
-                        const RepropagateOptions& opts) {
+                        const RepropagateOptions& opts, const std::vector<ExprRef>& late) {
   ShapeEnv& env = *t.env;
   Graph g;
   std::map<Node*, Node*> m;
   Regions regions;
+  bool late_added = false;
+  auto add_late_placeholders = [&] {
+    if (late_added) return;
+    late_added = true;
+    for (const ExprRef& x : late) {
+      Node* p = g.add(NodeKind::kPlaceholder, x->str(), {});
+      p->input_name = x->str();
+      p->value = Value(SymInt(x));
+      p->input_bindings.emplace(x, KeyPath{});
+    }
+  };
   auto value_of = [&](Node* old) -> const Value& { return m.at(old)->value; };
   for (Node* old : old_graph.nodes()) {
+    if (old->kind != NodeKind::kPlaceholder) add_late_placeholders();
     Node* n = g.add(old->kind, old->name, remap_all(old->args, m));
     m[old] = n;
     n->op = old->op;
@@ -200,7 +253,7 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
       case NodeKind::kInvokeSubgraph:
       case NodeKind::kMap:
       case NodeKind::kScan: {
-        n->value = repropagate_hop(t, *old, *n, opts, regions);
+        n->value = repropagate_hop(t, g, *old, *n, opts, regions);
         std::optional<Bindings> fresh = env.compute_unbacked_bindings(n->value);
         if (fresh) n->unbacked_bindings = *fresh;
         env.rebind_unbacked(old->unbacked_bindings, n->value, false);
@@ -246,6 +299,7 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
     if (fresh) n->unbacked_bindings = *fresh;
     env.rebind_unbacked(old->unbacked_bindings, n->value, false);
   }
+  add_late_placeholders();
   if (!env.pending_fresh_unbacked_symbols().empty()) {
     throw EngineBug("pending unbacked symbols left after re-propagation (INV-1)");
   }
