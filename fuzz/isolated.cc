@@ -114,7 +114,7 @@ IsolatedResult run_isolated(const std::function<std::string()>& job,
     signal(SIGTERM, SIG_DFL);
     close(fds[0]);
     if (err_fd >= 0) dup2(err_fd, 2);
-    limit_memory(limits.memory_mb);
+    limit_memory(limits.memory_mb, limits.cap);
     std::string out;
     try {
       out = job();

@@ -9,9 +9,15 @@
 
 namespace sf::fuzz {
 
+// What limit_memory caps: the address space (every mapping), or the data segment (private
+// writable mappings only), for a process whose driver reserves address space it never touches
+// (the CUDA driver maps the whole unified address space at cuInit: an address-space cap fails it).
+enum class MemoryCap { kAddressSpace, kDataSegment };
+
 struct IsolationLimits {
   double timeout_seconds = 10;  // wall clock; past it the child is killed (crash:timeout)
-  size_t memory_mb = 4096;      // address-space limit of the child (0: none)
+  size_t memory_mb = 4096;      // memory limit of the child (0: none)
+  MemoryCap cap = MemoryCap::kAddressSpace;  // what memory_mb caps
 };
 
 struct IsolatedResult {
@@ -27,11 +33,6 @@ std::string run_isolated(const std::function<std::string()>& job, double timeout
 
 // Sends this process's stderr to /dev/null (a child whose SF_CHECK reports nobody reads).
 void silence_stderr();
-
-// What limit_memory caps: the address space (every mapping), or the data segment (private
-// writable mappings only), for a process whose driver reserves address space it never touches
-// (the CUDA driver maps the whole unified address space at cuInit: an address-space cap fails it).
-enum class MemoryCap { kAddressSpace, kDataSegment };
 
 // For a child process: caps its memory at `mb` MiB (0: no cap), so a runaway allocation throws
 // std::bad_alloc instead of taking the machine down.

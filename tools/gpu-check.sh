@@ -4,7 +4,8 @@
 # (on the GPU machine, which has no Bazel and no Z3) runs the whole check from that bundle.
 #
 #   tools/gpu-check.sh bundle
-#   device run, carry [".gpu"]:  tools/gpu-check.sh run [CAMPAIGN_SECONDS]   (logs under $OUT)
+#   device run, carry [".gpu"]:  tools/gpu-check.sh run [SECONDS]   ($OUT/gpu-check.tgz)
+# SECONDS: the CUDA campaign's length, with torch-diff (the device's PyTorch) beside it.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -29,22 +30,26 @@ bundle)
   du -sh "$bundle"
   ;;
 run)
+  # SECONDS_BUDGET: the campaign's length, and the window in which torch-diff runs beside it.
   seconds="${2:-60}"
   out="${OUT:-/tmp/gpu-check}"
-  mkdir -p "$out"
+  logs=/tmp/gpu-check-logs
+  rm -rf "$logs" /tmp/gpu-campaign && mkdir -p "$out" "$logs"
   export LD_LIBRARY_PATH="$root/$bundle/lib:${LD_LIBRARY_PATH:-}"
-  # Each step writes its own log; a failing step does not stop the others.
+  cli="$bundle/bin/shapefuzz_cli"
+  # Each step writes its own log; a failing step does not stop the others. Everything comes back
+  # as one archive ($OUT/gpu-check.tgz: the device run returns at most 8 files).
   status=0
   step() {
     local name="$1"
     shift
     echo "== $name: $*"
     local t0=$SECONDS
-    if "$@" >"$out/$name.log" 2>&1; then echo "   ok ($((SECONDS - t0)) s)"; else
+    if "$@" >"$logs/$name.log" 2>&1; then echo "   ok ($((SECONDS - t0)) s)"; else
       echo "   FAILED rc=$? ($((SECONDS - t0)) s)"
       status=1
     fi
-    tail -n 25 "$out/$name.log"
+    tail -n 25 "$logs/$name.log"
   }
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   for b in "$bundle"/bin/*; do
@@ -54,17 +59,46 @@ run)
     fi
   done
   step exec_test "$bundle/bin/cuda_exec_test"
-  step diff_program "$bundle/bin/shapefuzz_cli" diff-backends corpus/program
-  step diff_regressions "$bundle/bin/shapefuzz_cli" diff-backends corpus/regressions
+  # Every corpus program but the bug zoo's (their `# faults:` headers plant engine bugs).
+  for dir in corpus/program corpus/regressions corpus/pytorch corpus/open tests/backend/programs; do
+    step "diff_${dir//\//_}" "$cli" diff-backends "$dir"
+  done
+  # Timings while nothing else runs on the device.
   step bench "$bundle/bin/cuda_bench"
-  if [[ -f tools/bench/torch_gpu_bench.py ]]; then
-    step torch_bench python3 tools/bench/torch_gpu_bench.py
-  fi
+  have_torch=0
+  if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then have_torch=1; fi
+  [[ $have_torch == 1 ]] && step torch_bench python3 tools/bench/torch_gpu_bench.py
   if [[ "$seconds" -gt 0 ]]; then
-    step campaign "$bundle/bin/shapefuzz_cli" campaign --backend cuda --jobs 14 \
-      --seconds "$seconds" --out /tmp/gpu-campaign
-    tar -czf "$out/campaign.tgz" -C /tmp gpu-campaign
+    # The campaign and torch-diff share the machine's 16 cores for the same window.
+    deadline=$((SECONDS + seconds))
+    "$cli" campaign --backend cuda --jobs 7 --seconds "$seconds" --out /tmp/gpu-campaign \
+      >"$logs/campaign.log" 2>&1 &
+    campaign_pid=$!
+    if [[ $have_torch == 1 ]]; then
+      diff=("$cli" torch-diff --python python3 --device cuda --ours-backend cuda --jobs 9
+        --timeout 90 --minimize 0)
+      left() { local l=$((deadline - SECONDS)); echo $((l > 1 ? l : 1)); }
+      # eager and aot_eager on the corpus programs and regressions and 500 generated programs;
+      # then inductor on the corpus programs and on generated ones, 40 at a time, while the
+      # window lasts.
+      step torch_diff_fast timeout "$(left)" "${diff[@]}" corpus/program --seeds 500 \
+        --backends eager,aot_eager --out "$logs/td_fast"
+      step torch_diff_fast_regressions timeout "$(left)" "${diff[@]}" corpus/regressions \
+        --backends eager,aot_eager --out "$logs/td_fast_regressions"
+      step torch_diff_inductor_corpus timeout "$(left)" "${diff[@]}" corpus/program \
+        --backends inductor --out "$logs/td_inductor_corpus"
+      first=0
+      while [[ $(left) -gt 60 ]]; do
+        step "torch_diff_inductor_$first" timeout "$(left)" "${diff[@]}" --seeds 40 \
+          --seed "$first" --backends inductor --out "$logs/td_inductor_$first"
+        first=$((first + 40))
+      done
+    fi
+    wait "$campaign_pid" || status=1
+    tail -n 30 "$logs/campaign.log"
+    tar -czf "$logs/campaign.tgz" -C /tmp gpu-campaign
   fi
+  tar -czf "$out/gpu-check.tgz" -C /tmp gpu-check-logs
   exit $status
   ;;
 *)

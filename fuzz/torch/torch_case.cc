@@ -5,6 +5,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "engine/base/check.h"
 #include "engine/base/errors.h"
 #include "fuzz/isolated.h"
 #include "fuzz/torch/export_torch.h"
@@ -120,16 +121,34 @@ void run_our_side(TorchCase& c, const program::Program& p, const oracles::Pipeli
   }
 }
 
-void run_our_side_isolated(TorchCase& c, const program::Program& p,
-                           const oracles::PipelineOptions& opts, double timeout_seconds) {
+namespace {
+
+// Our side's children cap their data segment: the CUDA backend's driver reserves the unified
+// address space at cuInit, which an address-space cap fails; runaway allocations are private
+// writable mappings, which the data-segment cap catches.
+fuzz::IsolationLimits our_side_limits(double timeout_seconds) {
   fuzz::IsolationLimits limits;
   limits.timeout_seconds = timeout_seconds;
+  limits.cap = fuzz::MemoryCap::kDataSegment;
+  return limits;
+}
+
+void fail_our_side(TorchCase& c, const fuzz::IsolatedResult& r) {
+  c.ours = OurOutcome{};
+  c.ours.own_failure = r.crash + (r.report.empty() ? "" : ": " + r.report);
+  c.our_verdict = c.ours.own_failure;
+}
+
+}  // namespace
+
+void run_our_side_isolated(TorchCase& c, const program::Program& p,
+                           const oracles::PipelineOptions& opts, double timeout_seconds) {
   fuzz::IsolatedResult r = fuzz::run_isolated(
       [&] {
         run_our_side(c, p, opts);
         return our_side_to_json(c).dump();
       },
-      limits);
+      our_side_limits(timeout_seconds));
   if (r.crash.empty()) {
     json j = json::parse(r.output, nullptr, /*allow_exceptions=*/false);
     if (!j.is_discarded()) {
@@ -138,9 +157,36 @@ void run_our_side_isolated(TorchCase& c, const program::Program& p,
     }
     r.crash = "malformed answer from the child";
   }
-  c.ours = OurOutcome{};
-  c.ours.own_failure = r.crash + (r.report.empty() ? "" : ": " + r.report);
-  c.our_verdict = c.ours.own_failure;
+  fail_our_side(c, r);
+}
+
+void run_our_side_batch(const std::vector<TorchCase*>& cases,
+                        const std::vector<const program::Program*>& programs,
+                        const oracles::PipelineOptions& opts, double timeout_seconds) {
+  SF_CHECK(cases.size() == programs.size()) << "run_our_side_batch: one program per case";
+  if (cases.empty()) return;
+  fuzz::IsolatedResult r = fuzz::run_isolated(
+      [&] {
+        json all = json::array();
+        for (size_t i = 0; i < cases.size(); ++i) {
+          run_our_side(*cases[i], *programs[i], opts);
+          all.push_back(our_side_to_json(*cases[i]));
+        }
+        return all.dump();
+      },
+      our_side_limits(timeout_seconds * static_cast<double>(cases.size())));
+  if (r.crash.empty()) {
+    json all = json::parse(r.output, nullptr, /*allow_exceptions=*/false);
+    if (!all.is_discarded() && all.is_array() && all.size() == cases.size()) {
+      for (size_t i = 0; i < cases.size(); ++i) our_side_from_json(all[i], *cases[i]);
+      return;
+    }
+  }
+  // One program crashed, hung or broke the answer: each again in a child of its own, so the
+  // failure stays with the program that caused it.
+  for (size_t i = 0; i < cases.size(); ++i) {
+    run_our_side_isolated(*cases[i], *programs[i], opts, timeout_seconds);
+  }
 }
 
 TorchProcess::Status run_torch_side(TorchCase& c, TorchProcess& worker,

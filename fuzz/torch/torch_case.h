@@ -31,6 +31,12 @@ void run_our_side(TorchCase& c, const program::Program& p, const oracles::Pipeli
 void run_our_side_isolated(TorchCase& c, const program::Program& p,
                            const oracles::PipelineOptions& opts, double timeout_seconds);
 
+// The same for many programs in one child (one process start, and one CUDA context for the CUDA
+// backend, per batch); a batch whose child crashes or times out runs again one program per child.
+void run_our_side_batch(const std::vector<TorchCase*>& cases,
+                        const std::vector<const program::Program*>& programs,
+                        const oracles::PipelineOptions& opts, double timeout_seconds);
+
 // PyTorch's side: asks `worker` for `backends` and fills `c.results`, one per backend. A worker
 // that hangs, dies or writes an answer past its cap gives a crash verdict for every backend (type
 // "timeout", "worker died" or "answer too long": a finding of PyTorch's). Returns

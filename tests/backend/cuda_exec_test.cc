@@ -3,7 +3,12 @@
 // floats), same σ, same user error kind. Skips with the reason when CUDA is unavailable.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+#include <functional>
+
 #include "engine/backend/cuda/cuda_backend.h"
+#include "engine/backend/cuda/cuda_externs.h"
 #include "engine/backend/cuda/device_memory.h"
 #include "engine/backend/cuda/driver.h"
 #include "engine/backend/cuda/kernel_launcher.h"
@@ -122,6 +127,120 @@ TEST(CudaExecTest, KernelParametersPastTheLimitGoThroughDeviceMemory) {
   mem.free(in.ptr);
   mem.free(out.ptr);
   mem.free(err);
+}
+
+// The two-pass compaction on its edges: tile boundaries (4096 elements), partial last tiles,
+// unaligned data (scalar loads), every element type (NaN truthy, -0.0 not), value sizes 1/4/8.
+TEST(CudaExecTest, CompactionMatchesAHostReferenceOnTileEdges) {
+  std::string why;
+  if (!cuda_or_skip_reason(&why)) GTEST_SKIP() << "CUDA unavailable: " << why;
+  const cuda::Driver& d = cuda::Driver::get();
+  d.make_current();
+  cuda::DeviceMemory mem(d);
+  auto upload = [&](const void* host, size_t bytes) {
+    void* p = mem.alloc(bytes + 16);
+    d.check(d.api().memcpy_htod(reinterpret_cast<CUdeviceptr>(p), host, bytes), "upload");
+    return p;
+  };
+  auto download = [&](void* dst, const void* p, size_t bytes) {
+    if (bytes == 0) return;
+    d.check(d.api().memcpy_dtoh(dst, reinterpret_cast<CUdeviceptr>(p), bytes), "download");
+  };
+  for (int64_t n : {1, 15, 16, 17, 4095, 4096, 4097, 12289, 100003, (1 << 21) + 5}) {
+    for (int shift : {0, 1}) {  // shift 1: the data starts one element past an aligned address
+      std::vector<unsigned char> m(n + shift);
+      std::vector<float> f(n + shift);
+      std::vector<int64_t> l(n + shift);
+      uint64_t state = 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(n + shift);
+      for (int64_t i = 0; i < n + shift; ++i) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned r = static_cast<unsigned>(state >> 33) % 7;
+        m[i] = r < 2;
+        f[i] = r == 0 ? NAN : r == 1 ? -0.0f : r == 2 ? 1.5f : 0.0f;
+        l[i] = r < 3 ? static_cast<int64_t>(i) - 3 : 0;
+      }
+      void* dm = upload(m.data(), m.size());
+      void* df = upload(f.data(), f.size() * 4);
+      void* dl = upload(l.data(), l.size() * 8);
+      // nonzero of [n / 3 (or 1), rest] over each element type.
+      std::vector<int64_t> sizes =
+          n % 3 == 0 ? std::vector<int64_t>{3, n / 3} : std::vector<int64_t>{n};
+      struct Case {
+        const void* data;
+        cuda::ElemType t;
+        std::function<bool(int64_t)> truthy;
+      };
+      for (const Case& c :
+           {Case{static_cast<unsigned char*>(dm) + shift, cuda::ElemType::kBool,
+                 [&](int64_t i) { return m[i + shift] != 0; }},
+            Case{static_cast<float*>(df) + shift, cuda::ElemType::kFloat32,
+                 [&](int64_t i) { return f[i + shift] != 0.0f || f[i + shift] != f[i + shift]; }},
+            Case{static_cast<int64_t*>(dl) + shift, cuda::ElemType::kInt64,
+                 [&](int64_t i) { return l[i + shift] != 0; }}}) {
+        std::vector<int64_t> want;
+        for (int64_t i = 0; i < n; ++i) {
+          if (!c.truthy(i)) continue;
+          int64_t rest = i;
+          std::vector<int64_t> coord(sizes.size());
+          for (size_t k = sizes.size(); k-- > 0;) {
+            coord[k] = rest % sizes[k];
+            rest /= sizes[k];
+          }
+          want.insert(want.end(), coord.begin(), coord.end());
+        }
+        cuda::Compaction cp = cuda::count_truthy(c.data, c.t, n, mem);
+        ASSERT_EQ(cp.count * static_cast<int64_t>(sizes.size()), static_cast<int64_t>(want.size()))
+            << "n " << n << " shift " << shift << " type " << static_cast<int>(c.t);
+        void* out = mem.alloc(want.size() * 8 + 8);
+        cuda::write_nonzero(cp, c.data, c.t, n, sizes, static_cast<int64_t*>(out));
+        std::vector<int64_t> got(want.size());
+        download(got.data(), out, got.size() * 8);
+        EXPECT_EQ(got, want) << "n " << n << " shift " << shift << " type "
+                             << static_cast<int>(c.t);
+        mem.free(out);
+        mem.free(cp.tile_ends);
+      }
+      // masked_select of the i64 and f32 values (8 and 4 bytes) and of the mask itself (1 byte).
+      cuda::Compaction cp = cuda::count_truthy(static_cast<unsigned char*>(dm) + shift,
+                                               cuda::ElemType::kBool, n, mem);
+      std::vector<int64_t> want_l;
+      std::vector<unsigned char> want_m;
+      for (int64_t i = 0; i < n; ++i) {
+        if (m[i + shift] == 0) continue;
+        want_l.push_back(l[i + shift]);
+        want_m.push_back(m[i + shift]);
+      }
+      ASSERT_EQ(cp.count, static_cast<int64_t>(want_l.size()));
+      void* out = mem.alloc(cp.count * 8 + 8);
+      cuda::write_selected(cp, static_cast<unsigned char*>(dm) + shift, n,
+                           static_cast<int64_t*>(dl) + shift, 8, out);
+      std::vector<int64_t> got_l(cp.count);
+      download(got_l.data(), out, got_l.size() * 8);
+      EXPECT_EQ(got_l, want_l) << "n " << n << " shift " << shift;
+      cuda::write_selected(cp, static_cast<unsigned char*>(dm) + shift, n,
+                           static_cast<unsigned char*>(dm) + shift, 1, out);
+      std::vector<unsigned char> got_m(cp.count);
+      download(got_m.data(), out, got_m.size());
+      EXPECT_EQ(got_m, want_m) << "n " << n << " shift " << shift;
+      cuda::write_selected(cp, static_cast<unsigned char*>(dm) + shift, n,
+                           static_cast<float*>(df) + shift, 4, out);
+      std::vector<float> got_f(cp.count);
+      download(got_f.data(), out, got_f.size() * 4);
+      size_t j = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        if (m[i + shift] == 0) continue;
+        uint32_t a, b;
+        std::memcpy(&a, &got_f[j++], 4);
+        std::memcpy(&b, &f[i + shift], 4);
+        ASSERT_EQ(a, b) << "n " << n << " shift " << shift << " at " << i;
+      }
+      mem.free(out);
+      mem.free(cp.tile_ends);
+      mem.free(dm);
+      mem.free(df);
+      mem.free(dl);
+    }
+  }
 }
 
 }  // namespace

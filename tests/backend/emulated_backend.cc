@@ -56,15 +56,24 @@ void EmulatedCudaBackend::launch(const lower::Plan&, const lower::Kernel& k,
   cuda::DeviceBuffer out = buffer(k.output.buffer);
   cuda::LaunchGeometry g = cuda::launch_geometry(k, code, ck, ins, out, /*sm_count=*/2);
   if (g.blocks == 0) return;
-  int seq = static_cast<int>(launches_.size());
-  std::vector<int64_t> values = cuda::param_values(k, code, ck, g, ins, out, seq);
-  std::vector<uint64_t> block = cuda::param_block(code, ins, out, &record_, values, values.data());
   HostKernels::Fn fn = kernels_.fn(code.source);
   if (!fn) throw EngineBug(k.name + ": no host build of its source");
   bool wide = force_wide_ || !g.narrow;
-  narrow_launches_ += !wide;
-  fn(block.data(), static_cast<unsigned>(g.blocks), wide ? 1 : 0);
-  launches_.push_back(cuda::launch_info(k, code, ck, ins, out));
+  std::vector<unsigned char> scratch(static_cast<size_t>(g.scratch_bytes()));
+  auto half = [&](int h) -> unsigned char* {
+    return h < 0 ? nullptr : scratch.data() + h * (g.scratch_bytes() / 2);
+  };
+  for (const cuda::LaunchStep& step : g.steps) {
+    int seq = static_cast<int>(launches_.size());
+    std::vector<int64_t> values = cuda::param_values(k, code, ck, g, ins, out, seq, &step);
+    std::vector<uint64_t> block = cuda::param_block(code, ins, out, &record_, values, values.data(),
+                                                    half(step.pin), half(step.pout));
+    narrow_launches_ += !wide;
+    split_launches_ += step.phase != cuda::ReducePhase::kDirect;
+    row_launches_ += step.by_rows;
+    fn(block.data(), static_cast<unsigned>(step.blocks), wide ? 1 : 0);
+    launches_.push_back(cuda::launch_info(k, code, ck, ins, out));
+  }
   cuda::raise_device_error(record_, launches_);
 }
 

@@ -21,6 +21,10 @@ class EmulatedCudaBackend : public PlanRunner {
   std::string name() const override { return "cuda-emulated"; }
   bool available(std::string*) const override { return true; }
   int64_t narrow_launches() const { return narrow_launches_; }
+  // Launches of split reductions (ReducePhase other than kDirect).
+  int64_t split_launches() const { return split_launches_; }
+  // Pointwise launches whose blocks take whole rows (LaunchStep::by_rows).
+  int64_t row_launches() const { return row_launches_; }
 
  protected:
   void begin_run() override;
@@ -50,6 +54,8 @@ class EmulatedCudaBackend : public PlanRunner {
   cuda::ErrorRecord record_;
   std::vector<cuda::LaunchInfo> launches_;
   int64_t narrow_launches_ = 0;
+  int64_t split_launches_ = 0;
+  int64_t row_launches_ = 0;
 };
 
 }  // namespace sf::backend::testing

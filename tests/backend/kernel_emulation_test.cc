@@ -65,6 +65,10 @@ TEST(KernelEmulationTest, GeneratedKernelsMatchTheCpuBackendOnEveryProgram) {
   EXPECT_GE(compared, 10);
   EXPECT_GT(natural.narrow_launches(), 0);
   EXPECT_EQ(wide.narrow_launches(), 0);
+  // Reductions with few outputs ran split (tests/backend/programs/split_reductions.sfz).
+  EXPECT_GT(natural.split_launches(), 0);
+  // Pointwise kernels over long rows ran by rows (tests/backend/programs/rows_pointwise.sfz).
+  EXPECT_GT(natural.row_launches(), 0);
 }
 
 // Parameters past the 4 KiB limit go through (here host) memory; both entry points read them.

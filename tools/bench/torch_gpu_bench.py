@@ -1,6 +1,7 @@
 # PyTorch's CUDA figures for the ops cuda_bench measures, on the same sizes (2^26 elements), so the
-# two print side by side in tools/gpu-check.sh: copy, add, nonzero, masked_select, unique, a
-# pointwise chain and a full sum. Medians of 20 timed calls after warm-up, CUDA events.
+# two print side by side in tools/gpu-check.sh: copy, add, a broadcast add, a transposing copy,
+# nonzero, masked_select, unique, a pointwise chain, a full sum and per-dim sums. Medians of 20
+# timed calls after warm-up, CUDA events.
 import statistics
 
 import torch
@@ -38,6 +39,11 @@ def main():
 
     report("torch copy, 2^26 f32:", copy, 2 * N * 4)
     report("torch add, 2^26 f32:", median_ms(lambda: torch.add(x, y, out=z)), 3 * N * 4)
+    square, row = x.view(8192, 8192), y[:8192]
+    report("torch add, [8192, 8192] + [8192]:",
+           median_ms(lambda: torch.add(square, row, out=z.view(8192, 8192))), 2 * N * 4)
+    report("torch transposing copy 8192^2:",
+           median_ms(lambda: z.view(8192, 8192).copy_(square.t())), 2 * N * 4)
     m = (torch.arange(N, device=dev) % 3) == 0
     count = int(m.sum())
     report("torch nonzero [8192, 8192] bool:",
@@ -49,6 +55,8 @@ def main():
     report("torch chain (x+y)*2-1 then relu:",
            median_ms(lambda: torch.relu((x + y) * 2 - 1)), 3 * N * 4)
     report("torch sum 2^26 f32:", median_ms(lambda: x.sum()), N * 4)
+    report("torch sum over dim 1, 8192^2:", median_ms(lambda: square.sum(1)), N * 4)
+    report("torch sum over dim 0, 8192^2:", median_ms(lambda: square.sum(0)), N * 4)
 
 
 if __name__ == "__main__":

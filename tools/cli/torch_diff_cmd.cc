@@ -27,6 +27,7 @@
 #include "engine/program/printer.h"
 #include "fuzz/campaign.h"
 #include "fuzz/files.h"
+#include "fuzz/isolated.h"
 #include "fuzz/shrink_program.h"
 #include "fuzz/torch/export_torch.h"
 #include "fuzz/torch/torch_case.h"
@@ -157,6 +158,8 @@ std::string with_comment(const std::string& text, const std::string& line) {
 
 // Our pipeline runs each program in a child (an engine crash is that program's ours-failed).
 constexpr double kOurSideSeconds = 30;
+// Programs whose our side runs in one child (a CUDA context is made once per child).
+constexpr size_t kOurSideBatch = 32;
 
 // At most this many generated programs in one run (gen --count's bound): every program is kept
 // in memory until the report.
@@ -181,8 +184,21 @@ int torch_diff(const TorchDiffFlags& flags) {
   std::vector<torch_ref::TorchCase> cases;
   oracles::PipelineOptions opts = flags.oracles.options();
   std::unique_ptr<backend::Backend> ours = make_backend(flags.ours_backend);
-  std::string why;
-  if (!ours || !ours->available(&why)) {
+  // Asked in a child: a CUDA context made here would not survive the fork of each our-side child.
+  std::string why = "no such backend";
+  if (ours) {
+    fuzz::IsolationLimits limits;
+    limits.timeout_seconds = 60;
+    limits.cap = fuzz::MemoryCap::kDataSegment;
+    fuzz::IsolatedResult probe = fuzz::run_isolated(
+        [&] {
+          std::string reason;
+          return ours->available(&reason) ? std::string("ok") : "unavailable: " + reason;
+        },
+        limits);
+    why = probe.crash.empty() ? probe.output : probe.crash + " " + probe.report;
+  }
+  if (why != "ok") {
     std::fprintf(stderr, "torch-diff: our %s backend is unavailable: %s\n",
                  flags.ours_backend.c_str(), why.c_str());
     return kExitUnavailable;
@@ -216,6 +232,7 @@ int torch_diff(const TorchDiffFlags& flags) {
   if (!workers[0]->start(&unavailable)) return unavailable_exit(unavailable);
 
   auto t0 = std::chrono::steady_clock::now();
+  std::vector<program::Program> programs;
   if (!flags.dir.empty()) {
     std::error_code ec;
     for (const fs::path& f : fuzz::sfz_files_under(flags.dir, &ec)) {
@@ -225,7 +242,7 @@ int torch_diff(const TorchDiffFlags& flags) {
       c.name = f.string();
       c.sfz = *text;
       try {
-        torch_ref::run_our_side_isolated(c, program::parse_program(*text), opts, kOurSideSeconds);
+        programs.push_back(program::parse_program(*text));
       } catch (const UserError& e) {
         continue;  // not a program (a parse error): nothing to compare
       }
@@ -237,10 +254,18 @@ int torch_diff(const TorchDiffFlags& flags) {
     uint64_t s = flags.seed + k;
     torch_ref::TorchCase c;
     c.name = "seed-" + std::to_string(s);
-    program::Program p = fuzz::generated_for_seed(s).program;
-    c.sfz = program::print_program(p);
-    torch_ref::run_our_side_isolated(c, p, opts, kOurSideSeconds);
+    programs.push_back(fuzz::generated_for_seed(s).program);
+    c.sfz = program::print_program(programs.back());
     cases.push_back(std::move(c));
+  }
+  for (size_t first = 0; first < cases.size(); first += kOurSideBatch) {
+    std::vector<torch_ref::TorchCase*> batch;
+    std::vector<const program::Program*> batch_programs;
+    for (size_t i = first; i < std::min(cases.size(), first + kOurSideBatch); ++i) {
+      batch.push_back(&cases[i]);
+      batch_programs.push_back(&programs[i]);
+    }
+    torch_ref::run_our_side_batch(batch, batch_programs, opts, kOurSideSeconds);
   }
   double ours_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,6 +1,7 @@
 // Kernel assembly: the parameter block, the index decomposition (a grid-stride loop over the
-// iteration space for pointwise kernels; one thread per output element looping over the reduced
-// points for reductions) and the store, around the body from codegen_expr.cc.
+// iteration space for pointwise kernels; for reductions one or several threads per output element,
+// each looping over its share of the reduced points, see ReducePhase) and the store, around the
+// body from codegen_expr.cc.
 #include "engine/backend/cuda/codegen.h"
 
 #include "engine/backend/cuda/codegen_expr.h"
@@ -53,22 +54,71 @@ std::string store(const KernelCode& code, const Kernel& k, const std::string& va
          std::to_string(ordinal) + ", lin), (sf_i64)po);\n" + indent + "}\n";
 }
 
+std::string indent_lines(const std::string& s, const std::string& indent) {
+  std::string out;
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t end = s.find('\n', start);
+    out += indent + s.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
 // Errors are noted per thread (the smallest key wins) and reported once, after the loop, so the
 // loop body has no calls and its loads can be scheduled freely.
 const char* kLocalError = "  SfLocalError le = {0, 0, 0, 0};\n";
 const char* kReportError =
     "  if (le.code != 0) sf_fail(a.err, seq, le.code, le.aux, le.key, le.value);\n";
 
+// A grid-stride loop over every point, or (rank >= 2, v[kRowsSlot]) blocks striding over the rows
+// of the last dim and threads over a row's points: the row's index division and offsets once per
+// row instead of once per point. Both visit each point once with the same `lin` (the row-major
+// index), so errors rank the same.
 std::string pointwise_body(const Kernel& k, KernelCode& code) {
-  std::vector<int> all;
+  std::vector<int> all, outer;
   for (int d = 0; d < code.rank; ++d) all.push_back(d);
+  for (int d = 0; d + 1 < code.rank; ++d) outer.push_back(d);
   BodyEmitter body(k, code, "lin", "    ");
   body.collect(*k.body);
   std::string result = body.emit(*k.body);
+  std::string point =
+      body.statements() + store(code, k, result, k.body->dtype, body.ordinals(), "    ");
   std::string out;
   out += "  const I n = " + islot(KernelCode::kCountSlot) + ";\n";
-  out += "  const I step = (I)gridDim.x * (I)blockDim.x;\n";
   out += kLocalError;
+  if (code.rank >= 2) {
+    int last = code.rank - 1;
+    std::string jl = "j" + std::to_string(last);
+    out += "  if (" + slot(KernelCode::kRowsSlot) + " != 0) {\n";
+    out += "    const I row_size = " + islot(code.size_slot(last)) + ";\n";
+    out += "    const I n_rows = n / row_size;\n";
+    out += "    for (I row = (I)blockIdx.x; row < n_rows; row += (I)gridDim.x) {\n";
+    out += decompose(code, outer, "row", "rest", "      ");
+    for (int in = 0; in < code.num_inputs; ++in) {
+      if (!body.used_inputs()[in]) continue;
+      out += "      const I row_off" + std::to_string(in) + " = " +
+             offset_expr(code, in, outer, islot(code.offset_slot(in))) + ";\n";
+    }
+    out += "      const I row_po = " +
+           offset_expr(code, code.num_inputs, outer, islot(code.offset_slot(code.num_inputs))) +
+           ";\n";
+    out += "#pragma unroll 4\n";
+    out += "      for (I " + jl + " = (I)threadIdx.x; " + jl + " < row_size; " + jl +
+           " += (I)blockDim.x) {\n";
+    out += "        const sf_i64 lin = (sf_i64)row * (sf_i64)row_size + (sf_i64)" + jl + ";\n";
+    for (int in = 0; in < code.num_inputs; ++in) {
+      if (!body.used_inputs()[in]) continue;
+      out += "        const I off" + std::to_string(in) + " = " +
+             offset_expr(code, in, {last}, "row_off" + std::to_string(in)) + ";\n";
+    }
+    out += "        const I po = " + offset_expr(code, code.num_inputs, {last}, "row_po") + ";\n";
+    out += indent_lines(point, "    ");
+    out += "      }\n";
+    out += "    }\n";
+    out += "  } else {\n";
+  }
+  out += "  const I step = (I)gridDim.x * (I)blockDim.x;\n";
   out += "#pragma unroll 4\n";
   out += "  for (I i = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; i < n; i += step) {\n";
   out += "    const sf_i64 lin = (sf_i64)i;\n";
@@ -80,9 +130,9 @@ std::string pointwise_body(const Kernel& k, KernelCode& code) {
   }
   out += "    const I po = " +
          offset_expr(code, code.num_inputs, all, islot(code.offset_slot(code.num_inputs))) + ";\n";
-  out += body.statements();
-  out += store(code, k, result, k.body->dtype, body.ordinals(), "    ");
+  out += point;
   out += "  }\n";
+  if (code.rank >= 2) out += "  }\n";
   out += kReportError;
   return out;
 }
@@ -112,17 +162,30 @@ std::string combine(const Kernel& k, const std::string& v, DType dtype) {
   SF_UNREACHABLE();
 }
 
-std::string indent_lines(const std::string& s, const std::string& indent) {
-  std::string out;
-  size_t start = 0;
-  while (start < s.size()) {
-    size_t end = s.find('\n', start);
-    out += indent + s.substr(start, end - start) + "\n";
-    start = end + 1;
-  }
-  return out;
+// Merges the partial accumulators at index `at` of `pin` (written by a kPartials or
+// kMergePartials launch of the same kernel) into this thread's: the combine step of `reduce` on
+// the partial's value, in the accumulator's own type.
+std::string merge_partial(const Kernel& k) {
+  bool in_float =
+      k.body->dtype == DType::kFloat32 && k.reduce != ReduceOp::kAny && k.reduce != ReduceOp::kAll;
+  std::string value = in_float ? "pf[at]" : "pi[at]";
+  return "if (ps[at]) {\n" +
+         indent_lines(combine(k, value, in_float ? DType::kFloat32 : DType::kInt64), "  ") +
+         "  seen = true;\n}\n";
 }
 
+// Partial accumulators of SfArgs::pin / pout: `capacity` doubles, i64s and seen flags.
+std::string partial_arrays(const std::string& name, const std::string& field, bool writable) {
+  std::string c = writable ? "" : "const ";
+  return "      " + c + "double* " + name + "f = (" + c + "double*)a." + field + ";\n" + "      " +
+         c + "sf_i64* " + name + "i = (" + c + "sf_i64*)(a." + field + " + (sf_i64)cap * 8);\n" +
+         "      " + c + "unsigned char* " + name + "s = (" + c + "unsigned char*)(a." + field +
+         " + (sf_i64)cap * 16);\n";
+}
+
+// One thread per (output, group): the kept dims from the output index, then either the body's
+// points r = g, g + groups, ... (kDirect, kPartials) or the partials q = g, g + groups, ... of a
+// previous launch (kMerge*), then a store (kDirect, kMergeStore) or a partial (the others).
 std::string reduction_body(const Kernel& k, KernelCode& code) {
   SF_CHECK(k.reduced.size() == static_cast<size_t>(code.rank)) << k.name << ": reduced flags";
   std::vector<int> kept, red, all;
@@ -130,15 +193,26 @@ std::string reduction_body(const Kernel& k, KernelCode& code) {
     (k.reduced[d] ? red : kept).push_back(d);
     all.push_back(d);
   }
-  BodyEmitter body(k, code, "lin", "      ");
+  BodyEmitter body(k, code, "lin", "        ");
   body.collect(*k.body);
   std::string result = body.emit(*k.body);
+  auto phase = [](ReducePhase p) { return std::to_string(static_cast<int>(p)); };
   std::string out;
   out += "  const I n_out = " + islot(KernelCode::kCountSlot) + ";\n";
   out += "  const I n_red = " + islot(KernelCode::kInnerSlot) + ";\n";
+  out += "  const int phase = (int)" + slot(KernelCode::kPhaseSlot) + ";\n";
+  out += "  const I groups = " + islot(KernelCode::kGroupsSlot) + ";\n";
+  out += "  const I in_groups = " + islot(KernelCode::kInGroupsSlot) + ";\n";
+  out += "  const bool out_fastest = " + slot(KernelCode::kOrderSlot) + " != 0;\n";
+  out += "  const I cap = " + islot(KernelCode::kCapacitySlot) + ";\n";
+  out += "  const I n_threads = n_out * groups;\n";
   out += "  const I step = (I)gridDim.x * (I)blockDim.x;\n";
   out += kLocalError;
-  out += "  for (I o = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; o < n_out; o += step) {\n";
+  out +=
+      "  for (I t = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; t < n_threads; t += step) "
+      "{\n";
+  out += "    const I o = out_fastest ? t % n_out : t / groups;\n";
+  out += "    const I g = out_fastest ? t / n_out : t % groups;\n";
   out += decompose(code, kept, "o", "rest", "    ");
   for (int in = 0; in < code.num_inputs; ++in) {
     if (!body.used_inputs()[in]) continue;
@@ -150,20 +224,36 @@ std::string reduction_body(const Kernel& k, KernelCode& code) {
   out += "    double facc = 0.0;\n";
   out += std::string("    sf_i64 iacc = ") + (k.reduce == ReduceOp::kAll ? "1" : "0") + ";\n";
   out += "    bool seen = false;\n";
-  out += "    for (I r = 0; r < n_red; ++r) {\n";
-  out += decompose(code, red, "r", "rr", "      ");
+  out += "    if (phase <= " + phase(ReducePhase::kPartials) + ") {\n";
+  out += "      for (I r = g; r < n_red; r += groups) {\n";
+  out += decompose(code, red, "r", "rr", "        ");
   // The point's row-major index in the whole iteration space (ranks errors as the CPU does).
   std::string lin = "0";
   for (int d : all)
     lin = "(" + lin + ") * " + slot(code.size_slot(d)) + " + (sf_i64)j" + std::to_string(d);
-  out += "      const sf_i64 lin = " + lin + ";\n";
+  out += "        const sf_i64 lin = " + lin + ";\n";
   for (int in = 0; in < code.num_inputs; ++in) {
     if (!body.used_inputs()[in]) continue;
-    out += "      const I off" + std::to_string(in) + " = " +
+    out += "        const I off" + std::to_string(in) + " = " +
            offset_expr(code, in, red, "base" + std::to_string(in)) + ";\n";
   }
   out += body.statements();
-  out += indent_lines(combine(k, result, k.body->dtype), "      ");
+  out += indent_lines(combine(k, result, k.body->dtype), "        ");
+  out += "        seen = true;\n";
+  out += "      }\n";
+  out += "    } else {\n";
+  out += partial_arrays("p", "pin", false);
+  out += "      for (I q = g; q < in_groups; q += groups) {\n";
+  out += "        const I at = o * in_groups + q;\n";
+  out += indent_lines(merge_partial(k), "        ");
+  out += "      }\n";
+  out += "    }\n";
+  out += "    if (phase == " + phase(ReducePhase::kPartials) +
+         " || phase == " + phase(ReducePhase::kMergePartials) + ") {\n";
+  out += partial_arrays("w", "pout", true);
+  out += "      const I at = o * groups + g;\n";
+  out += "      wf[at] = facc;\n      wi[at] = iacc;\n      ws[at] = seen ? 1 : 0;\n";
+  out += "      continue;\n";
   out += "    }\n";
   out += "    const sf_i64 lin = 0;\n";
   // As the CPU: an f32 output takes the double accumulator, any other the integer one.
@@ -188,6 +278,7 @@ KernelCode generate_kernel(const Kernel& k) {
   }
   SF_CHECK(k.output.strides.size() == k.sizes.size()) << k.name << ": output rank";
   bool reduction = k.kind == Kernel::Kind::kReduction;
+  code.reduction = reduction;
   std::string body = reduction ? reduction_body(k, code) : pointwise_body(k, code);
   code.values_in_memory = code.args_bytes() > kMaxParamBytes;
   SF_CHECK(code.args_bytes() <= kMaxParamBytes) << k.name << ": too many inputs for SfArgs";
@@ -206,6 +297,7 @@ KernelCode generate_kernel(const Kernel& k) {
   }
   src += "  " + std::string(detail::storage_type(k.output.dtype)) + "* out;\n";
   src += "  SfError* err;\n";
+  if (reduction) src += "  const char* pin;\n  char* pout;\n";
   if (code.values_in_memory) {
     src += "  const sf_i64* v;  // " + std::to_string(code.param_count()) +
            " values in device memory\n};\n\n";

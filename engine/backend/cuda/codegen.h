@@ -29,23 +29,39 @@ enum class DeviceError : int {
   kBadWrite = 4,      // value: the element offset (an engine bug)
 };
 
+// The phases of a reduction launch (SfArgs::v[kPhaseSlot]). One launch can reduce each output
+// directly (kDirect, one thread per output); a split reduction runs `groups` threads per output
+// that write partial accumulators (kPartials), then launches that merge partials until one
+// thread per output stores it (kMergePartials, kMergeStore). Each launch is independent of the
+// others' threads: no block-level cooperation, so the host emulation runs them as they are.
+enum class ReducePhase : int { kDirect = 0, kPartials = 1, kMergePartials = 2, kMergeStore = 3 };
+
 // The parameter block `SfArgs` of a generated kernel: one pointer per input, the output pointer,
-// the error record pointer, then `long long v[param_count()]` laid out as below, or, when that
-// would pass kMaxParamBytes (values_in_memory), a pointer to v in device memory.
+// the error record pointer, for a reduction the partials it reads and writes (`pin`, `pout`: each
+// `capacity` doubles, then `capacity` i64s, then `capacity` seen flags), then
+// `long long v[param_count()]` laid out as below, or, when that would pass kMaxParamBytes
+// (values_in_memory), a pointer to v in device memory.
 struct KernelCode {
   std::string source;
   int rank = 0;
   int num_inputs = 0;
+  bool reduction = false;
   std::vector<const lower::KExpr*> scalars;  // kScalar nodes, in slot order
   std::vector<const lower::KExpr*> gathers;  // gathering kLoad nodes, in slot order
   bool values_in_memory = false;
 
   // v[0] = iteration points (pointwise) or output points (reduction); v[1] = reduced points per
-  // output (1 for pointwise); v[2] = launch sequence number (orders errors across launches).
-  static constexpr int kCountSlot = 0, kInnerSlot = 1, kSeqSlot = 2;
-  int size_slot(int d) const { return 3 + d; }
+  // output (1 for pointwise); v[2] = launch sequence number (orders errors across launches);
+  // reductions: v[3] = ReducePhase, v[4] = threads per output, v[5] = partials per output read,
+  // v[6] = 1 when consecutive threads take consecutive outputs, v[7] = partials capacity;
+  // pointwise: v[8] = 1 when each block takes whole rows of the last dim (no index division per
+  // element), 0 for one grid-stride loop over all points.
+  static constexpr int kCountSlot = 0, kInnerSlot = 1, kSeqSlot = 2, kPhaseSlot = 3,
+                       kGroupsSlot = 4, kInGroupsSlot = 5, kOrderSlot = 6, kCapacitySlot = 7,
+                       kRowsSlot = 8, kFixedSlots = 9;
+  int size_slot(int d) const { return kFixedSlots + d; }
   // Access a: inputs 0..num_inputs-1, then the output as num_inputs.
-  int numel_slot(int a) const { return 3 + rank + a * (rank + 2); }
+  int numel_slot(int a) const { return kFixedSlots + rank + a * (rank + 2); }
   int offset_slot(int a) const { return numel_slot(a) + 1; }
   int stride_slot(int a, int d) const { return numel_slot(a) + 2 + d; }
   int scalar_slot(int s) const { return numel_slot(num_inputs + 1) + s; }
@@ -54,8 +70,10 @@ struct KernelCode {
   }
   int gather_stride_slot(int g) const { return gather_size_slot(g) + 1; }
   int param_count() const { return gather_size_slot(static_cast<int>(gathers.size())); }
+  // Pointer fields before v: inputs, output, error record, and pin/pout for reductions.
+  int pointer_count() const { return num_inputs + 2 + (reduction ? 2 : 0); }
   // Bytes of SfArgs (every field 8 bytes).
-  int args_bytes() const { return 8 * (num_inputs + 2 + (values_in_memory ? 1 : param_count())); }
+  int args_bytes() const { return 8 * (pointer_count() + (values_in_memory ? 1 : param_count())); }
 };
 
 // The generated program for `k` (the KExpr pointers refer into `k`, which must outlive the

@@ -1,11 +1,15 @@
-// Extern kernels on the device with CUB: DeviceSelect for compaction, DeviceRadixSort +
-// DeviceRunLengthEncode for unique, DeviceScan / DeviceReduce for repeat_interleave, and small
-// gather kernels. Compiled by nvcc (bazel genrule) against the static CUDA runtime.
+// Extern kernels on the device with CUB: a two-pass tiled compaction for nonzero and
+// masked_select (DeviceSelect for the boolean-index rows), DeviceRadixSort + DeviceRunLengthEncode
+// for unique, DeviceScan / DeviceReduce for repeat_interleave, and small gather kernels. Compiled
+// by nvcc (bazel genrule) against the static CUDA runtime.
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
 #include <climits>
+#include <cstring>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_run_length_encode.cuh>
@@ -98,17 +102,6 @@ struct Dims {
   long long sizes[kMaxRank];
 };
 
-__global__ void coordinates_kernel(const int32_t* idx, long long count, Dims dims, long long* out) {
-  for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < count;
-       r += (long long)gridDim.x * blockDim.x) {
-    long long rest = idx[r];
-    for (int d = dims.rank - 1; d >= 0; --d) {
-      out[r * dims.rank + d] = rest % dims.sizes[d];
-      rest /= dims.sizes[d];
-    }
-  }
-}
-
 template <typename T>
 __global__ void gather_rows_kernel(const T* src, long long src_rows, const int32_t* rows,
                                    long long count, long long inner, long long total, T* out) {
@@ -118,6 +111,124 @@ __global__ void gather_rows_kernel(const T* src, long long src_rows, const int32
     long long j = t % count, o = t / count;
     out[k] = src[(o * src_rows + rows[j]) * inner + i];
   }
+}
+
+// The tiled compaction: a tile is one block's kThreads x kItems consecutive elements, each thread
+// taking kItems consecutive ones (16-byte vector loads when the tile is whole and aligned). Pass
+// one counts each tile's truthy elements, an inclusive scan gives each tile's end, and pass two
+// re-reads the tile and writes each selected element's output at its tile's offset plus its rank
+// in the tile. The data is read twice and nothing else is staged in memory (a select-then-gather
+// writes and re-reads an index per selected element).
+constexpr int kItems = 16;
+constexpr int kTile = kThreads * kItems;
+
+template <typename T>
+__device__ void load_items(const T* data, long long n, long long first, bool aligned,
+                           T (&v)[kItems]) {
+  static_assert(kItems * sizeof(T) % 16 == 0, "whole 16-byte vectors per thread");
+  if (aligned && first + kItems <= n) {
+    constexpr int kVectors = kItems * sizeof(T) / 16;
+    const uint4* p = reinterpret_cast<const uint4*>(data + first);
+    uint4 w[kVectors];
+#pragma unroll
+    for (int i = 0; i < kVectors; ++i) w[i] = p[i];
+    memcpy(v, w, sizeof(v));
+  } else {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) v[i] = first + i < n ? data[first + i] : T(0);
+  }
+}
+
+template <typename T>
+__device__ unsigned truthy_bits(const T* data, long long n, long long first, bool aligned) {
+  T v[kItems];
+  load_items(data, n, first, aligned, v);
+  unsigned bits = 0;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) bits |= (v[i] != T(0) ? 1u : 0u) << i;  // NaN != 0: truthy
+  return bits;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    count_tiles_kernel(const T* data, long long n, bool aligned, int* tile_counts) {
+  using Reduce = cub::BlockReduce<int, kThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  long long first = (long long)blockIdx.x * kTile + (long long)threadIdx.x * kItems;
+  int c = __popc(truthy_bits(data, n, first, aligned));
+  int total = Reduce(temp).Sum(c);
+  if (threadIdx.x == 0) tile_counts[blockIdx.x] = total;
+}
+
+// Where thread's selected elements start in the output, and its truthy bits.
+template <typename T>
+__device__ long long tile_rank(const T* data, long long n, bool aligned, const int* tile_ends,
+                               unsigned* bits, long long* first) {
+  using Scan = cub::BlockScan<int, kThreads>;
+  __shared__ typename Scan::TempStorage temp;
+  *first = (long long)blockIdx.x * kTile + (long long)threadIdx.x * kItems;
+  *bits = truthy_bits(data, n, *first, aligned);
+  int before = 0;
+  Scan(temp).ExclusiveSum(__popc(*bits), before);
+  return (blockIdx.x == 0 ? 0 : tile_ends[blockIdx.x - 1]) + (long long)before;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    write_nonzero_kernel(const T* data, long long n, bool aligned, const int* tile_ends, Dims dims,
+                         long long* out) {
+  unsigned bits;
+  long long first;
+  long long pos = tile_rank(data, n, aligned, tile_ends, &bits, &first);
+  while (bits) {
+    int i = __ffs(bits) - 1;
+    bits &= bits - 1;
+    unsigned rest = static_cast<unsigned>(first + i);  // n < 2^31
+    long long* row = out + pos * dims.rank;
+    for (int d = dims.rank - 1; d >= 0; --d) {
+      unsigned size = static_cast<unsigned>(dims.sizes[d]);
+      row[d] = rest % size;
+      rest /= size;
+    }
+    ++pos;
+  }
+}
+
+template <typename V>
+__global__ void __launch_bounds__(kThreads)
+    write_selected_kernel(const unsigned char* mask, long long n, bool aligned,
+                          const int* tile_ends, const V* src, V* out) {
+  unsigned bits;
+  long long first;
+  long long pos = tile_rank(mask, n, aligned, tile_ends, &bits, &first);
+  while (bits) {
+    int i = __ffs(bits) - 1;
+    bits &= bits - 1;
+    out[pos++] = src[first + i];
+  }
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+template <typename T>
+Compaction count_tiles(const T* data, int64_t n, DeviceArena& arena) {
+  Compaction c;
+  c.tiles = (n + kTile - 1) / kTile;
+  if (c.tiles > INT_MAX) raise_extern_error("compaction: too many tiles");
+  Scratch s(arena);
+  int* counts = s.get<int>(c.tiles);
+  int* ends = s.get<int>(c.tiles);
+  count_tiles_kernel<<<static_cast<unsigned>(c.tiles), kThreads>>>(data, n, aligned16(data),
+                                                                   counts);
+  check(cudaGetLastError(), "count tiles");
+  size_t bytes = 0;
+  int tiles = static_cast<int>(c.tiles);
+  check(cub::DeviceScan::InclusiveSum(nullptr, bytes, counts, ends, tiles), "tile scan (size)");
+  void* temp = s.get<char>(bytes);
+  check(cub::DeviceScan::InclusiveSum(temp, bytes, counts, ends, tiles), "tile scan");
+  c.count = copy_to_host(ends + (c.tiles - 1));
+  c.tile_ends = s.keep(ends);
+  return c;
 }
 
 // Sort keys: ascending unsigned order equals the value order; -0.0 is 0.0; a NaN sorts after
@@ -229,15 +340,71 @@ int64_t select_truthy(const void* data, ElemType t, int64_t n, DeviceArena& aren
   return 0;
 }
 
-void write_coordinates(const int32_t* idx, int64_t count, const std::vector<int64_t>& sizes,
-                       int64_t* out) {
-  if (count == 0 || sizes.empty()) return;
+Compaction count_truthy(const void* data, ElemType t, int64_t n, DeviceArena& arena) {
+  if (n == 0) return Compaction{};
+  switch (t) {
+    case ElemType::kBool:
+      return count_tiles(static_cast<const unsigned char*>(data), n, arena);
+    case ElemType::kInt64:
+      return count_tiles(static_cast<const long long*>(data), n, arena);
+    case ElemType::kFloat32:
+      return count_tiles(static_cast<const float*>(data), n, arena);
+  }
+  return Compaction{};
+}
+
+void write_nonzero(const Compaction& c, const void* data, ElemType t, int64_t n,
+                   const std::vector<int64_t>& sizes, int64_t* out) {
+  if (c.count == 0 || sizes.empty()) return;
   if (sizes.size() > kMaxRank) raise_extern_error("nonzero: rank above 16");
   Dims dims{static_cast<int>(sizes.size()), {}};
   for (size_t d = 0; d < sizes.size(); ++d) dims.sizes[d] = sizes[d];
-  coordinates_kernel<<<blocks_for(count), kThreads>>>(idx, count, dims,
-                                                      reinterpret_cast<long long*>(out));
-  check(cudaGetLastError(), "coordinates");
+  auto grid = static_cast<unsigned>(c.tiles);
+  long long* o = reinterpret_cast<long long*>(out);
+  bool al = aligned16(data);
+  switch (t) {
+    case ElemType::kBool:
+      write_nonzero_kernel<<<grid, kThreads>>>(static_cast<const unsigned char*>(data), n, al,
+                                               c.tile_ends, dims, o);
+      break;
+    case ElemType::kInt64:
+      write_nonzero_kernel<<<grid, kThreads>>>(static_cast<const long long*>(data), n, al,
+                                               c.tile_ends, dims, o);
+      break;
+    case ElemType::kFloat32:
+      write_nonzero_kernel<<<grid, kThreads>>>(static_cast<const float*>(data), n, al, c.tile_ends,
+                                               dims, o);
+      break;
+  }
+  check(cudaGetLastError(), "write nonzero");
+}
+
+void write_selected(const Compaction& c, const void* mask, int64_t n, const void* src,
+                    size_t elem_bytes, void* out) {
+  if (c.count == 0) return;
+  auto grid = static_cast<unsigned>(c.tiles);
+  const auto* m = static_cast<const unsigned char*>(mask);
+  bool al = aligned16(mask);
+  switch (elem_bytes) {
+    case 1:
+      write_selected_kernel<<<grid, kThreads>>>(m, n, al, c.tile_ends,
+                                                static_cast<const unsigned char*>(src),
+                                                static_cast<unsigned char*>(out));
+      break;
+    case 4:
+      write_selected_kernel<<<grid, kThreads>>>(m, n, al, c.tile_ends,
+                                                static_cast<const unsigned int*>(src),
+                                                static_cast<unsigned int*>(out));
+      break;
+    case 8:
+      write_selected_kernel<<<grid, kThreads>>>(m, n, al, c.tile_ends,
+                                                static_cast<const unsigned long long*>(src),
+                                                static_cast<unsigned long long*>(out));
+      break;
+    default:
+      raise_extern_error("write_selected: unsupported element size");
+  }
+  check(cudaGetLastError(), "write selected");
 }
 
 void gather_rows(const void* src, size_t elem_bytes, int64_t outer, int64_t src_rows,

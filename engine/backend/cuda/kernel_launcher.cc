@@ -33,30 +33,40 @@ void KernelLauncher::launch(const lower::Kernel& k, const KernelCode& code,
                             const DeviceBuffer& output, void* err) {
   LaunchGeometry g = launch_geometry(k, code, ck, inputs, output, driver_.sm_count());
   if (g.blocks == 0) return;
-  int seq = static_cast<int>(launches_.size());
-  std::vector<int64_t> values = param_values(k, code, ck, g, inputs, output, seq);
-  // Values past the parameter limit go through device memory, released as soon as the launch is
-  // queued: the caching allocator only hands the block out again to later work on this stream.
-  struct Values {
+  // Device memory released as soon as the launches are queued: the caching allocator only hands
+  // a block out again to later work on this stream.
+  struct Held {
     DeviceArena& memory;
     void* p = nullptr;
-    ~Values() { memory.release(p); }
-  } at{memory_};
-  if (code.values_in_memory) {
-    size_t bytes = values.size() * sizeof(int64_t);
-    at.p = memory_.alloc(bytes);
-    driver_.check(
-        driver_.api().memcpy_htod(reinterpret_cast<CUdeviceptr>(at.p), values.data(), bytes),
-        "cuMemcpyHtoD(" + k.name + " parameters)");
-  }
-  std::vector<uint64_t> block = param_block(code, inputs, output, err, values, at.p);
+    ~Held() { memory.release(p); }
+  };
+  Held scratch{memory_};
+  if (g.partials > 0) scratch.p = memory_.alloc(static_cast<size_t>(g.scratch_bytes()));
+  auto half = [&](int h) -> char* {
+    return h < 0 ? nullptr : static_cast<char*>(scratch.p) + h * (g.scratch_bytes() / 2);
+  };
   const Module& m = module_for(code.source);
-  void* params[] = {block.data()};
-  driver_.check(
-      driver_.api().launch_kernel(g.narrow ? m.f32 : m.f64, static_cast<unsigned>(g.blocks), 1, 1,
-                                  kBlockThreads, 1, 1, 0, nullptr, params, nullptr),
-      "cuLaunchKernel(" + k.name + ")");
-  launches_.push_back(launch_info(k, code, ck, inputs, output));
+  for (const LaunchStep& step : g.steps) {
+    int seq = static_cast<int>(launches_.size());
+    std::vector<int64_t> values = param_values(k, code, ck, g, inputs, output, seq, &step);
+    // Values past the parameter limit go through device memory.
+    Held at{memory_};
+    if (code.values_in_memory) {
+      size_t bytes = values.size() * sizeof(int64_t);
+      at.p = memory_.alloc(bytes);
+      driver_.check(
+          driver_.api().memcpy_htod(reinterpret_cast<CUdeviceptr>(at.p), values.data(), bytes),
+          "cuMemcpyHtoD(" + k.name + " parameters)");
+    }
+    std::vector<uint64_t> block =
+        param_block(code, inputs, output, err, values, at.p, half(step.pin), half(step.pout));
+    void* params[] = {block.data()};
+    driver_.check(
+        driver_.api().launch_kernel(g.narrow ? m.f32 : m.f64, static_cast<unsigned>(step.blocks), 1,
+                                    1, kBlockThreads, 1, 1, 0, nullptr, params, nullptr),
+        "cuLaunchKernel(" + k.name + ")");
+    launches_.push_back(launch_info(k, code, ck, inputs, output));
+  }
 }
 
 }  // namespace sf::backend::cuda

@@ -80,6 +80,46 @@ ConcreteKernel evaluate_kernel(const lower::Kernel& k, const KernelCode& code,
   return c;
 }
 
+namespace {
+
+int64_t blocks_for(int64_t threads, int sm_count) {
+  return std::min<int64_t>((threads + kBlockThreads - 1) / kBlockThreads,
+                           int64_t{std::max(sm_count, 1)} * 32);
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// A reduction's launches. Direct (one thread per output) when the outputs fill the device or
+// each has few points; else `groups` threads per output, enough to fill it, each reducing at
+// least 32 points, then merges that take up to 256 partials per thread until one thread merges
+// at most 1024 per output and stores.
+void plan_reduction(LaunchGeometry& g, bool last_dim_reduced, int sm_count) {
+  const int64_t resident = int64_t{std::max(sm_count, 1)} * 2048;  // threads the device holds
+  int64_t groups = std::min(ceil_div(resident, g.count), ceil_div(g.inner, 32));
+  if (g.count >= resident / 4 || groups < 2) {
+    LaunchStep direct;
+    direct.blocks = g.blocks;
+    g.steps.push_back(direct);
+    return;
+  }
+  g.partials = g.count * groups;
+  // Kept dims inside the reduced ones: neighbouring outputs read neighbouring elements.
+  g.steps.push_back(LaunchStep{ReducePhase::kPartials, groups, 1, !last_dim_reduced, false,
+                               blocks_for(g.partials, sm_count), -1, 0});
+  int half = 0;
+  while (groups > 1024) {
+    int64_t next = ceil_div(groups, 256);
+    g.steps.push_back(LaunchStep{ReducePhase::kMergePartials, next, groups, false, false,
+                                 blocks_for(g.count * next, sm_count), half, 1 - half});
+    half = 1 - half;
+    groups = next;
+  }
+  g.steps.push_back(LaunchStep{ReducePhase::kMergeStore, 1, groups, false, false,
+                               blocks_for(g.count, sm_count), half, -1});
+}
+
+}  // namespace
+
 LaunchGeometry launch_geometry(const lower::Kernel& k, const KernelCode& code,
                                const ConcreteKernel& ck, const std::vector<DeviceBuffer>& inputs,
                                const DeviceBuffer& output, int sm_count) {
@@ -91,12 +131,28 @@ LaunchGeometry launch_geometry(const lower::Kernel& k, const KernelCode& code,
   // A pointwise kernel over no points does nothing; a reduction with outputs but no reduced
   // points still writes every output's identity.
   if (g.count == 0 || (g.inner == 0 && !reduction)) return g;
-  g.blocks = std::min<int64_t>((g.count + kBlockThreads - 1) / kBlockThreads,
-                               int64_t{std::max(sm_count, 1)} * 32);
+  g.blocks = blocks_for(g.count, sm_count);
+  if (reduction) {
+    plan_reduction(g, code.rank > 0 && k.reduced[code.rank - 1], sm_count);
+  } else {
+    // Rows of at least half a block: each block takes whole rows.
+    int64_t row = code.rank >= 2 ? ck.sizes[code.rank - 1] : 0;
+    LaunchStep step;
+    step.blocks = g.blocks;
+    if (row >= kBlockThreads / 2) {
+      step.by_rows = true;
+      step.blocks = std::min<int64_t>(g.count / row, int64_t{std::max(sm_count, 1)} * 32);
+    }
+    g.steps.push_back(step);
+  }
   // 32-bit index arithmetic when every index, offset and the grid-stride loop fit (PyTorch does
   // the same); gathered offsets are 64-bit either way.
-  g.narrow = g.count + g.blocks * kBlockThreads < kI32Limit && g.inner < kI32Limit &&
+  int64_t threads = std::max(g.count, g.partials);
+  g.narrow = threads + g.blocks * kBlockThreads < kI32Limit && g.inner < kI32Limit &&
              output.numel < kI32Limit && reach(ck.output, ck.sizes) < kI32Limit;
+  for (const LaunchStep& s : g.steps) {
+    g.narrow = g.narrow && g.count * s.groups + s.blocks * kBlockThreads < kI32Limit;
+  }
   for (size_t i = 0; i < inputs.size(); ++i) {
     g.narrow = g.narrow && inputs[i].numel < kI32Limit && reach(ck.inputs[i], ck.sizes) < kI32Limit;
   }
@@ -106,12 +162,20 @@ LaunchGeometry launch_geometry(const lower::Kernel& k, const KernelCode& code,
 std::vector<int64_t> param_values(const lower::Kernel& k, const KernelCode& code,
                                   const ConcreteKernel& ck, const LaunchGeometry& g,
                                   const std::vector<DeviceBuffer>& inputs,
-                                  const DeviceBuffer& output, int seq) {
+                                  const DeviceBuffer& output, int seq, const LaunchStep* step) {
   SF_CHECK(static_cast<int>(inputs.size()) == code.num_inputs) << k.name << ": input count";
   std::vector<int64_t> v(code.param_count(), 0);
   v[KernelCode::kCountSlot] = g.count;
   v[KernelCode::kInnerSlot] = g.inner;
   v[KernelCode::kSeqSlot] = seq;
+  LaunchStep direct;
+  if (!step) step = &direct;
+  v[KernelCode::kPhaseSlot] = static_cast<int64_t>(step->phase);
+  v[KernelCode::kGroupsSlot] = step->groups;
+  v[KernelCode::kInGroupsSlot] = step->in_groups;
+  v[KernelCode::kOrderSlot] = step->out_fastest ? 1 : 0;
+  v[KernelCode::kCapacitySlot] = g.partials;
+  v[KernelCode::kRowsSlot] = step->by_rows ? 1 : 0;
   for (int d = 0; d < code.rank; ++d) v[code.size_slot(d)] = ck.sizes[d];
   auto put_access = [&](int a, const ConcreteAccess& acc, int64_t numel) {
     v[code.numel_slot(a)] = numel;
@@ -130,7 +194,8 @@ std::vector<int64_t> param_values(const lower::Kernel& k, const KernelCode& code
 
 std::vector<uint64_t> param_block(const KernelCode& code, const std::vector<DeviceBuffer>& inputs,
                                   const DeviceBuffer& output, void* err,
-                                  const std::vector<int64_t>& values, const void* values_at) {
+                                  const std::vector<int64_t>& values, const void* values_at,
+                                  const void* pin, void* pout) {
   SF_CHECK(static_cast<int>(inputs.size()) == code.num_inputs) << "param_block: input count";
   SF_CHECK(static_cast<int>(values.size()) == code.param_count()) << "param_block: value count";
   SF_CHECK(!code.values_in_memory || values_at) << "param_block: values not in device memory";
@@ -138,6 +203,10 @@ std::vector<uint64_t> param_block(const KernelCode& code, const std::vector<Devi
   for (const DeviceBuffer& b : inputs) block.push_back(reinterpret_cast<uint64_t>(b.ptr));
   block.push_back(reinterpret_cast<uint64_t>(output.ptr));
   block.push_back(reinterpret_cast<uint64_t>(err));
+  if (code.reduction) {
+    block.push_back(reinterpret_cast<uint64_t>(pin));
+    block.push_back(reinterpret_cast<uint64_t>(pout));
+  }
   if (code.values_in_memory) {
     block.push_back(reinterpret_cast<uint64_t>(values_at));
   } else {

@@ -42,30 +42,53 @@ struct ConcreteKernel {
 ConcreteKernel evaluate_kernel(const lower::Kernel& k, const KernelCode& code,
                                const SymbolEnv& sigma);
 
+// One launch of a kernel. A pointwise kernel and a direct reduction are one launch; a split
+// reduction (few outputs, many points each) is a kPartials launch and merges (see ReducePhase),
+// through two halves of a scratch buffer of partials.
+struct LaunchStep {
+  ReducePhase phase = ReducePhase::kDirect;
+  int64_t groups = 1;        // threads per output
+  int64_t in_groups = 1;     // partials per output it merges (kMerge*)
+  bool out_fastest = false;  // consecutive threads take consecutive outputs
+  bool by_rows = false;      // pointwise: blocks take rows of the last dim (KernelCode::kRowsSlot)
+  int64_t blocks = 0;
+  int pin = -1, pout = -1;  // the scratch half it reads / writes (0 or 1), -1: none
+};
+
 struct LaunchGeometry {
   int64_t count = 0;    // threads' work items: iteration points, or output points of a reduction
   int64_t inner = 1;    // reduced points per output point
-  int64_t blocks = 0;   // 0: nothing to launch
-  bool narrow = false;  // the 32-bit entry point is safe
+  int64_t blocks = 0;   // 0: nothing to launch (else the blocks of a one-launch run)
+  bool narrow = false;  // the 32-bit entry point is safe (for every step)
+  std::vector<LaunchStep> steps;
+  int64_t partials = 0;  // capacity of each scratch half, in partials (0: no scratch)
+  // Bytes of the scratch buffer (both halves: a double, an i64 and a flag per partial).
+  int64_t scratch_bytes() const { return 2 * 17 * partials; }
 };
+// `sm_count` sizes the grids (and decides when a reduction is split: when its outputs alone
+// cannot fill the device).
 LaunchGeometry launch_geometry(const lower::Kernel& k, const KernelCode& code,
                                const ConcreteKernel& ck, const std::vector<DeviceBuffer>& inputs,
                                const DeviceBuffer& output, int sm_count);
 
 // SfArgs::v: the launch's counts and sequence number, sizes, accesses, scalars and gather bounds
 // (KernelCode's slots).
+// `step`: the launch's ReducePhase parameters (null: a one-launch run).
 std::vector<int64_t> param_values(const lower::Kernel& k, const KernelCode& code,
                                   const ConcreteKernel& ck, const LaunchGeometry& g,
                                   const std::vector<DeviceBuffer>& inputs,
-                                  const DeviceBuffer& output, int seq);
+                                  const DeviceBuffer& output, int seq,
+                                  const LaunchStep* step = nullptr);
 
-// SfArgs: input pointers, output pointer, error record, then `values` inline, or, when
-// code.values_in_memory, `values_at`: a copy of them in device memory that lives until the kernel
-// has run. Every field is 8 bytes; the block never passes kMaxParamBytes.
+// SfArgs: input pointers, output pointer, error record, for a reduction the partials it reads and
+// writes (`pin`, `pout`), then `values` inline, or, when code.values_in_memory, `values_at`: a
+// copy of them in device memory that lives until the kernel has run. Every field is 8 bytes; the
+// block never passes kMaxParamBytes.
 std::vector<uint64_t> param_block(const KernelCode& code, const std::vector<DeviceBuffer>& inputs,
                                   const DeviceBuffer& output, void* err,
                                   const std::vector<int64_t>& values,
-                                  const void* values_at = nullptr);
+                                  const void* values_at = nullptr, const void* pin = nullptr,
+                                  void* pout = nullptr);
 
 // The device error record (mirrors SfError in the device prelude).
 struct ErrorRecord {
