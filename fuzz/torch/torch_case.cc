@@ -133,6 +133,18 @@ fuzz::IsolationLimits our_side_limits(double timeout_seconds) {
   return limits;
 }
 
+// In the child: the options with the maker's backend (kept alive by `*held`).
+oracles::PipelineOptions with_backend(const oracles::PipelineOptions& opts,
+                                      const BackendMaker& make_backend,
+                                      std::unique_ptr<backend::Backend>* held) {
+  oracles::PipelineOptions o = opts;
+  if (make_backend) {
+    *held = make_backend();
+    o.backend = held->get();
+  }
+  return o;
+}
+
 void fail_our_side(TorchCase& c, const fuzz::IsolatedResult& r) {
   c.ours = OurOutcome{};
   c.ours.own_failure = r.crash + (r.report.empty() ? "" : ": " + r.report);
@@ -142,10 +154,12 @@ void fail_our_side(TorchCase& c, const fuzz::IsolatedResult& r) {
 }  // namespace
 
 void run_our_side_isolated(TorchCase& c, const program::Program& p,
-                           const oracles::PipelineOptions& opts, double timeout_seconds) {
+                           const oracles::PipelineOptions& opts, double timeout_seconds,
+                           const BackendMaker& make_backend) {
   fuzz::IsolatedResult r = fuzz::run_isolated(
       [&] {
-        run_our_side(c, p, opts);
+        std::unique_ptr<backend::Backend> held;
+        run_our_side(c, p, with_backend(opts, make_backend, &held));
         return our_side_to_json(c).dump();
       },
       our_side_limits(timeout_seconds));
@@ -162,14 +176,17 @@ void run_our_side_isolated(TorchCase& c, const program::Program& p,
 
 void run_our_side_batch(const std::vector<TorchCase*>& cases,
                         const std::vector<const program::Program*>& programs,
-                        const oracles::PipelineOptions& opts, double timeout_seconds) {
+                        const oracles::PipelineOptions& opts, double timeout_seconds,
+                        const BackendMaker& make_backend) {
   SF_CHECK(cases.size() == programs.size()) << "run_our_side_batch: one program per case";
   if (cases.empty()) return;
   fuzz::IsolatedResult r = fuzz::run_isolated(
       [&] {
+        std::unique_ptr<backend::Backend> held;
+        oracles::PipelineOptions o = with_backend(opts, make_backend, &held);
         json all = json::array();
         for (size_t i = 0; i < cases.size(); ++i) {
-          run_our_side(*cases[i], *programs[i], opts);
+          run_our_side(*cases[i], *programs[i], o);
           all.push_back(our_side_to_json(*cases[i]));
         }
         return all.dump();
@@ -185,7 +202,7 @@ void run_our_side_batch(const std::vector<TorchCase*>& cases,
   // One program crashed, hung or broke the answer: each again in a child of its own, so the
   // failure stays with the program that caused it.
   for (size_t i = 0; i < cases.size(); ++i) {
-    run_our_side_isolated(*cases[i], *programs[i], opts, timeout_seconds);
+    run_our_side_isolated(*cases[i], *programs[i], opts, timeout_seconds, make_backend);
   }
 }
 

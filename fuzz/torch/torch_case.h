@@ -3,6 +3,8 @@
 // shrinker runs one per candidate.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,17 +27,23 @@ struct TorchCase {
 // Our side: the pipeline with `opts` (its backend included), then the export.
 void run_our_side(TorchCase& c, const program::Program& p, const oracles::PipelineOptions& opts);
 
+// Makes the backend our side runs on, in the child that runs it (a CUDA context made in the
+// parent does not survive the fork); its backend replaces the options' one. Empty: the options'.
+using BackendMaker = std::function<std::unique_ptr<backend::Backend>()>;
+
 // The same in a forked child (fuzz/isolated.h): an engine crash or hang on one program becomes
 // that program's own failure ("crash:signal6: file:line: ...", class ours-failed) instead of
 // ending the whole run. The outcome comes back as JSON, float data bit for bit.
 void run_our_side_isolated(TorchCase& c, const program::Program& p,
-                           const oracles::PipelineOptions& opts, double timeout_seconds);
+                           const oracles::PipelineOptions& opts, double timeout_seconds,
+                           const BackendMaker& make_backend = {});
 
 // The same for many programs in one child (one process start, and one CUDA context for the CUDA
 // backend, per batch); a batch whose child crashes or times out runs again one program per child.
 void run_our_side_batch(const std::vector<TorchCase*>& cases,
                         const std::vector<const program::Program*>& programs,
-                        const oracles::PipelineOptions& opts, double timeout_seconds);
+                        const oracles::PipelineOptions& opts, double timeout_seconds,
+                        const BackendMaker& make_backend = {});
 
 // PyTorch's side: asks `worker` for `backends` and fills `c.results`, one per backend. A worker
 // that hangs, dies or writes an answer past its cap gives a crash verdict for every backend (type

@@ -14,14 +14,15 @@ constexpr double kOurSideSeconds = 30;
 DisagreementShrink shrink_disagreement(const std::string& sfz, const std::string& backend,
                                        const std::string& key, TorchProcess& worker,
                                        const oracles::PipelineOptions& opts, double timeout,
-                                       const fuzz::ShrinkLimits& limits) {
+                                       const fuzz::ShrinkLimits& limits,
+                                       const BackendMaker& make_backend) {
   DisagreementShrink out;
   auto same_disagreement = [&](const std::string& text) {
     TorchCase c;
     c.name = "shrink";
     c.sfz = text;
     try {
-      run_our_side_isolated(c, program::parse_program(text), opts, kOurSideSeconds);
+      run_our_side_isolated(c, program::parse_program(text), opts, kOurSideSeconds, make_backend);
     } catch (const UserError&) {
       return false;  // a candidate that does not parse
     }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "fuzz/shrink_program.h"
+#include "fuzz/torch/torch_case.h"
 #include "fuzz/torch/torch_process.h"
 #include "oracles/pipeline.h"
 
@@ -25,6 +26,7 @@ struct DisagreementShrink {
 DisagreementShrink shrink_disagreement(const std::string& sfz, const std::string& backend,
                                        const std::string& key, TorchProcess& worker,
                                        const oracles::PipelineOptions& opts, double timeout,
-                                       const fuzz::ShrinkLimits& limits);
+                                       const fuzz::ShrinkLimits& limits,
+                                       const BackendMaker& make_backend = {});
 
 }  // namespace sf::torch_ref

@@ -129,8 +129,9 @@ TEST(CudaExecTest, KernelParametersPastTheLimitGoThroughDeviceMemory) {
   mem.free(err);
 }
 
-// The two-pass compaction on its edges: tile boundaries (4096 elements), partial last tiles,
-// unaligned data (scalar loads), every element type (NaN truthy, -0.0 not), value sizes 1/4/8.
+// The compactions on their edges (nonzero's selection, the tiled count and masked_select's write):
+// tile boundaries (4096 elements), partial last tiles, unaligned data (scalar loads), every element
+// type (NaN truthy, -0.0 not), value sizes 1/4/8.
 TEST(CudaExecTest, CompactionMatchesAHostReferenceOnTileEdges) {
   std::string why;
   if (!cuda_or_skip_reason(&why)) GTEST_SKIP() << "CUDA unavailable: " << why;
@@ -188,16 +189,21 @@ TEST(CudaExecTest, CompactionMatchesAHostReferenceOnTileEdges) {
           }
           want.insert(want.end(), coord.begin(), coord.end());
         }
+        // The tiled count and the selection nonzero runs on agree with the reference.
         cuda::Compaction cp = cuda::count_truthy(c.data, c.t, n, mem);
         ASSERT_EQ(cp.count * static_cast<int64_t>(sizes.size()), static_cast<int64_t>(want.size()))
             << "n " << n << " shift " << shift << " type " << static_cast<int>(c.t);
+        int32_t* idx = nullptr;
+        int64_t count = cuda::select_truthy(c.data, c.t, n, mem, &idx);
+        ASSERT_EQ(count, cp.count);
         void* out = mem.alloc(want.size() * 8 + 8);
-        cuda::write_nonzero(cp, c.data, c.t, n, sizes, static_cast<int64_t*>(out));
+        cuda::write_coordinates(idx, count, sizes, static_cast<int64_t*>(out));
         std::vector<int64_t> got(want.size());
         download(got.data(), out, got.size() * 8);
         EXPECT_EQ(got, want) << "n " << n << " shift " << shift << " type "
                              << static_cast<int>(c.t);
         mem.free(out);
+        mem.free(idx);
         mem.free(cp.tile_ends);
       }
       // masked_select of the i64 and f32 values (8 and 4 bytes) and of the mask itself (1 byte).

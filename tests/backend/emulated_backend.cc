@@ -61,7 +61,7 @@ void EmulatedCudaBackend::launch(const lower::Plan&, const lower::Kernel& k,
   bool wide = force_wide_ || !g.narrow;
   std::vector<unsigned char> scratch(static_cast<size_t>(g.scratch_bytes()));
   auto half = [&](int h) -> unsigned char* {
-    return h < 0 ? nullptr : scratch.data() + h * (g.scratch_bytes() / 2);
+    return h < 0 ? nullptr : scratch.data() + h * g.half_bytes();
   };
   for (const cuda::LaunchStep& step : g.steps) {
     int seq = static_cast<int>(launches_.size());

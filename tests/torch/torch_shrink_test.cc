@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cstring>
 
@@ -135,6 +136,41 @@ TEST_F(FakeTorch, AProgramWithoutTheDisagreementIsNotReproduced) {
       shrink_disagreement(kProgram, "aot_eager", "torch-rejects-we-accept torch:other/RuntimeError",
                           worker, oracles::PipelineOptions{}, 30, fuzz::ShrinkLimits{});
   EXPECT_FALSE(shrink.shrunk.reproduced);
+}
+
+// A batch runs in one child that makes the backend there (never in this process: a CUDA context
+// does not survive the fork); a crash in the batch reruns each program alone, so the failure
+// stays with the program that caused it.
+TEST_F(FakeTorch, ABatchMakesItsBackendInTheChildAndKeepsACrashWithItsProgram) {
+  const std::string crashing = "# sfz 1\ninput a: f32[1] unbacked(0) = full(1.0)\nreturn 0\n";
+  const std::string fine = "# sfz 1\ninput a: f32[2] = full(1.0)\nreturn a + 1.0\n";
+  pid_t parent = getpid();
+  int made_here = 0;
+  BackendMaker make = [&] {
+    if (getpid() == parent) ++made_here;
+    return backend::make_cpu_backend();
+  };
+  std::vector<program::Program> programs{
+      program::parse_program(fine), program::parse_program(crashing), program::parse_program(fine)};
+  std::vector<TorchCase> cases(3);
+  for (size_t i = 0; i < cases.size(); ++i) cases[i].name = "case" + std::to_string(i);
+  auto run = [&] {
+    run_our_side_batch({&cases[0], &cases[1], &cases[2]},
+                       {&programs[0], &programs[1], &programs[2]}, oracles::PipelineOptions{}, 30,
+                       make);
+  };
+  run();
+  for (const TorchCase& c : cases) {
+    EXPECT_EQ(c.ours.own_failure, "") << c.name;
+    EXPECT_TRUE(c.ours.compiled_ok) << c.name;  // a backend ran: the options had none
+  }
+  set_fault(Fault::kLoweringSkipsUnbackedInputBind, true);
+  run();
+  set_fault(Fault::kLoweringSkipsUnbackedInputBind, false);
+  EXPECT_EQ(cases[0].ours.own_failure, "");
+  EXPECT_EQ(cases[1].ours.own_failure.rfind("crash:signal6", 0), 0u) << cases[1].ours.own_failure;
+  EXPECT_EQ(cases[2].ours.own_failure, "");
+  EXPECT_EQ(made_here, 0);
 }
 
 // An engine crash (here the zoo's lowering fault, an SF_CHECK abort) on one program is that

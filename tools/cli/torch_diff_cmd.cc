@@ -183,27 +183,25 @@ int torch_diff(const TorchDiffFlags& flags) {
   std::vector<std::string> backends = split(flags.backends);
   std::vector<torch_ref::TorchCase> cases;
   oracles::PipelineOptions opts = flags.oracles.options();
-  std::unique_ptr<backend::Backend> ours = make_backend(flags.ours_backend);
-  // Asked in a child: a CUDA context made here would not survive the fork of each our-side child.
-  std::string why = "no such backend";
-  if (ours) {
-    fuzz::IsolationLimits limits;
-    limits.timeout_seconds = 60;
-    limits.cap = fuzz::MemoryCap::kDataSegment;
-    fuzz::IsolatedResult probe = fuzz::run_isolated(
-        [&] {
-          std::string reason;
-          return ours->available(&reason) ? std::string("ok") : "unavailable: " + reason;
-        },
-        limits);
-    why = probe.crash.empty() ? probe.output : probe.crash + " " + probe.report;
-  }
+  // Our backend is made in each child that runs our side, never here: a CUDA context made in
+  // this process would not survive the fork (the children's cuInit fails). Asked in a child too.
+  torch_ref::BackendMaker ours = [name = flags.ours_backend] { return make_backend(name); };
+  fuzz::IsolationLimits probe_limits;
+  probe_limits.timeout_seconds = 60;
+  probe_limits.cap = fuzz::MemoryCap::kDataSegment;
+  fuzz::IsolatedResult probe = fuzz::run_isolated(
+      [&] {
+        std::unique_ptr<backend::Backend> b = ours();
+        std::string reason = "no such backend";
+        return b && b->available(&reason) ? std::string("ok") : reason;
+      },
+      probe_limits);
+  std::string why = probe.crash.empty() ? probe.output : probe.crash + " " + probe.report;
   if (why != "ok") {
     std::fprintf(stderr, "torch-diff: our %s backend is unavailable: %s\n",
                  flags.ours_backend.c_str(), why.c_str());
     return kExitUnavailable;
   }
-  opts.backend = ours.get();
 
   // PyTorch first: without it nothing below is worth running.
   std::string python = python_of(flags);
@@ -265,7 +263,7 @@ int torch_diff(const TorchDiffFlags& flags) {
       batch.push_back(&cases[i]);
       batch_programs.push_back(&programs[i]);
     }
-    torch_ref::run_our_side_batch(batch, batch_programs, opts, kOurSideSeconds);
+    torch_ref::run_our_side_batch(batch, batch_programs, opts, kOurSideSeconds, ours);
   }
   double ours_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -354,8 +352,9 @@ int torch_diff(const TorchDiffFlags& flags) {
       to_minimize.size(), workers,
       [&](torch_ref::TorchProcess& worker, size_t i, std::string*) {
         const ToMinimize& m = to_minimize[i];
-        torch_ref::DisagreementShrink shrink = torch_ref::shrink_disagreement(
-            m.from->sfz, m.backend, m.key, worker, opts, candidate_timeout(flags, m.key), limits);
+        torch_ref::DisagreementShrink shrink =
+            torch_ref::shrink_disagreement(m.from->sfz, m.backend, m.key, worker, opts,
+                                           candidate_timeout(flags, m.key), limits, ours);
         const fuzz::ShrinkResult& r = shrink.shrunk;
         json entry = {{"backend", m.backend},
                       {"key", m.key},

@@ -40,19 +40,20 @@ class DeviceArena {
 int64_t select_truthy(const void* data, ElemType t, int64_t n, DeviceArena& arena,
                       int32_t** indices);
 
-// A two-pass compaction (nonzero, masked_select): count_truthy counts the truthy elements of
-// `data` (NaN is truthy) per tile and copies the total to the host; a write_* call then writes
-// one output per truthy element, in order. `tile_ends` is an arena allocation (null when n == 0)
-// the caller releases after the write.
+// nonzero's coordinates: out[r * rank + d] is coordinate d of linear index idx[r] in `sizes`.
+void write_coordinates(const int32_t* idx, int64_t count, const std::vector<int64_t>& sizes,
+                       int64_t* out);
+
+// A two-pass compaction (masked_select): count_truthy counts the truthy elements of `data` (NaN
+// is truthy) per tile and copies the total to the host; write_selected then writes one output
+// per truthy element, in order. `tile_ends` is an arena allocation (null when n == 0) the caller
+// releases after the write.
 struct Compaction {
   int64_t count = 0;
   int64_t tiles = 0;
   int* tile_ends = nullptr;
 };
 Compaction count_truthy(const void* data, ElemType t, int64_t n, DeviceArena& arena);
-// nonzero: out[r * rank + d] is coordinate d, in `sizes`, of the r-th truthy element of `data`.
-void write_nonzero(const Compaction& c, const void* data, ElemType t, int64_t n,
-                   const std::vector<int64_t>& sizes, int64_t* out);
 // masked_select: out[r] = src[i] for the r-th i where the bool `mask` (counted by c) is set.
 void write_selected(const Compaction& c, const void* mask, int64_t n, const void* src,
                     size_t elem_bytes, void* out);

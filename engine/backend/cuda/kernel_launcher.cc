@@ -43,7 +43,7 @@ void KernelLauncher::launch(const lower::Kernel& k, const KernelCode& code,
   Held scratch{memory_};
   if (g.partials > 0) scratch.p = memory_.alloc(static_cast<size_t>(g.scratch_bytes()));
   auto half = [&](int h) -> char* {
-    return h < 0 ? nullptr : static_cast<char*>(scratch.p) + h * (g.scratch_bytes() / 2);
+    return h < 0 ? nullptr : static_cast<char*>(scratch.p) + h * g.half_bytes();
   };
   const Module& m = module_for(code.source);
   for (const LaunchStep& step : g.steps) {

@@ -204,6 +204,10 @@ std::vector<uint64_t> param_block(const KernelCode& code, const std::vector<Devi
   block.push_back(reinterpret_cast<uint64_t>(output.ptr));
   block.push_back(reinterpret_cast<uint64_t>(err));
   if (code.reduction) {
+    // The partials are read as doubles and i64s from the start of each half.
+    SF_CHECK(reinterpret_cast<uintptr_t>(pin) % 8 == 0 &&
+             reinterpret_cast<uintptr_t>(pout) % 8 == 0)
+        << "param_block: misaligned partials";
     block.push_back(reinterpret_cast<uint64_t>(pin));
     block.push_back(reinterpret_cast<uint64_t>(pout));
   }

@@ -62,8 +62,11 @@ struct LaunchGeometry {
   bool narrow = false;  // the 32-bit entry point is safe (for every step)
   std::vector<LaunchStep> steps;
   int64_t partials = 0;  // capacity of each scratch half, in partials (0: no scratch)
-  // Bytes of the scratch buffer (both halves: a double, an i64 and a flag per partial).
-  int64_t scratch_bytes() const { return 2 * 17 * partials; }
+  // Bytes of one scratch half (a double, an i64 and a flag per partial), rounded up so that the
+  // second half's doubles are aligned too (an odd capacity misaligned them: on a GPU every
+  // launch failed with CUDA_ERROR_MISALIGNED_ADDRESS).
+  int64_t half_bytes() const { return (17 * partials + 255) / 256 * 256; }
+  int64_t scratch_bytes() const { return 2 * half_bytes(); }
 };
 // `sm_count` sizes the grids (and decides when a reduction is split: when its outputs alone
 // cannot fill the device).
