@@ -22,13 +22,17 @@ bool known(const ShapeEnv& env, const SymBool& b) { return decide(env, b).value_
 
 // Strides are the running product of sizes along `order` (innermost first). Like upstream, the
 // product may be taken plainly or with Max(size, 1) (how contiguous strides are made for sizes
-// that may be 0); either matches. Size-1 dims take any stride.
+// that may be 0); either matches. Size-1 dims take any stride, but still enter the products: a
+// size learned to be 1 after the strides were made (u0, from a later check(u0 == 1)) is a factor
+// Max(1, u0) of the outer strides, which only the product with that factor matches (a size-like
+// u0 is never replaced by 1, so nothing folds it away).
 bool dense_in_order(const ShapeEnv& env, const std::vector<SymInt>& sizes,
                     const std::vector<SymInt>& strides, const std::vector<size_t>& order) {
   SymInt plain = 1, clamped = 1;
   for (size_t d : order) {
-    if (known(env, sym_eq(sizes[d], 1))) continue;
-    if (!known(env, sym_eq(strides[d], plain)) && !known(env, sym_eq(strides[d], clamped))) {
+    bool any_stride = known(env, sym_eq(sizes[d], 1));
+    if (!any_stride && !known(env, sym_eq(strides[d], plain)) &&
+        !known(env, sym_eq(strides[d], clamped))) {
       return false;
     }
     plain = plain * sizes[d];

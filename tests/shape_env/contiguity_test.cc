@@ -74,6 +74,22 @@ TEST(Contiguity, BackedTransposedIsDenseNotContiguous) {
   EXPECT_TRUE(env.guards().empty());
 }
 
+// A size learned to be 1 after the strides were made: the dim is skipped, and the strides before
+// it still carry its Max(1, u0) factor, which the replacement u0 -> 1 must fold (campaign seed
+// 5204761: a view of [2, u0, u1] after check(u0 == 1) was refused as not contiguous).
+TEST(Contiguity, ASizeLaterKnownToBeOneKeepsContiguousStridesContiguous) {
+  ShapeEnv env;
+  SymInt u0 = env.create_unbacked_symint(), u1 = env.create_unbacked_symint();
+  env.check_is_size(u0);
+  env.check_is_size(u1);
+  std::vector<SymInt> sizes{2, u0, u1};
+  std::vector<SymInt> strides{sym_max(1, u0) * sym_max(1, u1), sym_max(1, u1), 1};
+  EXPECT_TRUE(is_contiguous(env, sizes, strides));
+  env.check(sym_eq(u0, 1), "u0 is one");
+  EXPECT_TRUE(is_contiguous(env, sizes, strides));
+  EXPECT_TRUE(is_non_overlapping_and_dense(env, sizes, strides));
+}
+
 TEST(Contiguity, TensorMetaContiguousStridesAreContiguous) {
   // The engine's own contiguous strides use Max(size, 1) like PyTorch: they must be recognized.
   ShapeEnv env;
