@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/base/errors.h"
+#include "engine/base/faults.h"
 #include "engine/fake/fake_tensor.h"
 #include "engine/sym/walk.h"
 
@@ -126,6 +127,7 @@ Value map_output(fake::FakeMode& mode, const Value& step, const SymInt& n,
   }
   const fake::FakeTensor& t = fake::fake_of(step);
   std::vector<SymInt> sizes{n};
+  if (fault_on(Fault::kMapOutputNotStacked)) sizes.clear();  // the step's shape (PR #124203)
   for (const SymInt& x : t.sizes()) {
     if (!over_inputs(x.expr(), inputs)) {
       throw_user_error(UserErrorKind::kUnsupported,

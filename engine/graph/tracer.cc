@@ -875,9 +875,13 @@ class Tracer {
       auto ignore = t_.env->ignore_fresh_unbacked_symbols();
       for (size_t i = 0; i < k; ++i) {
         const TV& c = all[i];
-        values.push_back(c.value.kind() == Value::Kind::kInt
-                             ? Value(t_.env->create_unbacked_symint())
-                             : contiguous_clone(c.value));
+        if (c.value.kind() != Value::Kind::kInt) {
+          values.push_back(contiguous_clone(c.value));
+        } else if (fault_on(Fault::kScanIntCarrySpecialized)) {
+          values.push_back(c.value);  // the initial value, as before PR #143106's unspecializing
+        } else {
+          values.push_back(Value(t_.env->create_unbacked_symint()));
+        }
       }
     }
     SymInt n = rows_of(s, xs, values);
