@@ -551,6 +551,12 @@ class Tracer {
         out.placeholders[operand_slots[i]].first = params.at(i);
       return out;
     }
+    // The symbols the placeholders hold: what a size the caller sees may be over.
+    std::set<ExprRef, sym::ExprLess> symbols() const {
+      std::vector<Value> values;
+      for (const auto& [name, v] : placeholders) values.push_back(v);
+      return symbols_of(values);
+    }
   };
 
   SubgraphInputs lift(const std::vector<TV>& operands, const std::vector<Value>& param_values,
@@ -746,12 +752,8 @@ class Tracer {
                                                                : tv.value);
     SubgraphInputs in = lift(operands, values, f.params);
     std::string key = f.name;
-    std::vector<Value> placeholder_values;
-    for (const auto& [name, v] : in.placeholders) {
-      key += "|" + name + ": " + value_type_str(v);
-      placeholder_values.push_back(v);
-    }
-    std::set<ExprRef, sym::ExprLess> inputs = symbols_of(placeholder_values);
+    for (const auto& [name, v] : in.placeholders) key += "|" + name + ": " + value_type_str(v);
+    std::set<ExprRef, sym::ExprLess> inputs = in.symbols();
     auto region = regions_.find(key);
     if (region == regions_.end()) {
       region = regions_.emplace(key, trace_function(f, in, s.loc.line)).first;
@@ -844,9 +846,7 @@ class Tracer {
     no_operand_mutation(s, xs);
     SubgraphInputs in = lift(xs, rows, f.params);
     TracedFunction step = trace_function(f, in, s.loc.line);
-    std::vector<Value> placeholder_values;
-    for (const auto& [name, v] : in.placeholders) placeholder_values.push_back(v);
-    std::set<ExprRef, sym::ExprLess> inputs = symbols_of(placeholder_values);
+    std::set<ExprRef, sym::ExprLess> inputs = in.symbols();
     std::vector<Value> outputs;
     for (const Value& v : step.outputs)
       outputs.push_back(map_output(*t_.mode, v, n, inputs, "line " + std::to_string(s.loc.line)));
@@ -894,9 +894,7 @@ class Tracer {
           where(s.loc.line, "scan: the function returns " + std::to_string(step.outputs.size()) +
                                 " values for " + std::to_string(k) + " carries"));
     }
-    std::vector<Value> placeholder_values;
-    for (const auto& [name, v] : in.placeholders) placeholder_values.push_back(v);
-    std::set<ExprRef, sym::ExprLess> inputs = symbols_of(placeholder_values);
+    std::set<ExprRef, sym::ExprLess> inputs = in.symbols();
     std::vector<Value> outputs;
     for (size_t i = 0; i < step.outputs.size(); ++i) {
       if (i < k) {
