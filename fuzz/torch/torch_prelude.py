@@ -118,14 +118,24 @@ def sf_fresh(values):
 def sf_scan(fn, init, xs):
     # Our scan's function takes the carries and one row of each xs flat and returns the next
     # carries then the per-row outputs; torch's combine_fn(carry, x) takes and returns pytrees.
+    # torch's scan takes tensor carries only: an int carry travels as a 0-d int64 tensor and is
+    # an int again (item()) inside the function and after the scan.
     k = len(init)
+    ints = [not sf_is_tensor(c) for c in init]
+    device = xs[0].device if xs else None
+
+    def as_tensor(v, i):
+        return torch.full((), v, dtype=torch.int64, device=device) if ints[i] else v
+
+    def as_value(v, i):
+        return v.item() if ints[i] else v
 
     def combine(carry, x):
-        out = fn(*carry, *x)
-        return tuple(out[:k]), tuple(out[k:])
+        out = fn(*[as_value(c, i) for i, c in enumerate(carry)], *x)
+        return tuple(as_tensor(out[i], i) for i in range(k)), tuple(out[k:])
 
-    carry, ys = sf_scan_op(combine, tuple(init), tuple(xs))
-    return tuple(carry) + tuple(ys)
+    carry, ys = sf_scan_op(combine, tuple(as_tensor(c, i) for i, c in enumerate(init)), tuple(xs))
+    return tuple(as_value(c, i) for i, c in enumerate(carry)) + tuple(ys)
 
 
 def sf_repeat_interleave(a, repeats, dim):
