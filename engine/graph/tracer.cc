@@ -775,7 +775,9 @@ class Tracer {
   }
 
   // check_meta_consistency: carry i keeps its kind, dtype and shape through the body.
-  void check_carry(const Stmt& s, size_t i, const Value& in, const Value& out) {
+  // Carry i of the function `f` (its parameter of that number) keeps its kind, dtype and shape.
+  void check_carry(const Stmt& s, const program::FunctionDef& f, size_t i, const Value& in,
+                   const Value& out) {
     bool same = in.kind() == out.kind();
     if (same && in.kind() == Value::Kind::kTensor) {
       const fake::FakeTensor &fi = fake::fake_of(in), &fo = fake::fake_of(out);
@@ -784,11 +786,15 @@ class Tracer {
         same = t_.env->statically_known_true(sym_eq(fi.sizes()[d], fo.sizes()[d]));
     }
     if (!same) {
+      auto describe = [](const Value& v) {
+        return v.kind() == Value::Kind::kInt ? "an int (" + v.str() + ")" : v.str();
+      };
       throw_user_error(
           UserErrorKind::kShape,
           where(s.loc.line, std::string(program::higher_order_name(s.kind)) + ": carry " +
-                                std::to_string(i) + " is " + in.str() + " but the body returns " +
-                                out.str() + " (a carry keeps its kind, dtype and shape)"));
+                                std::to_string(i) + " ('" + f.params.at(i) + "') is " +
+                                describe(in) + " but '" + f.name + "' returns " + describe(out) +
+                                " for it (a carry keeps its kind, dtype and shape)"));
     }
   }
 
@@ -898,7 +904,7 @@ class Tracer {
     std::vector<Value> outputs;
     for (size_t i = 0; i < step.outputs.size(); ++i) {
       if (i < k) {
-        check_carry(s, i, values[i], step.outputs[i]);
+        check_carry(s, f, i, values[i], step.outputs[i]);
         outputs.push_back(while_loop_output(*t_.mode, all[i].value));
       } else {
         outputs.push_back(
@@ -955,7 +961,7 @@ class Tracer {
     }
     std::vector<Value> outputs;
     for (size_t i = 0; i < carries.size(); ++i) {
-      check_carry(s, i, values[i], b.outputs[i]);
+      check_carry(s, body_fn, i, values[i], b.outputs[i]);
       // Int outputs are fresh unbacked symbols bound at the loop node; tensors keep the shape.
       outputs.push_back(while_loop_output(*t_.mode, carries[i].value));
     }
