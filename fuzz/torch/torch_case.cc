@@ -123,6 +123,9 @@ void run_our_side(TorchCase& c, const program::Program& p, const oracles::Pipeli
 
 namespace {
 
+// The availability probe's child: a backend's start (a driver, a first context) and no more.
+constexpr double kProbeSeconds = 60;
+
 // Our side's children cap their data segment: the CUDA backend's driver reserves the unified
 // address space at cuInit, which an address-space cap fails; runaway allocations are private
 // writable mappings, which the data-segment cap catches.
@@ -152,6 +155,17 @@ void fail_our_side(TorchCase& c, const fuzz::IsolatedResult& r) {
 }
 
 }  // namespace
+
+std::string our_backend_unavailable(const BackendMaker& make_backend) {
+  fuzz::IsolatedResult probe = fuzz::run_isolated(
+      [&] {
+        std::unique_ptr<backend::Backend> b = make_backend();
+        std::string reason = "no such backend";
+        return b && b->available(&reason) ? std::string() : reason;
+      },
+      our_side_limits(kProbeSeconds));
+  return probe.crash.empty() ? probe.output : probe.crash + " " + probe.report;
+}
 
 void run_our_side_isolated(TorchCase& c, const program::Program& p,
                            const oracles::PipelineOptions& opts, double timeout_seconds,

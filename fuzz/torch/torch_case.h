@@ -31,6 +31,10 @@ void run_our_side(TorchCase& c, const program::Program& p, const oracles::Pipeli
 // parent does not survive the fork); its backend replaces the options' one. Empty: the options'.
 using BackendMaker = std::function<std::unique_ptr<backend::Backend>()>;
 
+// Whether the maker's backend is available, asked in a forked child as our side is run (it is
+// never made in this process): empty when it is, else why not.
+std::string our_backend_unavailable(const BackendMaker& make_backend);
+
 // The same in a forked child (fuzz/isolated.h): an engine crash or hang on one program becomes
 // that program's own failure ("crash:signal6: file:line: ...", class ours-failed) instead of
 // ending the whole run. The outcome comes back as JSON, float data bit for bit.

@@ -27,7 +27,6 @@
 #include "engine/program/printer.h"
 #include "fuzz/campaign.h"
 #include "fuzz/files.h"
-#include "fuzz/isolated.h"
 #include "fuzz/shrink_program.h"
 #include "fuzz/torch/export_torch.h"
 #include "fuzz/torch/torch_case.h"
@@ -186,18 +185,7 @@ int torch_diff(const TorchDiffFlags& flags) {
   // Our backend is made in each child that runs our side, never here: a CUDA context made in
   // this process would not survive the fork (the children's cuInit fails). Asked in a child too.
   torch_ref::BackendMaker ours = [name = flags.ours_backend] { return make_backend(name); };
-  fuzz::IsolationLimits probe_limits;
-  probe_limits.timeout_seconds = 60;
-  probe_limits.cap = fuzz::MemoryCap::kDataSegment;
-  fuzz::IsolatedResult probe = fuzz::run_isolated(
-      [&] {
-        std::unique_ptr<backend::Backend> b = ours();
-        std::string reason = "no such backend";
-        return b && b->available(&reason) ? std::string("ok") : reason;
-      },
-      probe_limits);
-  std::string why = probe.crash.empty() ? probe.output : probe.crash + " " + probe.report;
-  if (why != "ok") {
+  if (std::string why = torch_ref::our_backend_unavailable(ours); !why.empty()) {
     std::fprintf(stderr, "torch-diff: our %s backend is unavailable: %s\n",
                  flags.ours_backend.c_str(), why.c_str());
     return kExitUnavailable;

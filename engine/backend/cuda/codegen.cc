@@ -43,6 +43,21 @@ std::string offset_expr(const KernelCode& code, int acc, const std::vector<int>&
   return out;
 }
 
+// `const I <name><in> = <base> + sum(j_d * stride)` over `dims` for each input the body reads;
+// the base is `<from><in>`, or the access's offset parameter when `from` is empty.
+std::string input_offsets(const KernelCode& code, const BodyEmitter& body,
+                          const std::vector<int>& dims, const std::string& name,
+                          const std::string& from, const std::string& indent) {
+  std::string out;
+  for (int in = 0; in < code.num_inputs; ++in) {
+    if (!body.used_inputs()[in]) continue;
+    std::string base = from.empty() ? islot(code.offset_slot(in)) : from + std::to_string(in);
+    out += indent + "const I " + name + std::to_string(in) + " = " +
+           offset_expr(code, in, dims, base) + ";\n";
+  }
+  return out;
+}
+
 std::string store(const KernelCode& code, const Kernel& k, const std::string& value, DType from,
                   int ordinal, const std::string& indent) {
   std::string numel = slot(code.numel_slot(code.num_inputs));
@@ -95,11 +110,7 @@ std::string pointwise_body(const Kernel& k, KernelCode& code) {
     out += "    const I n_rows = n / row_size;\n";
     out += "    for (I row = (I)blockIdx.x; row < n_rows; row += (I)gridDim.x) {\n";
     out += decompose(code, outer, "row", "rest", "      ");
-    for (int in = 0; in < code.num_inputs; ++in) {
-      if (!body.used_inputs()[in]) continue;
-      out += "      const I row_off" + std::to_string(in) + " = " +
-             offset_expr(code, in, outer, islot(code.offset_slot(in))) + ";\n";
-    }
+    out += input_offsets(code, body, outer, "row_off", "", "      ");
     out += "      const I row_po = " +
            offset_expr(code, code.num_inputs, outer, islot(code.offset_slot(code.num_inputs))) +
            ";\n";
@@ -107,11 +118,7 @@ std::string pointwise_body(const Kernel& k, KernelCode& code) {
     out += "      for (I " + jl + " = (I)threadIdx.x; " + jl + " < row_size; " + jl +
            " += (I)blockDim.x) {\n";
     out += "        const sf_i64 lin = (sf_i64)row * (sf_i64)row_size + (sf_i64)" + jl + ";\n";
-    for (int in = 0; in < code.num_inputs; ++in) {
-      if (!body.used_inputs()[in]) continue;
-      out += "        const I off" + std::to_string(in) + " = " +
-             offset_expr(code, in, {last}, "row_off" + std::to_string(in)) + ";\n";
-    }
+    out += input_offsets(code, body, {last}, "off", "row_off", "        ");
     out += "        const I po = " + offset_expr(code, code.num_inputs, {last}, "row_po") + ";\n";
     out += indent_lines(point, "    ");
     out += "      }\n";
@@ -123,11 +130,7 @@ std::string pointwise_body(const Kernel& k, KernelCode& code) {
   out += "  for (I i = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; i < n; i += step) {\n";
   out += "    const sf_i64 lin = (sf_i64)i;\n";
   out += decompose(code, all, "i", "rest", "    ");
-  for (int in = 0; in < code.num_inputs; ++in) {
-    if (!body.used_inputs()[in]) continue;
-    out += "    const I off" + std::to_string(in) + " = " +
-           offset_expr(code, in, all, islot(code.offset_slot(in))) + ";\n";
-  }
+  out += input_offsets(code, body, all, "off", "", "    ");
   out += "    const I po = " +
          offset_expr(code, code.num_inputs, all, islot(code.offset_slot(code.num_inputs))) + ";\n";
   out += point;
@@ -214,11 +217,7 @@ std::string reduction_body(const Kernel& k, KernelCode& code) {
   out += "    const I o = out_fastest ? t % n_out : t / groups;\n";
   out += "    const I g = out_fastest ? t / n_out : t % groups;\n";
   out += decompose(code, kept, "o", "rest", "    ");
-  for (int in = 0; in < code.num_inputs; ++in) {
-    if (!body.used_inputs()[in]) continue;
-    out += "    const I base" + std::to_string(in) + " = " +
-           offset_expr(code, in, kept, islot(code.offset_slot(in))) + ";\n";
-  }
+  out += input_offsets(code, body, kept, "base", "", "    ");
   out += "    const I po = " +
          offset_expr(code, code.num_inputs, kept, islot(code.offset_slot(code.num_inputs))) + ";\n";
   out += "    double facc = 0.0;\n";
@@ -232,11 +231,7 @@ std::string reduction_body(const Kernel& k, KernelCode& code) {
   for (int d : all)
     lin = "(" + lin + ") * " + slot(code.size_slot(d)) + " + (sf_i64)j" + std::to_string(d);
   out += "        const sf_i64 lin = " + lin + ";\n";
-  for (int in = 0; in < code.num_inputs; ++in) {
-    if (!body.used_inputs()[in]) continue;
-    out += "        const I off" + std::to_string(in) + " = " +
-           offset_expr(code, in, red, "base" + std::to_string(in)) + ";\n";
-  }
+  out += input_offsets(code, body, red, "off", "base", "        ");
   out += body.statements();
   out += indent_lines(combine(k, result, k.body->dtype), "        ");
   out += "        seen = true;\n";
