@@ -179,6 +179,11 @@ struct ProgramWalk {
           for (const program::ExprPtr& o : st.operands) expr(o);
           bodies(st);
           break;
+        case Stmt::Kind::kAssociativeScan:
+          features.insert("associative_scan");
+          for (const program::ExprPtr& o : st.operands) expr(o);
+          bodies(st);
+          break;
         case Stmt::Kind::kMap:
           features.insert("map");
           for (const program::ExprPtr& o : st.operands) expr(o);
@@ -329,6 +334,7 @@ std::string GenStats::report() const {
                         "region called more than once",
                         "map",
                         "scan",
+                        "associative_scan",
                         "check inside a body",
                         "data-dependent op inside a body",
                         "higher-order op inside a body",

@@ -169,6 +169,7 @@ std::optional<std::vector<Stmt>> inlined(const program::FunctionDef& f,
       case Stmt::Kind::kInvokeSubgraph:
       case Stmt::Kind::kMap:
       case Stmt::Kind::kScan:
+      case Stmt::Kind::kAssociativeScan:
         return std::nullopt;
     }
   }
@@ -176,8 +177,8 @@ std::optional<std::vector<Stmt>> inlined(const program::FunctionDef& f,
 }
 
 // Drop a function nothing calls; cut a map or scan to one step, or replace a map by its
-// operand; inline an
-// invoke_subgraph call; make a cond call one branch for
+// operand; cut an associative_scan to two rows (one combine), or replace it by its operands;
+// inline an invoke_subgraph call; make a cond call one branch for
 // both (its other branch then goes), or inline a branch in place of the cond; make a while_loop
 // stop at once (its condition a function returning False), and replace a loop that stops at once by
 // its carries (one assignment per target); replace a cond by its predicate (a statement that keeps
@@ -195,30 +196,37 @@ Candidates function_candidates(const Program& p) {
   }
   for_each_list(p, [&](Program& copy, std::vector<Stmt>& list) {
     for (Stmt& s : list) {
-      if (s.kind == Stmt::Kind::kMap || s.kind == Stmt::Kind::kScan) {
-        // One step: each operand it goes over cut to its first row (once; a cut one stays).
+      if (s.kind == Stmt::Kind::kMap || s.kind == Stmt::Kind::kScan ||
+          s.kind == Stmt::Kind::kAssociativeScan) {
+        // One step: each operand it goes over cut to its first row (once; a cut one stays); an
+        // associative_scan's to two (one row combines nothing).
         std::vector<ExprPtr> all = s.operands;
         bool cut = false;
+        bool assoc = s.kind == Stmt::Kind::kAssociativeScan;
         size_t first = s.kind == Stmt::Kind::kScan ? std::min(s.carries, s.operands.size()) : 0;
         for (size_t k = first; k < s.operands.size(); ++k) {
           ExprPtr& o = s.operands[k];
           if (o && o->kind == Expr::Kind::kCall && o->op == program::OpKind::kSlice) continue;
-          o = Expr::call(program::OpKind::kSlice,
-                         {o, Expr::integer(0), Expr::integer(0), Expr::integer(1)});
+          o = Expr::call(program::OpKind::kSlice, {o, Expr::integer(assoc ? s.dim : 0),
+                                                   Expr::integer(0), Expr::integer(assoc ? 2 : 1)});
           cut = true;
         }
         if (cut) out.push_back(copy);
         s.operands = all;
-        if (s.kind == Stmt::Kind::kMap && &list == &copy.body && !s.operands.empty()) {
-          // Or no map: each target the first operand (the function then goes as unused).
+        bool replaceable =
+            s.kind == Stmt::Kind::kMap || (assoc && s.operands.size() == s.targets.size());
+        if (replaceable && &list == &copy.body && !s.operands.empty()) {
+          // Or no map: each target the first operand (the function then goes as unused); no
+          // associative_scan: each target its operand.
           size_t at = static_cast<size_t>(&s - list.data());
           Program plain = copy;
           std::vector<Stmt> assigns;
+          size_t a_index = 0;
           for (const std::string& t : s.targets) {
             Stmt a;
             a.kind = Stmt::Kind::kAssign;
             a.targets = {t};
-            a.value = s.operands[0];
+            a.value = s.operands[assoc ? a_index++ : 0];
             a.loc = s.loc;
             assigns.push_back(std::move(a));
           }

@@ -118,21 +118,24 @@ ExprPtr gen_expr(const Scope& scope, int depth) {
 }
 
 // `targets = cond(pred, f, g, [operands])`, `targets = while_loop(f, g, [carries])`,
-// `targets = invoke_subgraph(f, [operands])` or `targets = map(f, [xs])` over the functions defined
-// so far (the parser checks names, not arities: the tracer does).
+// `targets = invoke_subgraph(f, [operands])`, `targets = map(f, [xs])`, scan or
+// `targets = associative_scan(f, [xs], dim)` over the functions defined so far (the parser checks
+// names, not arities: the tracer does).
 Stmt gen_higher_order(Scope& scope, const std::vector<std::string>& functions) {
   Stmt s;
-  const Stmt::Kind kinds[] = {Stmt::Kind::kCond, Stmt::Kind::kWhileLoop,
-                              Stmt::Kind::kInvokeSubgraph, Stmt::Kind::kMap, Stmt::Kind::kScan};
-  s.kind = kinds[pick(0, 4)];
+  const Stmt::Kind kinds[] = {Stmt::Kind::kCond,           Stmt::Kind::kWhileLoop,
+                              Stmt::Kind::kInvokeSubgraph, Stmt::Kind::kMap,
+                              Stmt::Kind::kScan,           Stmt::Kind::kAssociativeScan};
+  s.kind = kinds[pick(0, 5)];
   if (s.kind == Stmt::Kind::kCond) s.value = gen_expr(scope, pick(0, 2));
   bool one_function = s.kind == Stmt::Kind::kInvokeSubgraph || s.kind == Stmt::Kind::kMap ||
-                      s.kind == Stmt::Kind::kScan;
+                      s.kind == Stmt::Kind::kScan || s.kind == Stmt::Kind::kAssociativeScan;
   for (int i = one_function ? 1 : 0; i < 2; ++i)
     s.functions.push_back(*rc::gen::elementOf(functions));
   for (int n = pick(0, 3); n > 0; --n) s.operands.push_back(gen_expr(scope, pick(0, 2)));
   if (s.kind == Stmt::Kind::kScan)
     s.carries = static_cast<size_t>(pick(0, static_cast<int>(s.operands.size())));
+  if (s.kind == Stmt::Kind::kAssociativeScan) s.dim = pick(-3, 3);
   for (int t = pick(1, 3); t > 0; --t) s.targets.push_back(gen_name());
   for (const auto& t : s.targets) scope.insert(t);
   return s;

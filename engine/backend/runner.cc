@@ -359,6 +359,7 @@ RunResult PlanRunner::run(const lower::Plan& plan, const ShapeEnv& env,
       case Step::Kind::kInvokeSubgraph:
       case Step::Kind::kMap:
       case Step::Kind::kScan:
+      case Step::Kind::kAssociativeScan:
         run_higher_order(plan, s, env, sigma, result);
         break;
     }
@@ -455,6 +456,56 @@ std::vector<program::HostValue> run_rows(const lower::Step& s,
   return outs;
 }
 
+// associative_scan: along `dim`, output row 0 is row 0 of each operand and output row i the
+// subplan on (output row i - 1, row i), the left rows in the `carries` slots and the right ones in
+// the `mapped` slots; nothing runs for an empty dim. As eager defines it, on the host.
+template <typename RunPlan>
+std::vector<program::HostValue> run_associative_scan(const lower::Step& s,
+                                                     std::vector<program::HostValue>& inputs,
+                                                     RunPlan run_plan) {
+  SF_CHECK(s.carries.size() == s.mapped.size() && !s.mapped.empty())
+      << "associative_scan slots " << s.carries.size() << " / " << s.mapped.size();
+  std::vector<program::HostTensor> moved;
+  for (size_t k : s.mapped) {
+    const program::HostValue& x = inputs.at(k);
+    SF_CHECK(x.kind == program::HostValue::Kind::kTensor &&
+             s.dim < static_cast<int64_t>(x.tensor.sizes.size()))
+        << "associative_scan operand " << x.str() << " for dim " << s.dim;
+    moved.push_back(program::move_dim(x.tensor, s.dim, 0));
+  }
+  std::vector<program::HostValue> outs;
+  const int64_t n = moved[0].sizes[0];
+  if (n == 0) {
+    for (size_t k : s.mapped) outs.push_back(inputs.at(k));
+    return outs;
+  }
+  std::vector<std::vector<program::HostTensor>> rows_out(moved.size());
+  for (size_t k = 0; k < moved.size(); ++k) {
+    rows_out[k].push_back(program::row_of(moved[k], 0));
+    inputs.at(s.carries[k]) = program::HostValue::of_tensor(rows_out[k].back());
+  }
+  for (int64_t i = 1; i < n; ++i) {
+    for (size_t k = 0; k < moved.size(); ++k)
+      inputs.at(s.mapped[k]) = program::HostValue::of_tensor(program::row_of(moved[k], i));
+    std::vector<program::HostValue> combined = run_plan(s.subplans.at(0));
+    SF_CHECK(combined.size() == moved.size())
+        << "associative_scan step returned " << combined.size();
+    for (size_t k = 0; k < moved.size(); ++k) {
+      SF_CHECK(combined[k].kind == program::HostValue::Kind::kTensor &&
+               combined[k].tensor.sizes == rows_out[k][0].sizes)
+          << "associative_scan step output " << combined[k].str();
+      rows_out[k].push_back(combined[k].tensor);
+      inputs.at(s.carries[k]) = combined[k];
+    }
+  }
+  for (size_t k = 0; k < moved.size(); ++k) {
+    const program::HostTensor& r = rows_out[k][0];
+    outs.push_back(program::HostValue::of_tensor(
+        program::move_dim(program::stack_rows(rows_out[k], r.dtype, r.sizes), 0, s.dim)));
+  }
+  return outs;
+}
+
 void PlanRunner::run_higher_order(const lower::Plan& plan, const lower::Step& s,
                                   const ShapeEnv& env, SymbolEnv& sigma, RunResult& result) {
   std::unique_ptr<PlanRunner> nested = nested_runner();
@@ -483,6 +534,9 @@ void PlanRunner::run_higher_order(const lower::Plan& plan, const lower::Step& s,
   } else if (s.kind == Step::Kind::kMap || s.kind == Step::Kind::kScan) {
     hop = s.kind == Step::Kind::kMap ? "map" : "scan";
     outs = run_rows(s, operands, run_plan);
+  } else if (s.kind == Step::Kind::kAssociativeScan) {
+    hop = "associative_scan";
+    outs = run_associative_scan(s, operands, run_plan);
   } else if (is_cond) {
     hop = "cond";
     // The predicate is read back once: the only device-to-host sync of a cond.

@@ -264,6 +264,9 @@ class Interpreter {
       case Stmt::Kind::kScan:
         assign_all(s.targets, run_scan(s), "scan");
         return false;
+      case Stmt::Kind::kAssociativeScan:
+        assign_all(s.targets, run_associative_scan(s), "associative_scan");
+        return false;
     }
     SF_UNREACHABLE();
   }
@@ -460,6 +463,103 @@ class Interpreter {
     std::vector<Value> result = new_tensors(std::move(carries));
     for (Value& y : ys.stacked()) result.push_back(std::move(y));
     return result;
+  }
+
+  // associative_scan: along dim d, output row 0 is row 0 of each xs and output row i is
+  // fn(output row i - 1, row i) (torch's definition; its tree evaluation equals this fold for the
+  // associative functions it requires). Each returned row keeps the dtype and shape of the rows.
+  // An empty dim calls nothing: the outputs are copies.
+  std::vector<Value> run_associative_scan(const Stmt& s) {
+    const char* what = "associative_scan";
+    std::vector<Value> xs = operands(s);
+    no_operand_mutation(s, xs);
+    const program::FunctionDef* f = function_named(s.functions[0]);
+    if (!f) invalid("undefined function '" + s.functions[0] + "'");
+    if (xs.empty())
+      invalid("associative_scan: at least one operand (torch: 'Expected at least 1 xs leaf')");
+    if (f->params.size() != 2 * xs.size()) {
+      invalid("associative_scan: the combine function '" + f->name + "' takes " +
+              std::to_string(f->params.size()) + " parameters; it needs " +
+              std::to_string(2 * xs.size()) + " (a left and a right row of each of the " +
+              std::to_string(xs.size()) + " operands)");
+    }
+    const int64_t d = scan_dim(s, xs);
+    std::vector<program::HostTensor> moved;
+    for (const Value& x : xs) moved.push_back(program::move_dim(*x.tensor, d, 0));
+    const int64_t n = moved[0].sizes[0];
+    if (n == 0) return new_tensors(std::move(xs));
+    std::vector<Value> carry;
+    for (const program::HostTensor& m : moved)
+      carry.push_back(Value::of_tensor(program::row_of(m, 0)));
+    Stacker ys;
+    ys.add(carry, 0, what);
+    for (int64_t i = 1; i < n; ++i) {
+      std::vector<Value> args = carry;
+      for (const program::HostTensor& m : moved)
+        args.push_back(Value::of_tensor(program::row_of(m, i)));
+      std::vector<Value> next = call(s.functions[0], args);
+      check_combined(carry, next, *f);
+      carry = std::move(next);
+      ys.add(carry, i, what);
+    }
+    std::vector<Value> out;
+    for (Value& y : ys.stacked())
+      out.push_back(Value::of_tensor(program::move_dim(*y.tensor, 0, d)));
+    return out;
+  }
+
+  // The dim associative_scan goes over, in [0, rank) of every operand (a negative one counts
+  // from the end, as torch canonicalizes it), which all have the same size along it.
+  static int64_t scan_dim(const Stmt& s, const std::vector<Value>& xs) {
+    int64_t rank = -1, size = -1;
+    for (const Value& x : xs) {
+      if (!x.is_tensor() || x.tensor->sizes.empty()) {
+        invalid("associative_scan: every operand is a tensor of rank >= 1, got " + x.describe());
+      }
+      int64_t r = static_cast<int64_t>(x.tensor->sizes.size());
+      if (rank >= 0 && r != rank) {
+        throw_user_error(UserErrorKind::kShape, "associative_scan: the operands' ranks differ (" +
+                                                    std::to_string(rank) + " and " +
+                                                    std::to_string(r) + ")");
+      }
+      rank = r;
+      if (s.dim < -rank || s.dim >= rank) {
+        invalid("associative_scan: dim " + std::to_string(s.dim) + " is out of range for rank " +
+                std::to_string(rank) +
+                " operands (torch: 'All xs leaves must have at least "
+                "'dim + 1' dimensions')");
+      }
+      int64_t d = s.dim < 0 ? s.dim + rank : s.dim;
+      if (size >= 0 && x.tensor->sizes[d] != size) {
+        throw_user_error(UserErrorKind::kShape, "associative_scan: the operands' sizes along dim " +
+                                                    std::to_string(d) + " differ (" +
+                                                    std::to_string(size) + " and " +
+                                                    std::to_string(x.tensor->sizes[d]) + ")");
+      }
+      size = x.tensor->sizes[d];
+    }
+    return s.dim < 0 ? s.dim + rank : s.dim;
+  }
+
+  // The combine function returns one row per operand, each of its dtype and shape.
+  static void check_combined(const std::vector<Value>& rows, const std::vector<Value>& out,
+                             const program::FunctionDef& f) {
+    if (out.size() != rows.size()) {
+      invalid("associative_scan: the combine function '" + f.name + "' returns " +
+              std::to_string(out.size()) + " values for " + std::to_string(rows.size()) +
+              " operands");
+    }
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const Value &a = rows[i], &b = out[i];
+      if (!b.is_tensor() || a.tensor->dtype != b.tensor->dtype ||
+          a.tensor->sizes != b.tensor->sizes) {
+        throw_user_error(UserErrorKind::kShape,
+                         "associative_scan: operand " + std::to_string(i) + " ('" + f.params.at(i) +
+                             "') has rows " + a.describe() + " but '" + f.name + "' returns " +
+                             b.describe() +
+                             " for it (the combine function keeps each row's dtype and shape)");
+      }
+    }
   }
 
   std::vector<Value> run_while_loop(const Stmt& s) {

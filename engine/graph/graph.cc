@@ -39,6 +39,8 @@ const char* node_kind_name(NodeKind k) {
       return "map";
     case NodeKind::kScan:
       return "scan";
+    case NodeKind::kAssociativeScan:
+      return "associative_scan";
   }
   return "?";
 }
@@ -235,6 +237,7 @@ std::string Graph::print() const {
       case NodeKind::kInvokeSubgraph:
       case NodeKind::kMap:
       case NodeKind::kScan:
+      case NodeKind::kAssociativeScan:
         break;
     }
     line += "%" + n.name + ": " + value_type_str(n.value) + " = ";
@@ -251,6 +254,7 @@ std::string Graph::print() const {
       first_arg = false;
     }
     if (is_higher_order(n.kind)) line += (first_arg ? "" : "; ") + n.function_names;
+    if (n.kind == NodeKind::kAssociativeScan) line += ", dim=" + std::to_string(n.scan_dim);
     line += ")";
     if (!n.unbacked_bindings.empty()) line += "  " + bindings_str(n.unbacked_bindings);
     out += line + "\n";

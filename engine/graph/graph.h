@@ -40,11 +40,15 @@ enum class NodeKind {
   // scan: args [the placeholder values: lifted symbols, initial carries, scanned operands];
   // subgraphs [fn on the carries and one row of each]; carry_args, mapped_args.
   kScan,
+  // associative_scan: args [the placeholder values: lifted symbols, the operands as the left
+  // rows' slots, the operands again as the right rows']; subgraphs [fn on a left and a right
+  // row of each]; carry_args (the left slots), mapped_args (the right ones), scan_dim.
+  kAssociativeScan,
 };
 // The higher-order ops: nodes whose subgraphs run as nested programs.
 inline bool is_higher_order(NodeKind k) {
   return k == NodeKind::kCond || k == NodeKind::kWhileLoop || k == NodeKind::kInvokeSubgraph ||
-         k == NodeKind::kMap || k == NodeKind::kScan;
+         k == NodeKind::kMap || k == NodeKind::kScan || k == NodeKind::kAssociativeScan;
 }
 const char* node_kind_name(NodeKind k);
 
@@ -95,6 +99,7 @@ struct Node {
   std::string function_names;       // "then_fn, else_fn" (for printing)
   std::vector<size_t> carry_args;   // kWhileLoop, kScan: the carries' args (others: lifted)
   std::vector<size_t> mapped_args;  // kMap, kScan: the args of the operands gone over by rows
+  int64_t scan_dim = 0;             // kAssociativeScan: the dim (in [0, rank))
   std::vector<Node*> users;
   std::list<std::unique_ptr<Node>>::iterator pos;
 };

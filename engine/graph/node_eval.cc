@@ -142,6 +142,7 @@ Value eval_node(fake::MetaContext& ctx, const Node& n,
     case NodeKind::kInvokeSubgraph:
     case NodeKind::kMap:
     case NodeKind::kScan:
+    case NodeKind::kAssociativeScan:
       break;  // re-propagation re-runs their subgraphs itself
   }
   SF_UNREACHABLE() << "eval_node of " << node_kind_name(n.kind);

@@ -459,6 +459,9 @@ class Tracer {
       case Stmt::Kind::kScan:
         assign_all(s, trace_scan(s));
         return;
+      case Stmt::Kind::kAssociativeScan:
+        assign_all(s, trace_associative_scan(s));
+        return;
       case Stmt::Kind::kReturn: {
         std::vector<NodeArg> args;
         std::vector<Value> values;
@@ -774,10 +777,8 @@ class Tracer {
     return unpack(node, outputs.size(), s.loc.line);
   }
 
-  // check_meta_consistency: carry i keeps its kind, dtype and shape through the body.
-  // Carry i of the function `f` (its parameter of that number) keeps its kind, dtype and shape.
-  void check_carry(const Stmt& s, const program::FunctionDef& f, size_t i, const Value& in,
-                   const Value& out) {
+  // Whether `out` has the kind of `in`, and for a tensor its dtype and (provably) its sizes.
+  bool same_meta(const Value& in, const Value& out) {
     bool same = in.kind() == out.kind();
     if (same && in.kind() == Value::Kind::kTensor) {
       const fake::FakeTensor &fi = fake::fake_of(in), &fo = fake::fake_of(out);
@@ -785,7 +786,14 @@ class Tracer {
       for (int64_t d = 0; same && d < fi.dim(); ++d)
         same = t_.env->statically_known_true(sym_eq(fi.sizes()[d], fo.sizes()[d]));
     }
-    if (!same) {
+    return same;
+  }
+
+  // check_meta_consistency: carry i keeps its kind, dtype and shape through the body.
+  // Carry i of the function `f` (its parameter of that number) keeps its kind, dtype and shape.
+  void check_carry(const Stmt& s, const program::FunctionDef& f, size_t i, const Value& in,
+                   const Value& out) {
+    if (!same_meta(in, out)) {
       auto describe = [](const Value& v) {
         return v.kind() == Value::Kind::kInt ? "an int (" + v.str() + ")" : v.str();
       };
@@ -917,6 +925,114 @@ class Tracer {
     node.arg.node->mapped_args.assign(in.operand_slots.begin() + static_cast<long>(k),
                                       in.operand_slots.end());
     return unpack(node, outputs.size(), s.loc.line);
+  }
+
+  // associative_scan (spec §6.5): fn traced once on a left and a right row of each operand (fresh
+  // contiguous tensors: the operand's dtype and sizes without the scanned dim); it returns a row
+  // per operand of that dtype and shape (torch's check_meta_consistency). The outputs are fresh
+  // tensors of the operands' shapes: no size comes out of the function, and an empty dim is
+  // allowed (nothing is combined; torch allows it too).
+  std::vector<TV> trace_associative_scan(const Stmt& s) {
+    const program::FunctionDef& f = function(s, 0);
+    std::vector<TV> xs;
+    for (const ExprPtr& e : s.operands) xs.push_back(eval(e));
+    const size_t k = xs.size();
+    if (k == 0 || f.params.size() != 2 * k) {
+      throw_user_error(UserErrorKind::kInvalidProgram,
+                       where(s.loc.line, "associative_scan: the combine function '" + f.name +
+                                             "' takes " + std::to_string(f.params.size()) +
+                                             " parameters for " + std::to_string(k) +
+                                             " operands (it takes a left and a right row of "
+                                             "each; at least one operand)"));
+    }
+    const int64_t d = scan_dim(s, xs);
+    std::vector<TV> both = xs;
+    both.insert(both.end(), xs.begin(), xs.end());
+    std::vector<Value> rows;
+    for (const TV& x : both) {
+      const fake::FakeTensor& t = fake::fake_of(x.value);
+      std::vector<SymInt> row(t.sizes().begin(), t.sizes().end());
+      row.erase(row.begin() + d);
+      rows.push_back(Value::tensor(t_.mode->make_contiguous(t.dtype(), row)));
+    }
+    no_operand_mutation(s, both);
+    SubgraphInputs in = lift(both, rows, f.params);
+    if (fault_on(Fault::kAssociativeScanCombineProbed)) probe_in_caller(f, in, s.loc.line);
+    TracedFunction step = trace_function(f, in, s.loc.line);
+    if (step.outputs.size() != k) {
+      throw_user_error(UserErrorKind::kInvalidProgram,
+                       where(s.loc.line, "associative_scan: the combine function '" + f.name +
+                                             "' returns " + std::to_string(step.outputs.size()) +
+                                             " values for " + std::to_string(k) + " operands"));
+    }
+    std::vector<Value> outputs;
+    for (size_t i = 0; i < k; ++i) {
+      if (!same_meta(rows[i], step.outputs[i])) {
+        throw_user_error(UserErrorKind::kShape,
+                         where(s.loc.line, "associative_scan: operand " + std::to_string(i) +
+                                               " ('" + f.params[i] + "') has rows " +
+                                               value_type_str(rows[i]) + " but '" + f.name +
+                                               "' returns " + value_type_str(step.outputs[i]) +
+                                               " for it (the combine function keeps each row's "
+                                               "dtype and shape)"));
+      }
+      outputs.push_back(while_loop_output(*t_.mode, xs[i].value));
+    }
+    TV node = add_hop_node(NodeKind::kAssociativeScan, s, in.args, {step.graph}, outputs, f.name);
+    Node* n = node.arg.node;
+    n->carry_args.assign(in.operand_slots.begin(), in.operand_slots.begin() + static_cast<long>(k));
+    n->mapped_args.assign(in.operand_slots.begin() + static_cast<long>(k), in.operand_slots.end());
+    n->scan_dim = d;
+    return unpack(node, k, s.loc.line);
+  }
+
+  // The dim associative_scan goes over, in [0, rank) (a negative one counts from the end, as torch
+  // canonicalizes it): its operands are tensors of one rank whose sizes along it are provably
+  // equal.
+  int64_t scan_dim(const Stmt& s, const std::vector<TV>& xs) {
+    std::optional<SymInt> size;
+    int64_t rank = -1;
+    for (const TV& x : xs) {
+      if (x.value.kind() != Value::Kind::kTensor || fake::fake_of(x.value).dim() == 0) {
+        throw_user_error(
+            UserErrorKind::kInvalidProgram,
+            where(s.loc.line, "associative_scan: every operand is a tensor of rank >= 1, got " +
+                                  x.value.str()));
+      }
+      const fake::FakeTensor& t = fake::fake_of(x.value);
+      if (rank >= 0 && t.dim() != rank) {
+        throw_user_error(
+            UserErrorKind::kShape,
+            where(s.loc.line, "associative_scan: the operands' ranks differ (" +
+                                  std::to_string(rank) + " and " + std::to_string(t.dim()) + ")"));
+      }
+      rank = t.dim();
+      if (s.dim < -rank || s.dim >= rank) {
+        throw_user_error(UserErrorKind::kInvalidProgram,
+                         where(s.loc.line, "associative_scan: dim " + std::to_string(s.dim) +
+                                               " is out of range for rank " + std::to_string(rank) +
+                                               " operands"));
+      }
+      const SymInt& n = t.sizes()[s.dim < 0 ? s.dim + rank : s.dim];
+      if (size && !t_.env->statically_known_true(sym_eq(*size, n))) {
+        throw_user_error(UserErrorKind::kShape,
+                         where(s.loc.line, "associative_scan: the operands' sizes along dim " +
+                                               std::to_string(s.dim) + " differ (" + size->str() +
+                                               " and " + n.str() + ")"));
+      }
+      size = n;
+    }
+    return s.dim < 0 ? s.dim + rank : s.dim;
+  }
+
+  // Bug zoo (before PR #148657): the combine function run once in the caller to check what it
+  // returns, outside any subgraph, so what it learns (its checks) stays in the caller's facts.
+  void probe_in_caller(const program::FunctionDef& f, const SubgraphInputs& in, int line) {
+    Graph scratch;
+    Tracer probe(p_, t_, scratch, depth_ + 1);
+    for (const auto& [name, value] : in.placeholders) probe.add_placeholder(name, value, line);
+    auto ignore = t_.env->ignore_fresh_unbacked_symbols();
+    probe.run_block(f.body);
   }
 
   std::vector<TV> trace_while_loop(const Stmt& s) {

@@ -358,6 +358,7 @@ void Lowering::lower_node(const Node* n) {
     case NodeKind::kInvokeSubgraph:
     case NodeKind::kMap:
     case NodeKind::kScan:
+    case NodeKind::kAssociativeScan:
       lower_higher_order(n);
       break;
     case NodeKind::kStorageOffset:
@@ -416,11 +417,12 @@ OutputRef output_ref(const IrValue& v) {
 
 void Lowering::lower_higher_order(const Node* n) {
   Step s;
-  s.kind = n->kind == NodeKind::kCond        ? Step::Kind::kCond
-           : n->kind == NodeKind::kWhileLoop ? Step::Kind::kWhileLoop
-           : n->kind == NodeKind::kMap       ? Step::Kind::kMap
-           : n->kind == NodeKind::kScan      ? Step::Kind::kScan
-                                             : Step::Kind::kInvokeSubgraph;
+  s.kind = n->kind == NodeKind::kCond              ? Step::Kind::kCond
+           : n->kind == NodeKind::kWhileLoop       ? Step::Kind::kWhileLoop
+           : n->kind == NodeKind::kMap             ? Step::Kind::kMap
+           : n->kind == NodeKind::kScan            ? Step::Kind::kScan
+           : n->kind == NodeKind::kAssociativeScan ? Step::Kind::kAssociativeScan
+                                                   : Step::Kind::kInvokeSubgraph;
   for (const auto& sub : n->subgraphs) {
     // A region several calls share is lowered once, its plan shared as its graph is.
     auto lowered = subplan_of_.find(sub.get());
@@ -442,6 +444,7 @@ void Lowering::lower_higher_order(const Node* n) {
   for (const NodeArg& a : n->args) s.operands.push_back(output_ref(arg_value(a)));
   s.carries = n->carry_args;
   s.mapped = n->mapped_args;
+  s.dim = n->scan_dim;
   // The outputs: each tensor into a buffer of its own (the step allocates it once the nested
   // run gives its shape), each int an expression over the symbols the step binds.
   IrValue result;
@@ -506,7 +509,8 @@ void Lowering::insert_frees() {
       case Step::Kind::kWhileLoop:
       case Step::Kind::kInvokeSubgraph:
       case Step::Kind::kMap:
-      case Step::Kind::kScan: {
+      case Step::Kind::kScan:
+      case Step::Kind::kAssociativeScan: {
         std::function<void(const OutputRef&)> use_ref = [&](const OutputRef& o) {
           if (o.kind == OutputRef::Kind::kTensor) use(o.layout.buffer, i);
           for (const OutputRef& e : o.elems) use_ref(e);
@@ -622,6 +626,7 @@ void Lowering::check_closure() {
       case Step::Kind::kInvokeSubgraph:
       case Step::Kind::kMap:
       case Step::Kind::kScan:
+      case Step::Kind::kAssociativeScan:
         for (const OutputRef& o : s.operands) use_output(o);
         break;
       case Step::Kind::kFree:

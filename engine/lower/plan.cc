@@ -156,12 +156,15 @@ std::string Plan::print() const {
       case Step::Kind::kWhileLoop:
       case Step::Kind::kInvokeSubgraph:
       case Step::Kind::kMap:
-      case Step::Kind::kScan: {
+      case Step::Kind::kScan:
+      case Step::Kind::kAssociativeScan: {
         line += std::string(s.kind == Step::Kind::kCond        ? "cond"
                             : s.kind == Step::Kind::kWhileLoop ? "while_loop"
                             : s.kind == Step::Kind::kMap       ? "map"
                             : s.kind == Step::Kind::kScan      ? "scan"
-                                                               : "invoke_subgraph") +
+                            : s.kind == Step::Kind::kAssociativeScan
+                                ? "associative_scan dim " + std::to_string(s.dim)
+                                : "invoke_subgraph") +
                 (s.subplans.size() == 1 ? " plan " : " plans ");
         for (size_t k = 0; k < s.subplans.size(); ++k)
           line += (k ? ", " : "") + std::to_string(s.subplans[k]);

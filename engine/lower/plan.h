@@ -36,7 +36,8 @@ struct Step {
     kWhileLoop,
     kInvokeSubgraph,
     kMap,
-    kScan
+    kScan,
+    kAssociativeScan
   };
   Kind kind = Kind::kGuard;
   ExprRef expr;            // kGuard / kAssert: the condition; kBind from a scalar: its expression
@@ -56,6 +57,9 @@ struct Step {
   std::vector<OutputRef> operands;
   std::vector<size_t> carries;
   std::vector<size_t> mapped;  // kMap / kScan: the operands gone over by rows
+  // kAssociativeScan: `carries` are the left rows' slots, `mapped` the right ones', both holding
+  // the operands; `dim` the dim it goes over.
+  int64_t dim = 0;
   std::vector<int> result_buffers;
   std::vector<std::pair<ExprRef, KeyPath>> result_binds;
   // kBind in a subplan: recomputes a symbol its caller defines from this plan's inputs (a later

@@ -142,12 +142,14 @@ bool operator==(const Stmt& a, const Stmt& b) {
   return a.kind == b.kind && a.targets == b.targets && same(a.value, b.value) &&
          a.message == b.message && same(a.max, b.max) && same_all(a.then_body, b.then_body) &&
          same_all(a.else_body, b.else_body) && same_all(a.returns, b.returns) &&
-         a.functions == b.functions && same_all(a.operands, b.operands) && a.carries == b.carries;
+         a.functions == b.functions && same_all(a.operands, b.operands) && a.carries == b.carries &&
+         a.dim == b.dim;
 }
 
 bool is_higher_order(Stmt::Kind k) {
   return k == Stmt::Kind::kCond || k == Stmt::Kind::kWhileLoop ||
-         k == Stmt::Kind::kInvokeSubgraph || k == Stmt::Kind::kMap || k == Stmt::Kind::kScan;
+         k == Stmt::Kind::kInvokeSubgraph || k == Stmt::Kind::kMap || k == Stmt::Kind::kScan ||
+         k == Stmt::Kind::kAssociativeScan;
 }
 
 const char* higher_order_name(Stmt::Kind k) {
@@ -162,6 +164,8 @@ const char* higher_order_name(Stmt::Kind k) {
       return "map";
     case Stmt::Kind::kScan:
       return "scan";
+    case Stmt::Kind::kAssociativeScan:
+      return "associative_scan";
     default:
       return "statement";
   }

@@ -79,7 +79,9 @@ struct Stmt {
   // [operands])`; kWhileLoop `targets = while_loop(cond_fn, body_fn, [carries])`;
   // kInvokeSubgraph `targets = invoke_subgraph(fn, [operands])` (a compiled region); kMap
   // `targets = map(fn, [xs])` (fn on the rows of every xs together, outputs stacked); kScan
-  // `targets = scan(fn, [init], [xs])` (fn(carries, rows) -> next carries, per-row outputs).
+  // `targets = scan(fn, [init], [xs])` (fn(carries, rows) -> next carries, per-row outputs);
+  // kAssociativeScan `targets = associative_scan(fn, [xs], dim)` (fn(left rows, right rows) ->
+  // rows of the same dtypes and shapes, folded along dim: an inclusive scan).
   enum class Kind {
     kAssign,
     kCheck,
@@ -90,7 +92,8 @@ struct Stmt {
     kWhileLoop,
     kInvokeSubgraph,
     kMap,
-    kScan
+    kScan,
+    kAssociativeScan
   };
   Kind kind = Kind::kAssign;
   std::vector<std::string> targets;  // kAssign and the higher-order ops: one name, or several
@@ -99,6 +102,7 @@ struct Stmt {
   std::vector<ExprPtr>
       operands;                  // kWhileLoop: initial carries; kScan: init, then xs; else operands
   size_t carries = 0;            // kScan: how many operands are the initial carries
+  int64_t dim = 0;               // kAssociativeScan: the dim it scans (as written; may be < 0)
   std::string message;           // kCheck: the message
   ExprPtr max;                   // kCheckIsSize: optional max (null when absent)
   std::vector<Stmt> then_body;   // kIf

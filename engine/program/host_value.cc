@@ -45,6 +45,35 @@ HostTensor stack_rows(const std::vector<HostTensor>& rows, DType dtype,
   return t;
 }
 
+HostTensor move_dim(const HostTensor& t, int64_t from, int64_t to) {
+  const int64_t rank = static_cast<int64_t>(t.sizes.size());
+  if (from == to) return t;
+  // order[k]: the source dim that becomes dim k.
+  std::vector<int64_t> order;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != from) order.push_back(d);
+  }
+  order.insert(order.begin() + to, from);
+  std::vector<int64_t> src_strides(rank, 1);
+  for (int64_t d = rank - 1; d > 0; --d) src_strides[d - 1] = src_strides[d] * t.sizes[d];
+  HostTensor out;
+  out.dtype = t.dtype;
+  for (int64_t d : order) out.sizes.push_back(t.sizes[d]);
+  const int64_t n = t.numel();
+  std::vector<int64_t> index(rank, 0);  // the output element's index, row-major
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t src = 0;
+    for (int64_t k = 0; k < rank; ++k) src += index[k] * src_strides[order[k]];
+    if (t.is_float()) {
+      out.floats.push_back(t.floats[src]);
+    } else {
+      out.ints.push_back(t.ints[src]);
+    }
+    for (int64_t k = rank - 1; k >= 0 && ++index[k] == out.sizes[k]; --k) index[k] = 0;
+  }
+  return out;
+}
+
 HostTensor HostTensor::zeros(DType dtype, std::vector<int64_t> sizes) {
   HostTensor t;
   t.dtype = dtype;

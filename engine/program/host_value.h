@@ -35,6 +35,10 @@ HostTensor row_of(const HostTensor& t, int64_t i);
 HostTensor stack_rows(const std::vector<HostTensor>& rows, DType dtype,
                       const std::vector<int64_t>& row_sizes);
 
+// `t` with its dim `from` moved to position `to`, the others keeping their order (torch's
+// movedim), as a dense copy: associative_scan goes over the rows of any dim this way.
+HostTensor move_dim(const HostTensor& t, int64_t from, int64_t to);
+
 struct HostValue;
 // Why `v` cannot be given for a tensor input of this dtype and rank ("" when it can): not a
 // tensor, another dtype or rank, or data that does not match its sizes. Shared by every entry

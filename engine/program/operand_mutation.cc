@@ -59,6 +59,7 @@ class MutationFinder {
       case Stmt::Kind::kInvokeSubgraph:
       case Stmt::Kind::kMap:
       case Stmt::Kind::kScan:
+      case Stmt::Kind::kAssociativeScan:
         for (const std::string& t : s.targets) aliases_.erase(t);  // new tensors
         break;
       case Stmt::Kind::kIf: {

@@ -188,11 +188,12 @@ std::string Parser::function_name(std::string_view context) {
 }
 
 void Parser::higher_order_call(Stmt& s) {
-  s.kind = at_name("cond")         ? Stmt::Kind::kCond
-           : at_name("while_loop") ? Stmt::Kind::kWhileLoop
-           : at_name("map")        ? Stmt::Kind::kMap
-           : at_name("scan")       ? Stmt::Kind::kScan
-                                   : Stmt::Kind::kInvokeSubgraph;
+  s.kind = at_name("cond")               ? Stmt::Kind::kCond
+           : at_name("while_loop")       ? Stmt::Kind::kWhileLoop
+           : at_name("map")              ? Stmt::Kind::kMap
+           : at_name("scan")             ? Stmt::Kind::kScan
+           : at_name("associative_scan") ? Stmt::Kind::kAssociativeScan
+                                         : Stmt::Kind::kInvokeSubgraph;
   const std::string name = higher_order_name(s.kind);
   take();
   expect_punct("(", "after '" + name + "'");
@@ -208,6 +209,8 @@ void Parser::higher_order_call(Stmt& s) {
     s.functions.push_back(function_name("as while_loop's body"));
   } else if (s.kind == Stmt::Kind::kMap) {
     s.functions.push_back(function_name("as map's function"));
+  } else if (s.kind == Stmt::Kind::kAssociativeScan) {
+    s.functions.push_back(function_name("as associative_scan's combine function"));
   } else if (s.kind == Stmt::Kind::kScan) {
     s.functions.push_back(function_name("as scan's combine function"));
     expect_punct(",", "then scan's list of initial carries");
@@ -232,6 +235,10 @@ void Parser::higher_order_call(Stmt& s) {
     } while (accept_punct(","));
   }
   expect_punct("]", std::string("to close the operand list of ") + name);
+  if (s.kind == Stmt::Kind::kAssociativeScan) {
+    expect_punct(",", "then associative_scan's dim (an int literal)");
+    s.dim = int_literal("as associative_scan's dim");
+  }
   expect_punct(")", std::string("to close ") + name + "(...)");
 }
 
@@ -296,7 +303,7 @@ Stmt Parser::statement(int indent, int depth) {
   } while (accept_punct(","));
   expect_punct("=", "after the assignment target");
   if ((at_name("cond") || at_name("while_loop") || at_name("invoke_subgraph") || at_name("map") ||
-       at_name("scan")) &&
+       at_name("scan") || at_name("associative_scan")) &&
       at_punct("(", 1)) {
     higher_order_call(s);
   } else {

@@ -269,7 +269,8 @@ std::string print_stmt(const Stmt& s, int indent) {
     case Stmt::Kind::kWhileLoop:
     case Stmt::Kind::kInvokeSubgraph:
     case Stmt::Kind::kMap:
-    case Stmt::Kind::kScan: {
+    case Stmt::Kind::kScan:
+    case Stmt::Kind::kAssociativeScan: {
       std::string out = pad;
       for (size_t i = 0; i < s.targets.size(); ++i) out += (i ? ", " : "") + s.targets[i];
       bool is_cond = s.kind == Stmt::Kind::kCond;
@@ -285,7 +286,9 @@ std::string print_stmt(const Stmt& s, int indent) {
             (i && i != split ? ", " : "") + (s.operands[i] ? print_expr(*s.operands[i]) : "None");
       }
       if (s.kind == Stmt::Kind::kScan && split == s.operands.size()) out += "], [";
-      return out + "])\n";
+      out += "]";
+      if (s.kind == Stmt::Kind::kAssociativeScan) out += ", " + std::to_string(s.dim);
+      return out + ")\n";
     }
     case Stmt::Kind::kReturn: {
       std::string out = pad + "return";

@@ -970,6 +970,77 @@ class Generator {
     return accept_higher_order(std::move(st), std::move(fns));
   }
 
+  // associative_scan over a dim of a tensor (and sometimes of a second operand of its shape): the
+  // combine function is drawn like a program on a left and a right row (sometimes starting with a
+  // nonzero or an item() of the right one), then returns an associative combination of the rows
+  // (a sum, maximum or minimum; for two f32 operands sometimes a linear recurrence), so the
+  // tree order torch evaluates in gives our fold's result. Over fewer than two rows the function
+  // never runs: a check in it may fail for these inputs.
+  bool try_associative_scan() {
+    const Var* t = pick(is_numeric_tensor);
+    if (!t) return false;
+    const program::HostTensor& x = t->value.tensor;
+    const int64_t rank = static_cast<int64_t>(x.sizes.size());
+    const int64_t dim = src_.range(-rank, rank - 1);
+    const int64_t d = dim < 0 ? dim + rank : dim;
+    std::vector<int64_t> row_sizes = x.sizes;
+    row_sizes.erase(row_sizes.begin() + d);
+    HostValue row =
+        HostValue::of_tensor(x.sizes[d] > 0 ? program::row_of(program::move_dim(x, d, 0), 0)
+                                            : program::HostTensor::zeros(x.dtype, row_sizes));
+    const bool unbacked = unbacked_vars_.count(t->name) > 0;
+    const bool two = src_.chance(1, 3);
+    // The second operand: twice the first, or the first minus one (its rows likewise).
+    const bool doubled = src_.chance(1, 2);
+    HostValue row2 = row;
+    for (int64_t& e : row2.tensor.ints) e = doubled ? e * 2 : e - 1;
+    for (float& e : row2.tensor.floats) e = doubled ? e * 2 : e - 1;
+    std::vector<Param> params = {{"a", row, unbacked}};
+    if (two) params.push_back({"b", row2, unbacked});
+    params.push_back({"x", row, unbacked});
+    if (two) params.push_back({"y", row2, unbacked});
+    std::vector<Stmt> prelude;
+    if (src_.chance(1, 2)) {
+      const char* op = src_.chance(1, 2) ? "nonzero" : "item";
+      ExprPtr of = std::string(op) == "item"
+                       ? call("sum", {call("flatten", {v("x")}), list({i(0)})})
+                       : gt(call("flatten", {v("x")}), i(0));
+      if (statement_allowed(op)) {
+        prelude.push_back(program::ProgramBuilder::assign_stmt("d", call(op, {of})));
+      }
+    }
+    Body body = draw_body(params, x.sizes[d] >= 2, std::move(prelude));
+    std::string n = std::to_string(line_);
+    program::FunctionDef f{"combine" + n, {}, std::move(body.stmts), {}};
+    for (const Param& prm : params) f.params.push_back(prm.name);
+    const char* ops[] = {"add", "maximum", "minimum"};
+    auto combined = [&](const char* left, const char* right) {
+      return call(ops[src_.range(0, 2)], {v(left), v(right)});
+    };
+    std::vector<ExprPtr> out;
+    if (two && x.dtype == DType::kFloat32 && src_.chance(1, 2)) {
+      // (a1, b1) then (a2, b2): (a1 * a2, b1 * a2 + b2), h[i] = a[i] * h[i - 1] + b[i].
+      out = {mul(v("a"), v("x")), add(mul(v("b"), v("x")), v("y"))};
+    } else {
+      out.push_back(combined("a", "x"));
+      if (two) out.push_back(combined("b", "y"));
+    }
+    f.body.push_back(ret_stmt(out));
+    std::vector<program::FunctionDef> fns = std::move(body.functions);
+    fns.push_back(std::move(f));
+    Stmt st;
+    st.kind = Stmt::Kind::kAssociativeScan;
+    st.functions = {"combine" + n};
+    st.operands = {v(t->name)};
+    st.targets = {"c" + n};
+    if (two) {
+      st.operands.push_back(doubled ? mul(v(t->name), i(2)) : sub(v(t->name), i(1)));
+      st.targets.push_back("e" + n);
+    }
+    st.dim = dim;
+    return accept_higher_order(std::move(st), std::move(fns));
+  }
+
   // n statement draws, each dropped when 8 attempts cannot make it valid.
   void draw_statements(int n) {
     for (int i = 0; i < n; ++i) {
@@ -987,7 +1058,7 @@ class Generator {
     if (d.kind == Draw::Kind::kIf) return depth_ == 0 && try_if();
     if (d.kind == Draw::Kind::kHigherOrder) {
       if (depth_ >= kMaxBodyDepth) return false;
-      switch (src_.range(0, 4)) {
+      switch (src_.range(0, 5)) {
         case 0:
           return try_cond();
         case 1:
@@ -996,8 +1067,10 @@ class Generator {
           return try_invoke_subgraph();
         case 3:
           return try_map();
-        default:
+        case 4:
           return try_scan();
+        default:
+          return try_associative_scan();
       }
     }
     if (d.op == OpKind::kAddInplace) return try_mutation();

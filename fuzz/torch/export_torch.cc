@@ -326,6 +326,13 @@ class Emitter {
                   tuple(xs) + "))\n";
           break;
         }
+        case Stmt::Kind::kAssociativeScan:
+          // sf_associative_scan (the prelude) adapts a flat function to torch's
+          // combine_fn(left, right) in the "generic" combine mode.
+          out_ += pad + targets(s) + (s.targets.size() == 1 ? ", = " : " = ") +
+                  "sf_associative_scan(" + py_name(s.functions[0]) + ", sf_fresh(" +
+                  tuple(s.operands) + "), " + std::to_string(s.dim) + ")\n";
+          break;
         case Stmt::Kind::kMap:
           // torch's map hands the function one row of xs (here the tuple of operands); the
           // operands enter as fresh tensors as the other HOPs' do.

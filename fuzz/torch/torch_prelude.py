@@ -15,6 +15,7 @@ import torch._dynamo.decorators
 from torch._higher_order_ops.while_loop import while_loop as sf_while_loop
 from torch._higher_order_ops.map import map as sf_map
 from torch._higher_order_ops.scan import scan as sf_scan_op
+from torch._higher_order_ops.associative_scan import associative_scan as sf_associative_scan_op
 
 torch._dynamo.config.capture_scalar_outputs = True
 torch._dynamo.config.capture_dynamic_output_shape_ops = True
@@ -136,6 +137,16 @@ def sf_scan(fn, init, xs):
 
     carry, ys = sf_scan_op(combine, tuple(as_tensor(c, i) for i, c in enumerate(init)), tuple(xs))
     return tuple(as_value(c, i) for i, c in enumerate(carry)) + tuple(ys)
+
+
+def sf_associative_scan(fn, xs, dim):
+    # Our combine function takes the left rows, then the right rows, flat and returns a row per
+    # operand; torch's combine_fn(left, right) takes and returns pytrees of rows. The "generic"
+    # mode vmaps it over the scanned dim, so it may be any function of the rows (as ours).
+    def combine(left, right):
+        return tuple(fn(*left, *right))
+
+    return tuple(sf_associative_scan_op(combine, tuple(xs), dim, combine_mode="generic"))
 
 
 def sf_repeat_interleave(a, repeats, dim):

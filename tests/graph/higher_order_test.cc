@@ -1,8 +1,8 @@
-// cond, while_loop and invoke_subgraph through the tracer, the passes and the CPU run (spec §6):
-// what the HOP node binds (merged sizes, loop int outputs, a region's fresh symbols per call),
-// what stays inside the subgraphs, lifted symbols, asserts placed in the subgraph that recorded
-// them, a region traced once for many calls, and INV-22 and the memo oracle firing on broken
-// states.
+// cond, while_loop, invoke_subgraph, scan and associative_scan through the tracer, the passes and
+// the CPU run (spec §6): what the HOP node binds (merged sizes, loop int outputs, a region's fresh
+// symbols per call), what stays inside the subgraphs, lifted symbols, asserts placed in the
+// subgraph that recorded them, a region traced once for many calls, and INV-22 and the memo oracle
+// firing on broken states.
 #include <gtest/gtest.h>
 
 #include "engine/backend/cpu/cpu_backend.h"
@@ -219,6 +219,51 @@ TEST(HigherOrder, ScanCarriesAndStacksAndBindsItsIntCarryAtTheNode) {
   ASSERT_EQ(r.verdict.kind, oracles::Verdict::Kind::kPass) << r.verdict.str();
   EXPECT_EQ(r.run->outputs[0].str(), "6");
   EXPECT_EQ(r.run->outputs[2].str(), "i64[3] [3, 3, 11]");
+}
+
+TEST(HigherOrder, AssociativeScanFoldsRowsOfItsDimAndKeepsTheCombinesSymbolsInside) {
+  // A linear recurrence over dim 1 (negative: -1) of two operands; the combine's item() is its
+  // own symbol, bound inside, never at the node (the outputs keep the operands' shapes).
+  const char* program =
+      "input a: i64[2, 3] dynamic(1) = [1, 2, 3, 1, 1, 2]\n"
+      "input b: i64[2, 3] dynamic(1) = [0, 1, 1, 5, 0, 1]\n"
+      "def lin(a1, b1, a2, b2):\n  t = item(sum(a2, [0]))\n  check(t >= 1, \"positive\")\n"
+      "  return a1 * a2, b1 * a2 + b2\n"
+      "p, h = associative_scan(lin, [a, b], -1)\nreturn p, h\n";
+  Trace t = trace(program);
+  std::vector<Node*> scans = nodes_of(t.graph, NodeKind::kAssociativeScan);
+  ASSERT_EQ(scans.size(), 1u);
+  Node* s = scans[0];
+  EXPECT_EQ(s->scan_dim, 1);
+  // The left rows' slots, then the right rows': the operands twice.
+  ASSERT_EQ(s->carry_args.size(), 2u);
+  ASSERT_EQ(s->mapped_args.size(), 2u);
+  EXPECT_EQ(s->args.at(s->carry_args[0]).node, s->args.at(s->mapped_args[0]).node);
+  EXPECT_TRUE(s->unbacked_bindings.empty()) << bindings_str(s->unbacked_bindings);
+  std::vector<Node*> ph = s->subgraphs.at(0)->placeholders();
+  ASSERT_EQ(ph.back()->input_name, "b2");
+  EXPECT_EQ(value_type_str(ph.back()->value), "i64[2]");
+  EXPECT_EQ(bindings_of(*s->subgraphs[0], "item"), "{u0: ()}");
+  EXPECT_EQ(value_type_str(s->value.elems()[0]).find("i64[2, s"), 0u);
+  auto r = run_on_cpu(program);
+  ASSERT_EQ(r.verdict.kind, oracles::Verdict::Kind::kPass) << r.verdict.str();
+  // Row 0 of a: 1, 1*2, 1*2*3; of h: 0, 0*2 + 1, 1*3 + 1. Row 1: 1, 1, 2; 5, 5*1 + 0, 5*2 + 1.
+  EXPECT_EQ(r.run->outputs[0].str(), "i64[2, 3] [1, 2, 6, 1, 1, 2]");
+  EXPECT_EQ(r.run->outputs[1].str(), "i64[2, 3] [0, 1, 4, 5, 5, 11]");
+}
+
+TEST(HigherOrder, AssociativeScanOverNoRowsRunsNoCombineAndItsCheckStaysInside) {
+  // The check fails on any row it would see, but over an empty dim (nonzero of zeros) and over
+  // one row nothing is combined: eager and the plan both run no combine and raise nothing.
+  const char* program =
+      "input x: i64[4] = [0, 0, 0, 0]\ninput y: i64[1, 2] = [7, 7]\n"
+      "def never(a, b):\n  check(item(sum(b, [0])) < 0, \"never holds\")\n  return a + b\n"
+      "e = associative_scan(never, [nonzero(x)], 0)\n"
+      "f = associative_scan(never, [y], 0)\nreturn e, f\n";
+  auto r = run_on_cpu(program);
+  ASSERT_EQ(r.verdict.kind, oracles::Verdict::Kind::kPass) << r.verdict.str();
+  EXPECT_EQ(r.run->outputs[0].str(), "i64[0, 1] []");
+  EXPECT_EQ(r.run->outputs[1].str(), "i64[1, 2] [7, 7]");
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
-// `def` blocks, cond, while_loop and invoke_subgraph in the text format: they parse, print back to
+// `def` blocks and the higher-order ops in the text format: they parse, print back to
 // the same text (parse . print round-trips), and what a block may name is checked at parse time.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "engine/base/errors.h"
+#include "engine/program/host_value.h"
 #include "engine/program/parser.h"
 #include "engine/program/printer.h"
 
@@ -70,6 +71,45 @@ std::string error_of(const std::string& body) {
     return e.what();
   }
   return "";
+}
+
+TEST(HigherOrderSyntax, AssociativeScanTakesAnIntLiteralDim) {
+  const std::string text =
+      "# sfz 1\n# expect: ok\ninput x: f32[2, 3] = arange()\n"
+      "def both(a, b):\n  return a + b\n"
+      "y = associative_scan(both, [x], -1)\nreturn y\n";
+  Program p = parse_program(text);
+  ASSERT_EQ(p.body.size(), 2u);
+  EXPECT_EQ(p.body[0].kind, Stmt::Kind::kAssociativeScan);
+  EXPECT_EQ(p.body[0].dim, -1);
+  EXPECT_EQ(print_program(p), text);
+  // The dim is part of the statement.
+  Program q = p;
+  q.body[0].dim = 0;
+  EXPECT_FALSE(q == p);
+  EXPECT_NE(error_of("def f(a, b):\n  return a + b\ny = associative_scan(f, [x])\nreturn y\n")
+                .find("then associative_scan's dim (an int literal)"),
+            std::string::npos);
+  EXPECT_NE(error_of("def f(a, b):\n  return a + b\nd = 0\n"
+                     "y = associative_scan(f, [x], d)\nreturn y\n")
+                .find("an integer as associative_scan's dim"),
+            std::string::npos);
+}
+
+// Moving a dim of a dense tensor, as associative_scan's rows along any dim are cut.
+TEST(HigherOrderSyntax, MoveDimPermutesTheData) {
+  HostTensor t;
+  t.dtype = DType::kInt64;
+  t.sizes = {2, 3, 2};
+  for (int64_t i = 0; i < 12; ++i) t.ints.push_back(i);
+  HostTensor m = move_dim(t, 1, 0);  // [3, 2, 2]: m[j][i][k] = t[i][j][k]
+  EXPECT_EQ(m.sizes, (std::vector<int64_t>{3, 2, 2}));
+  EXPECT_EQ(m.ints, (std::vector<int64_t>{0, 1, 6, 7, 2, 3, 8, 9, 4, 5, 10, 11}));
+  HostTensor back = move_dim(m, 0, 1);
+  EXPECT_EQ(back.sizes, t.sizes);
+  EXPECT_EQ(back.ints, t.ints);
+  HostTensor last = move_dim(t, 2, 0);  // [2, 2, 3]: last[k][i][j] = t[i][j][k]
+  EXPECT_EQ(last.ints, (std::vector<int64_t>{0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9, 11}));
 }
 
 TEST(HigherOrderSyntax, BlocksSeeOnlyTheirParameters) {

@@ -55,6 +55,7 @@ bool removable(const Node* n) {
     case NodeKind::kInvokeSubgraph:
     case NodeKind::kMap:
     case NodeKind::kScan:
+    case NodeKind::kAssociativeScan:
       return false;
   }
   return false;

@@ -128,6 +128,10 @@ Value repropagate_hop(Trace& t, Graph& g, const Node& old, Node& n, const Reprop
     SF_CHECK(outs[0].size() == outs[1].size()) << "cond branches re-propagated apart";
     for (size_t i = 0; i < outs[0].size(); ++i)
       values.push_back(merge_cond_output(*t.mode, outs[0][i], outs[1][i], i, where));
+  } else if (old.kind == NodeKind::kAssociativeScan) {
+    // Its outputs have its operands' shapes (as they are now), like a loop's carries.
+    for (size_t k : old.carry_args)
+      values.push_back(while_loop_output(*t.mode, n.args.at(k).node->value));
   } else if (old.kind == NodeKind::kInvokeSubgraph || old.kind == NodeKind::kMap ||
              old.kind == NodeKind::kScan) {
     // What the region's placeholders hold are its inputs (the traced names, as the caller's
@@ -207,6 +211,7 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
     n->function_names = old->function_names;
     n->carry_args = old->carry_args;
     n->mapped_args = old->mapped_args;
+    n->scan_dim = old->scan_dim;
     n->view_decisions = old->view_decisions;
     switch (old->kind) {
       case NodeKind::kPlaceholder: {
@@ -252,7 +257,8 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
       case NodeKind::kWhileLoop:
       case NodeKind::kInvokeSubgraph:
       case NodeKind::kMap:
-      case NodeKind::kScan: {
+      case NodeKind::kScan:
+      case NodeKind::kAssociativeScan: {
         n->value = repropagate_hop(t, g, *old, *n, opts, regions);
         std::optional<Bindings> fresh = env.compute_unbacked_bindings(n->value);
         if (fresh) n->unbacked_bindings = *fresh;
