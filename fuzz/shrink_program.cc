@@ -83,17 +83,25 @@ Candidates statement_candidates(const Program& p) {
   return out;
 }
 
-// Drop one returned value (a program returns at least one).
+// Drop one returned value (a program returns at least one), or return 0 in its place (so the
+// statements that made it may go, also those of an only value).
 Candidates return_candidates(const Program& p) {
   Candidates out;
   for_each_list(p, [&](Program& copy, std::vector<Stmt>& list) {
     for (Stmt& s : list) {
-      if (s.kind != Stmt::Kind::kReturn || s.returns.size() < 2) continue;
+      if (s.kind != Stmt::Kind::kReturn) continue;
       std::vector<ExprPtr> all = s.returns;
       for (size_t j = all.size(); j-- > 0;) {
-        s.returns = all;
-        s.returns.erase(s.returns.begin() + static_cast<long>(j));
-        out.push_back(copy);
+        if (all.size() >= 2) {
+          s.returns = all;
+          s.returns.erase(s.returns.begin() + static_cast<long>(j));
+          out.push_back(copy);
+        }
+        if (all[j] && all[j]->kind != Expr::Kind::kInt) {
+          s.returns = all;
+          s.returns[j] = Expr::integer(0);
+          out.push_back(copy);
+        }
       }
       s.returns = all;
     }

@@ -255,7 +255,7 @@ class Interpreter {
       case Stmt::Kind::kInvokeSubgraph: {
         std::vector<Value> args = operands(s);
         no_operand_mutation(s, args);
-        assign_all(s.targets, new_tensors(call(s.functions[0], args)), "invoke_subgraph");
+        assign_all(s.targets, new_tensors(call_region(s, args)), "invoke_subgraph");
         return false;
       }
       case Stmt::Kind::kMap:
@@ -283,7 +283,32 @@ class Interpreter {
     return f;
   }
 
-  std::vector<Value> call(const std::string& name, const std::vector<Value>& args) {
+  // invoke_subgraph: the region runs like any function, then what it did to an operand it
+  // mutates is written back into the caller's tensor (so every name of it sees it), as a
+  // function call mutates in torch. An operand it mutates may not be passed twice.
+  std::vector<Value> call_region(const Stmt& s, const std::vector<Value>& args) {
+    const program::FunctionDef* f = function_named(s.functions[0]);
+    std::vector<size_t> mutated;
+    if (f && f->params.size() == args.size()) {
+      std::vector<bool> tensors;
+      for (const Value& v : args) tensors.push_back(v.is_tensor());
+      mutated = program::mutated_operands(*f, tensors);
+      for (size_t i : mutated) {
+        for (size_t j = 0; j < args.size(); ++j) {
+          if (j != i && args[j].is_tensor() && args[j].tensor == args[i].tensor) {
+            invalid(mutated_twice_message(*f, i, j));
+          }
+        }
+      }
+    }
+    std::vector<Value> entered;
+    std::vector<Value> out = call(s.functions[0], args, &entered);
+    for (size_t i : mutated) *args[i].tensor = *entered.at(i).tensor;
+    return out;
+  }
+
+  std::vector<Value> call(const std::string& name, const std::vector<Value>& args,
+                          std::vector<Value>* entered = nullptr) {
     const program::FunctionDef* f = function_named(name);
     if (!f) invalid("undefined function '" + name + "'");
     if (args.size() != f->params.size()) {
@@ -303,6 +328,7 @@ class Interpreter {
     std::vector<Value> fresh = new_tensors(args);
     for (size_t i = 0; i < args.size(); ++i) inner.bind(f->params[i], fresh[i]);
     inner.run_block(f->body);
+    if (entered) *entered = std::move(fresh);  // as the body left them (add_ works in place)
     return std::move(inner.returned_);
   }
 

@@ -15,6 +15,7 @@
 #include "engine/graph/scoped_asserts.h"
 #include "engine/program/operand_mutation.h"
 #include "engine/program/schema.h"
+#include "engine/shape_env/contiguity.h"
 #include "engine/sym/make.h"
 
 namespace sf::graph {
@@ -260,19 +261,27 @@ class Tracer {
   // add_ returns its (mutated) first argument: every variable naming that tensor now names the
   // new node. Mutating a tensor that has other views alive is not modelled.
   void functionalize_mutation(const ExprPtr& e, Node* n) {
-    const TensorLike* mutated = n->value.tensor().get();
-    auto storage = fake::fake_of(n->value).storage();
+    rebind_mutated(n->value, NodeArg::of(n), e->loc.line, "add_");
+  }
+
+  // The functional form of a mutation of `mutated` (a fake tensor): every variable naming that
+  // tensor names `now` from here on, and `now` is its latest version (what a region returns for
+  // a parameter it mutated).
+  void rebind_mutated(const Value& mutated, const NodeArg& now, int line, const std::string& by) {
+    const TensorLike* tensor = mutated.tensor().get();
+    auto storage = fake::fake_of(mutated).storage();
     for (auto& [name, tv] : vars_) {
       if (tv.value.kind() != Value::Kind::kTensor) continue;
-      if (tv.value.tensor().get() == mutated) {
-        tv.arg = NodeArg::of(n);
+      if (tv.value.tensor().get() == tensor) {
+        tv.arg = now;
       } else if (fake::is_fake_tensor(tv.value) && fake::fake_of(tv.value).storage() == storage) {
         throw_user_error(UserErrorKind::kUnsupported,
-                         where(e->loc.line, "add_ on a tensor whose view '" + name +
-                                                "' is alive is not supported (views are not "
-                                                "re-derived after mutation)"));
+                         where(line, by + " on a tensor whose view '" + name +
+                                         "' is alive is not supported (views are not "
+                                         "re-derived after mutation)"));
       }
     }
+    latest_version_[tensor] = now;
   }
 
   // tolist on a 1-D tensor of static length: select + item per element (spec §11 item 6).
@@ -450,7 +459,8 @@ class Tracer {
         const program::FunctionDef& f = function(s, 0);
         std::vector<TV> operands = operand_values(s, f);
         no_operand_mutation(s, operands);
-        assign_all(s, trace_call(s, f, operands));
+        no_mutated_operand_twice(s, f, operands);
+        assign_all(s, trace_call(s, f, operands, true));
         return;
       }
       case Stmt::Kind::kMap:
@@ -615,12 +625,16 @@ class Tracer {
 
   struct TracedFunction {
     std::shared_ptr<Graph> graph;
-    std::vector<Value> outputs;
+    std::vector<Value> outputs;   // what it returns, then the last version of each mutated operand
+    std::vector<size_t> mutated;  // the operands it mutates (functionalized only)
   };
 
   // Traces `f` into a subgraph with the given inputs, in a fresh epoch so no memo crosses the
   // subgraph boundary (each branch is speculated on its own, as Dynamo bumps the epoch).
-  TracedFunction trace_function(const program::FunctionDef& f, const SubgraphInputs& in, int line) {
+  // With `functionalize` (invoke_subgraph), the last version of each operand the body mutated
+  // is an output too, after what it returns (upstream's auto-functionalization, PR #154072).
+  TracedFunction trace_function(const program::FunctionDef& f, const SubgraphInputs& in, int line,
+                                bool functionalize = false) {
     if (depth_ + 1 > kMaxHopDepth) {
       throw_user_error(
           UserErrorKind::kTooComplex,
@@ -646,8 +660,25 @@ class Tracer {
                       "' (INV-1): " + pending_str());
     }
     if (fresh_epoch) t_.mode->bump_epoch();
-    TracedFunction out{g, {}};
+    TracedFunction out{g, {}, {}};
     for (const TV& tv : inner.returned_) out.outputs.push_back(tv.value);
+    if (functionalize) {
+      Node* output = g->output();
+      std::vector<Node*> placeholders = g->placeholders();
+      for (size_t k = 0; k < in.operand_slots.size(); ++k) {
+        const Value& param = placeholders.at(in.operand_slots[k])->value;
+        if (param.kind() != Value::Kind::kTensor) continue;
+        auto last = inner.latest_version_.find(param.tensor().get());
+        if (last == inner.latest_version_.end()) continue;
+        SF_CHECK(output && last->second.kind == NodeArg::Kind::kNode)
+            << "region '" << f.name << "' mutates operand " << k << " but returns nothing";
+        output->args.push_back(last->second);
+        last->second.node->users.push_back(output);
+        out.outputs.push_back(param);
+        out.mutated.push_back(k);
+      }
+      if (!out.mutated.empty()) output->value = Value::tuple(out.outputs);
+    }
     return out;
   }
 
@@ -747,8 +778,11 @@ class Tracer {
   // call with those inputs. Each call's outputs are its own: what the region's inputs do not
   // determine is a fresh symbol the call binds. The cache is per graph: facts only grow within
   // one, so a region traced earlier is valid later, but not in another scope.
+  // With `functionalize` (invoke_subgraph), an operand the region mutates is then rebound in the
+  // caller to the node's output of its last version, and its memos go stale (its version moves
+  // on, as after add_).
   std::vector<TV> trace_call(const Stmt& s, const program::FunctionDef& f,
-                             const std::vector<TV>& operands) {
+                             const std::vector<TV>& operands, bool functionalize = false) {
     std::vector<Value> values;
     for (const TV& tv : operands)
       values.push_back(tv.value.kind() == Value::Kind::kTensor ? contiguous_clone(tv.value)
@@ -759,7 +793,7 @@ class Tracer {
     std::set<ExprRef, sym::ExprLess> inputs = in.symbols();
     auto region = regions_.find(key);
     if (region == regions_.end()) {
-      region = regions_.emplace(key, trace_function(f, in, s.loc.line)).first;
+      region = regions_.emplace(key, trace_function(f, in, s.loc.line, functionalize)).first;
     } else {
       spend_work(s.loc.line, 1);
       t_.mode->bump_epoch();  // a call is a subgraph boundary, traced again or not
@@ -774,7 +808,41 @@ class Tracer {
     }
     TV node = add_hop_node(NodeKind::kInvokeSubgraph, s, in.args, {region->second.graph}, outputs,
                            f.name);
-    return unpack(node, outputs.size(), s.loc.line);
+    std::vector<TV> all = unpack(node, outputs.size(), s.loc.line);
+    const std::vector<size_t>& mutated = region->second.mutated;
+    const size_t returned = all.size() - mutated.size();
+    for (size_t j = 0; j < mutated.size(); ++j) {
+      const TV& operand = operands.at(mutated[j]);
+      const fake::FakeTensor& t = fake::fake_of(operand.value);
+      if (!is_contiguous(*t_.env, t.sizes(), t.strides())) {
+        throw_user_error(
+            UserErrorKind::kUnsupported,
+            where(s.loc.line, "invoke_subgraph: '" + f.name + "' mutates its operand '" +
+                                  f.params.at(mutated[j]) + "', a " + t.type_str() +
+                                  " that is not contiguous: not supported (its new "
+                                  "value comes back contiguous); pass a contiguous "
+                                  "tensor"));
+      }
+      t.bump_version();
+      rebind_mutated(operand.value, all[returned + j].arg, s.loc.line, "invoke_subgraph");
+    }
+    all.resize(returned);
+    return all;
+  }
+
+  // invoke_subgraph: an operand the region may mutate is not passed twice (eager's rule too).
+  void no_mutated_operand_twice(const Stmt& s, const program::FunctionDef& f,
+                                const std::vector<TV>& operands) {
+    std::vector<bool> tensors;
+    for (const TV& tv : operands) tensors.push_back(tv.value.kind() == Value::Kind::kTensor);
+    for (size_t i : program::mutated_operands(f, tensors)) {
+      for (size_t j = 0; j < operands.size(); ++j) {
+        if (j != i && tensors[j] && operands[j].value.tensor() == operands[i].value.tensor()) {
+          throw_user_error(UserErrorKind::kInvalidProgram,
+                           where(s.loc.line, program::mutated_twice_message(f, i, j)));
+        }
+      }
+    }
   }
 
   // Whether `out` has the kind of `in`, and for a tensor its dtype and (provably) its sizes.
@@ -1115,7 +1183,9 @@ class Tracer {
   Trace& t_;
   Graph& g_;
   int depth_ = 0;
-  std::vector<TV> returned_;               // what the function's return statement evaluated
+  std::vector<TV> returned_;  // what the function's return statement evaluated
+  // The last version of each tensor mutated here (add_, or a region that mutates it).
+  std::map<const TensorLike*, NodeArg> latest_version_;
   std::vector<bool> last_view_decisions_;  // of the last evaluate()
   std::map<std::string, TV> vars_;
   // Where each symbol can be read from at runtime: the binding node and keypath.

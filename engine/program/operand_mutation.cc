@@ -2,6 +2,7 @@
 #include "engine/program/operand_mutation.h"
 
 #include <map>
+#include <set>
 
 #include "engine/base/errors.h"
 #include "engine/program/schema.h"
@@ -23,8 +24,8 @@ ExprPtr first_argument(const Expr& call) {
 
 class MutationFinder {
  public:
-  explicit MutationFinder(std::map<std::string, std::string> aliases)
-      : aliases_(std::move(aliases)) {}
+  MutationFinder(std::map<std::string, std::string> aliases, bool mutation_allowed)
+      : aliases_(std::move(aliases)), mutation_allowed_(mutation_allowed) {}
 
   // Walks a block; the names that may alias a parameter afterwards are in aliases_ (name ->
   // the parameter).
@@ -36,6 +37,7 @@ class MutationFinder {
   }
 
   std::optional<OperandMutation> found() const { return found_; }
+  const std::set<std::string>& mutated() const { return mutated_; }
 
  private:
   void stmt(const Stmt& s) {
@@ -63,10 +65,13 @@ class MutationFinder {
         for (const std::string& t : s.targets) aliases_.erase(t);  // new tensors
         break;
       case Stmt::Kind::kIf: {
-        MutationFinder then_part(aliases_), else_part(aliases_);
+        MutationFinder then_part(aliases_, mutation_allowed_),
+            else_part(aliases_, mutation_allowed_);
         then_part.block(s.then_body);
         else_part.block(s.else_body);
         found_ = then_part.found_ ? then_part.found_ : else_part.found_;
+        for (const MutationFinder* part : {&then_part, &else_part})
+          mutated_.insert(part->mutated_.begin(), part->mutated_.end());
         aliases_ = then_part.aliases_;
         aliases_.insert(else_part.aliases_.begin(), else_part.aliases_.end());
         break;
@@ -106,31 +111,55 @@ class MutationFinder {
         return;
       }
       if (std::optional<std::string> root = alias_root(first_argument(x))) {
-        found_ = OperandMutation{*root, x.loc};
+        mutated_.insert(*root);
+        if (!mutation_allowed_) found_ = OperandMutation{*root, x.loc};
       }
     });
   }
 
   std::map<std::string, std::string> aliases_;
+  bool mutation_allowed_;
   std::optional<OperandMutation> found_;
+  std::set<std::string> mutated_;  // every parameter some add_ may mutate
 };
 
 }  // namespace
 
-std::optional<OperandMutation> find_operand_mutation(const FunctionDef& f,
-                                                     const std::vector<bool>& tensor_params) {
+namespace {
+
+MutationFinder run_finder(const FunctionDef& f, const std::vector<bool>& tensor_params,
+                          bool mutation_allowed) {
   std::map<std::string, std::string> params;
   for (size_t i = 0; i < f.params.size() && i < tensor_params.size(); ++i) {
     if (tensor_params[i]) params.emplace(f.params[i], f.params[i]);
   }
-  MutationFinder finder(std::move(params));
+  MutationFinder finder(std::move(params), mutation_allowed);
   finder.block(f.body);
-  return finder.found();
+  return finder;
+}
+
+}  // namespace
+
+std::optional<OperandMutation> find_operand_mutation(const FunctionDef& f,
+                                                     const std::vector<bool>& tensor_params,
+                                                     bool mutation_allowed) {
+  return run_finder(f, tensor_params, mutation_allowed).found();
+}
+
+std::vector<size_t> mutated_operands(const FunctionDef& f, const std::vector<bool>& tensor_params) {
+  // Allowed, so the walk goes on past the first mutation and collects them all.
+  MutationFinder finder = run_finder(f, tensor_params, true);
+  std::vector<size_t> out;
+  for (size_t i = 0; i < f.params.size() && i < tensor_params.size(); ++i) {
+    if (tensor_params[i] && finder.mutated().count(f.params[i])) out.push_back(i);
+  }
+  return out;
 }
 
 void check_no_operand_mutation(const FunctionDef& f, const std::vector<bool>& tensor_params,
                                const Stmt& call) {
-  std::optional<OperandMutation> m = find_operand_mutation(f, tensor_params);
+  std::optional<OperandMutation> m =
+      find_operand_mutation(f, tensor_params, call.kind == Stmt::Kind::kInvokeSubgraph);
   if (!m) return;
   const std::string where = "line " + std::to_string(m->loc.line) + ": " +
                             higher_order_name(call.kind) + ": function '" + f.name + "' ";
@@ -146,6 +175,12 @@ void check_no_operand_mutation(const FunctionDef& f, const std::vector<bool>& te
                        "' (add_): higher-order ops refuse input mutation (torch.cond and "
                        "torch.while_loop do); mutate a copy instead (c = " +
                        m->operand + " + 0, then add_(c, ...))");
+}
+
+std::string mutated_twice_message(const FunctionDef& f, size_t i, size_t j) {
+  return "invoke_subgraph: function '" + f.name + "' mutates its operand " + std::to_string(i) +
+         " ('" + f.params.at(i) + "'), which is passed again as operand " + std::to_string(j) +
+         ": a mutated operand must not alias another (pass a copy, x + 0, for one of them)";
 }
 
 }  // namespace sf::program

@@ -1,6 +1,7 @@
 // The functions the higher-order ops call must not mutate their operands nor return them (or a
 // view of them): torch.cond and torch.while_loop refuse input mutation and aliasing. One static
-// rule that eager and the tracer both apply.
+// rule that eager and the tracer both apply. invoke_subgraph alone may mutate (its mutations are
+// functionalized, as upstream auto-functionalizes a region since PR #154072).
 #pragma once
 
 #include <optional>
@@ -21,12 +22,22 @@ struct OperandMutation {
 // assignment of it, a view of it, add_'s own result, in either branch of an `if`; or a returned
 // value that may alias one. Outputs of a nested higher-order op are new tensors.
 // tensor_params[i]: whether parameter i is a tensor.
+// With `mutation_allowed`, only a returned alias is a finding.
 std::optional<OperandMutation> find_operand_mutation(const FunctionDef& f,
-                                                     const std::vector<bool>& tensor_params);
+                                                     const std::vector<bool>& tensor_params,
+                                                     bool mutation_allowed = false);
+
+// The tensor parameters (indices) some add_ in f's body may mutate, by the same aliasing rule.
+std::vector<size_t> mutated_operands(const FunctionDef& f, const std::vector<bool>& tensor_params);
 
 // Throws invalid_program naming the higher-order op (the statement `call` that calls f), the
-// function and the operand when f mutates one of its tensor operands or returns one.
+// function and the operand when f mutates one of its tensor operands (but for invoke_subgraph)
+// or returns one.
 void check_no_operand_mutation(const FunctionDef& f, const std::vector<bool>& tensor_params,
                                const Stmt& call);
+
+// invoke_subgraph's error for an operand `f` mutates (parameter i) that is passed again as
+// operand j: which one the caller would see is not defined (torch: mutated inputs must not alias).
+std::string mutated_twice_message(const FunctionDef& f, size_t i, size_t j);
 
 }  // namespace sf::program

@@ -796,7 +796,8 @@ class Generator {
   }
 
   // invoke_subgraph: a region drawn like a program over a tensor (and sometimes an int), which
-  // sometimes starts with an item() or a nonzero of its operand, returning a fresh dense tensor
+  // sometimes starts with an item() or a nonzero of its operand, sometimes by adding 1 to it in
+  // place (the caller sees it: an auto-functionalized mutation), returning a fresh dense tensor
   // and sometimes an int; called up to three times, again on the same operands (the region is
   // traced once and each call binds its own symbols) or on another tensor of its dtype and rank.
   bool try_invoke_subgraph() {
@@ -815,6 +816,10 @@ class Generator {
       if (statement_allowed(op)) {
         prelude.push_back(program::ProgramBuilder::assign_stmt("d", call(op, {of})));
       }
+    }
+    const bool mutates = src_.chance(1, 4) && statement_allowed("add_");
+    if (mutates) {
+      prelude.push_back(program::ProgramBuilder::assign_stmt("m", call("add_", {v("a"), i(1)})));
     }
     Body body = draw_body(params, true, std::move(prelude));
     auto numeric = [](const HostValue& x) { return is_numeric_tensor(x); };
@@ -835,18 +840,27 @@ class Generator {
     st.kind = Stmt::Kind::kInvokeSubgraph;
     st.functions = {"region" + n};
     st.operands = {v(t->name)};
+    if (mutates) {
+      // It mutates a copy made here (as try_mutation does): not an input, not a view of one.
+      std::string copy = "r" + n;
+      if (!accept(program::ProgramBuilder::assign_stmt(copy, add(v(t->name), i(0))), copy)) {
+        return false;
+      }
+      st.operands[0] = v(copy);
+    }
     if (k) st.operands.push_back(v(k->name));
     st.targets = targets;
     // (Accepting appends to vars_: what the later calls need of `t` is copied first.)
     const HostValue first = t->value;
     const bool unbacked = unbacked_vars_.count(t->name) > 0;
     if (!accept_higher_order(st, std::move(fns))) return false;
+    if (mutates) added_one(st.operands[0]->name);
     for (int64_t calls = src_.range(0, 2); calls > 0; --calls) {
       Stmt again = st;
       std::string m = std::to_string(line_);
       again.targets = {"g" + m};
       if (st.targets.size() > 1) again.targets.push_back("h" + m);
-      if (src_.chance(1, 3)) {
+      if (!mutates && src_.chance(1, 3)) {
         // Another tensor like the first (its dtype, rank and whether its sizes may be unbacked).
         const Var* other = pick([&](const HostValue& x) {
           return is_numeric_tensor(x) && x.tensor.dtype == first.tensor.dtype &&
@@ -856,7 +870,11 @@ class Generator {
           again.operands[0] = v(other->name);
       }
       std::vector<std::string> names = again.targets;
-      if (accept(std::move(again), names)) unbacked_vars_.insert(names.begin(), names.end());
+      const std::string operand = again.operands[0]->name;
+      if (accept(std::move(again), names)) {
+        unbacked_vars_.insert(names.begin(), names.end());
+        if (mutates) added_one(operand);
+      }
     }
     return true;
   }
@@ -1039,6 +1057,16 @@ class Generator {
     }
     st.dim = dim;
     return accept_higher_order(std::move(st), std::move(fns));
+  }
+
+  // What a region that adds 1 to its operand in place did to the caller's tensor `name` (and to
+  // every name of it: the values recorded for them are the same tensor's).
+  void added_one(const std::string& name) {
+    for (Var& var : vars_) {
+      if (var.name != name) continue;
+      for (int64_t& e : var.value.tensor.ints) e += 1;
+      for (float& e : var.value.tensor.floats) e += 1;
+    }
   }
 
   // n statement draws, each dropped when 8 attempts cannot make it valid.

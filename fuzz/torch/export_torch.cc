@@ -12,6 +12,7 @@
 #include "engine/base/check.h"
 #include "engine/program/input_data.h"
 #include "engine/program/number_text.h"
+#include "engine/program/operand_mutation.h"
 #include "engine/program/schema.h"
 #include "fuzz/torch/prelude_text.h"
 
@@ -43,6 +44,18 @@ std::string torch_dtype(DType d) {
 std::string py_name(const std::string& name) { return "v_" + name; }
 // The nested compile region wrapping function `name` (user names all start with v_).
 std::string region_name(const std::string& name) { return "sf_region_" + name; }
+
+// ", keep=(i, ...)": the operands of a region call that its function mutates ("" if none).
+std::string mutated_indices(const program::Program& p, const Stmt& s) {
+  const program::FunctionDef* f = p.function(s.functions.at(0));
+  if (!f) return "";
+  std::vector<size_t> mutated =
+      program::mutated_operands(*f, std::vector<bool>(f->params.size(), true));
+  if (mutated.empty()) return "";
+  std::string out = ", keep=(";
+  for (size_t i : mutated) out += std::to_string(i) + ",";
+  return out + ")";
+}
 
 std::string py_float(double v) {
   if (std::isnan(v)) return "float('nan')";
@@ -342,9 +355,11 @@ class Emitter {
           break;
         case Stmt::Kind::kInvokeSubgraph:
           // The function wrapped once as a nested compile region (torch.ops.higher_order.
-          // invoke_subgraph once compiled), called on fresh operands as the other HOPs are.
+          // invoke_subgraph once compiled), called on fresh operands as the other HOPs are, but
+          // for those it mutates: the caller's own tensors (torch functionalizes the mutation).
           out_ += pad + targets(s) + (s.targets.size() == 1 ? ", = " : " = ") +
-                  region_name(s.functions[0]) + "(*sf_fresh(" + tuple(s.operands) + "))\n";
+                  region_name(s.functions[0]) + "(*sf_fresh(" + tuple(s.operands) +
+                  mutated_indices(p_, s) + "))\n";
           break;
       }
     }

@@ -108,12 +108,14 @@ def sf_count_nonzero(a, dim):
     return torch.count_nonzero(a) if dim is None else torch.count_nonzero(a, dim=sf_dims(a, dim))
 
 
-def sf_fresh(values):
+def sf_fresh(values, keep=()):
     # In our semantics the operands of cond / while_loop enter as contiguous clones and what a
     # branch or body returns is a new tensor: so here too (torch.cond refuses an output aliasing
-    # an input, and while_loop a body output whose strides differ from the carry's).
-    return tuple(v.clone(memory_format=torch.contiguous_format) if sf_is_tensor(v) else v
-                 for v in values)
+    # an input, and while_loop a body output whose strides differ from the carry's). `keep`: the
+    # positions passed as they are (what a region mutates, the caller sees).
+    return tuple(v.clone(memory_format=torch.contiguous_format)
+                 if sf_is_tensor(v) and i not in keep else v
+                 for i, v in enumerate(values))
 
 
 def sf_scan(fn, init, xs):
