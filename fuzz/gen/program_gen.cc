@@ -840,6 +840,9 @@ class Generator {
     st.kind = Stmt::Kind::kInvokeSubgraph;
     st.functions = {"region" + n};
     st.operands = {v(t->name)};
+    // (Accepting appends to vars_: what the later calls need of `t` is copied first.)
+    const HostValue first = t->value;
+    const bool unbacked = unbacked_vars_.count(t->name) > 0;
     if (mutates) {
       // It mutates a copy made here (as try_mutation does): not an input, not a view of one.
       std::string copy = "r" + n;
@@ -850,9 +853,6 @@ class Generator {
     }
     if (k) st.operands.push_back(v(k->name));
     st.targets = targets;
-    // (Accepting appends to vars_: what the later calls need of `t` is copied first.)
-    const HostValue first = t->value;
-    const bool unbacked = unbacked_vars_.count(t->name) > 0;
     if (!accept_higher_order(st, std::move(fns))) return false;
     if (mutates) added_one(st.operands[0]->name);
     for (int64_t calls = src_.range(0, 2); calls > 0; --calls) {
