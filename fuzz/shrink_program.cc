@@ -90,6 +90,7 @@ Candidates return_candidates(const Program& p) {
   for_each_list(p, [&](Program& copy, std::vector<Stmt>& list) {
     for (Stmt& s : list) {
       if (s.kind != Stmt::Kind::kReturn) continue;
+      const bool program_return = &list == &copy.body;  // a function's must keep its kinds
       std::vector<ExprPtr> all = s.returns;
       for (size_t j = all.size(); j-- > 0;) {
         if (all.size() >= 2) {
@@ -97,7 +98,7 @@ Candidates return_candidates(const Program& p) {
           s.returns.erase(s.returns.begin() + static_cast<long>(j));
           out.push_back(copy);
         }
-        if (all[j] && all[j]->kind != Expr::Kind::kInt) {
+        if (program_return && all[j] && all[j]->kind != Expr::Kind::kInt) {
           s.returns = all;
           s.returns[j] = Expr::integer(0);
           out.push_back(copy);

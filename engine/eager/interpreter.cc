@@ -498,7 +498,6 @@ class Interpreter {
   std::vector<Value> run_associative_scan(const Stmt& s) {
     const char* what = "associative_scan";
     std::vector<Value> xs = operands(s);
-    no_operand_mutation(s, xs);
     const program::FunctionDef* f = function_named(s.functions[0]);
     if (!f) invalid("undefined function '" + s.functions[0] + "'");
     if (xs.empty())
@@ -509,6 +508,9 @@ class Interpreter {
               std::to_string(2 * xs.size()) + " (a left and a right row of each of the " +
               std::to_string(xs.size()) + " operands)");
     }
+    std::vector<Value> both = xs;  // the left rows' parameters, then the right rows'
+    both.insert(both.end(), xs.begin(), xs.end());
+    no_operand_mutation(s, both);
     const int64_t d = scan_dim(s, xs);
     std::vector<program::HostTensor> moved;
     for (const Value& x : xs) moved.push_back(program::move_dim(*x.tensor, d, 0));

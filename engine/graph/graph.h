@@ -96,10 +96,12 @@ struct Node {
   // placeholders are, in order, the lifted symbols and operands the node's args supply (after
   // cond's predicate) and whose output node returns the function's values.
   std::vector<std::shared_ptr<class Graph>> subgraphs;
-  std::string function_names;       // "then_fn, else_fn" (for printing)
-  std::vector<size_t> carry_args;   // kWhileLoop, kScan: the carries' args (others: lifted)
-  std::vector<size_t> mapped_args;  // kMap, kScan: the args of the operands gone over by rows
-  int64_t scan_dim = 0;             // kAssociativeScan: the dim (in [0, rank))
+  std::string function_names;  // "then_fn, else_fn" (for printing)
+  // kWhileLoop, kScan: the carries' args (others: lifted); kAssociativeScan: the left rows'.
+  std::vector<size_t> carry_args;
+  // kMap, kScan: the args of the operands gone over by rows; kAssociativeScan: the right rows'.
+  std::vector<size_t> mapped_args;
+  int64_t scan_dim = 0;  // kAssociativeScan: the dim (in [0, rank))
   std::vector<Node*> users;
   std::list<std::unique_ptr<Node>>::iterator pos;
 };

@@ -636,10 +636,11 @@ class Tracer {
   TracedFunction trace_function(const program::FunctionDef& f, const SubgraphInputs& in, int line,
                                 bool functionalize = false) {
     if (depth_ + 1 > kMaxHopDepth) {
-      throw_user_error(
-          UserErrorKind::kTooComplex,
-          where(line, "higher-order ops (cond, while_loop, invoke_subgraph) nested deeper than " +
-                          std::to_string(kMaxHopDepth)));
+      throw_user_error(UserErrorKind::kTooComplex,
+                       where(line,
+                             "higher-order ops (cond, while_loop, invoke_subgraph, map, scan, "
+                             "associative_scan) nested deeper than " +
+                                 std::to_string(kMaxHopDepth)));
     }
     SF_CHECK(t_.env->pending_fresh_unbacked_symbols().empty())
         << "pending symbols before a subgraph: " << pending_str();
@@ -663,18 +664,22 @@ class Tracer {
     TracedFunction out{g, {}, {}};
     for (const TV& tv : inner.returned_) out.outputs.push_back(tv.value);
     if (functionalize) {
+      // The operands f mutates by the static rule eager and export-torch apply (a mutation only
+      // through a region f calls is not one: eager runs that region on f's copy).
       Node* output = g->output();
       std::vector<Node*> placeholders = g->placeholders();
-      for (size_t k = 0; k < in.operand_slots.size(); ++k) {
-        const Value& param = placeholders.at(in.operand_slots[k])->value;
-        if (param.kind() != Value::Kind::kTensor) continue;
+      std::vector<bool> tensors;
+      for (size_t slot : in.operand_slots)
+        tensors.push_back(placeholders.at(slot)->value.kind() == Value::Kind::kTensor);
+      for (size_t k : program::mutated_operands(f, tensors)) {
+        const Value& param = placeholders.at(in.operand_slots.at(k))->value;
         auto last = inner.latest_version_.find(param.tensor().get());
         if (last == inner.latest_version_.end()) continue;
         SF_CHECK(output && last->second.kind == NodeArg::Kind::kNode)
             << "region '" << f.name << "' mutates operand " << k << " but returns nothing";
         output->args.push_back(last->second);
         last->second.node->users.push_back(output);
-        out.outputs.push_back(param);
+        out.outputs.push_back(last->second.node->value);
         out.mutated.push_back(k);
       }
       if (!out.mutated.empty()) output->value = Value::tuple(out.outputs);
@@ -788,7 +793,7 @@ class Tracer {
       values.push_back(tv.value.kind() == Value::Kind::kTensor ? contiguous_clone(tv.value)
                                                                : tv.value);
     SubgraphInputs in = lift(operands, values, f.params);
-    std::string key = f.name;
+    std::string key = f.name + (functionalize ? " (functionalized)" : "");
     for (const auto& [name, v] : in.placeholders) key += "|" + name + ": " + value_type_str(v);
     std::set<ExprRef, sym::ExprLess> inputs = in.symbols();
     auto region = regions_.find(key);
@@ -1064,8 +1069,9 @@ class Tracer {
       if (x.value.kind() != Value::Kind::kTensor || fake::fake_of(x.value).dim() == 0) {
         throw_user_error(
             UserErrorKind::kInvalidProgram,
-            where(s.loc.line, "associative_scan: every operand is a tensor of rank >= 1, got " +
-                                  x.value.str()));
+            where(s.loc.line, "associative_scan: operand " + std::to_string(&x - xs.data()) +
+                                  " is " + x.value.str() +
+                                  "; every operand is a tensor of rank >= 1"));
       }
       const fake::FakeTensor& t = fake::fake_of(x.value);
       if (rank >= 0 && t.dim() != rank) {
@@ -1083,10 +1089,11 @@ class Tracer {
       }
       const SymInt& n = t.sizes()[s.dim < 0 ? s.dim + rank : s.dim];
       if (size && !t_.env->statically_known_true(sym_eq(*size, n))) {
-        throw_user_error(UserErrorKind::kShape,
-                         where(s.loc.line, "associative_scan: the operands' sizes along dim " +
-                                               std::to_string(s.dim) + " differ (" + size->str() +
-                                               " and " + n.str() + ")"));
+        throw_user_error(
+            UserErrorKind::kShape,
+            where(s.loc.line, "associative_scan: the operands' sizes along dim " +
+                                  std::to_string(s.dim < 0 ? s.dim + rank : s.dim) + " differ (" +
+                                  size->str() + " and " + n.str() + ")"));
       }
       size = n;
     }

@@ -123,10 +123,6 @@ class MutationFinder {
   std::set<std::string> mutated_;  // every parameter some add_ may mutate
 };
 
-}  // namespace
-
-namespace {
-
 MutationFinder run_finder(const FunctionDef& f, const std::vector<bool>& tensor_params,
                           bool mutation_allowed) {
   std::map<std::string, std::string> params;

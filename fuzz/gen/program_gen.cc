@@ -643,13 +643,16 @@ class Generator {
     std::vector<Var> vars;
     std::vector<program::FunctionDef> functions;
   };
-  Body draw_body(const std::vector<Param>& params, bool runs, std::vector<Stmt> prelude) {
+  // `incremented`: a parameter the prelude adds 1 to in place (its recorded value follows).
+  Body draw_body(const std::vector<Param>& params, bool runs, std::vector<Stmt> prelude,
+                 const std::string& incremented = "") {
     // Its lines (and so the names of its own functions) come after the caller's current one.
     Generator g(src_, policy_, params, depth_ + 1, runs, line_ + 1);
     for (Stmt& st : prelude) {
       std::vector<std::string> names = st.targets;
       g.accept(std::move(st), names);
     }
+    if (!incremented.empty()) g.added_one(incremented);
     // Bodies are shorter than programs, nested ones shorter still (the size budget).
     g.draw_statements(static_cast<int>(src_.range(1, depth_ == 0 ? 4 : 2)));
     line_ = g.line_;
@@ -821,7 +824,7 @@ class Generator {
     if (mutates) {
       prelude.push_back(program::ProgramBuilder::assign_stmt("m", call("add_", {v("a"), i(1)})));
     }
-    Body body = draw_body(params, true, std::move(prelude));
+    Body body = draw_body(params, true, std::move(prelude), mutates ? "a" : "");
     auto numeric = [](const HostValue& x) { return is_numeric_tensor(x); };
     program::FunctionDef f{"region" + n, {}, std::move(body.stmts), {}};
     for (const Param& prm : params) f.params.push_back(prm.name);
@@ -840,9 +843,10 @@ class Generator {
     st.kind = Stmt::Kind::kInvokeSubgraph;
     st.functions = {"region" + n};
     st.operands = {v(t->name)};
-    // (Accepting appends to vars_: what the later calls need of `t` is copied first.)
+    // (Accepting appends to vars_: what the later calls need of `t` and `k` is copied first.)
     const HostValue first = t->value;
     const bool unbacked = unbacked_vars_.count(t->name) > 0;
+    const std::string k_name = k ? k->name : "";
     if (mutates) {
       // It mutates a copy made here (as try_mutation does): not an input, not a view of one.
       std::string copy = "r" + n;
@@ -851,7 +855,7 @@ class Generator {
       }
       st.operands[0] = v(copy);
     }
-    if (k) st.operands.push_back(v(k->name));
+    if (k) st.operands.push_back(v(k_name));
     st.targets = targets;
     if (!accept_higher_order(st, std::move(fns))) return false;
     if (mutates) added_one(st.operands[0]->name);

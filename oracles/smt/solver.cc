@@ -499,8 +499,9 @@ Result Session::check(const std::vector<ExprRef>& query, bool with_core) {
       }
       case z3::unknown:
         r.status = Status::kUnknown;
-        r.reason = interrupted ? "wall-clock limit of " + std::to_string(m.opts.timeout_ms) +
-                                     " ms (Z3 said: " + m.solver.reason_unknown() + ")"
+        // Interrupted by our watchdog, Z3's own reason depends on where the interrupt landed
+        // ("canceled", "incomplete (theory ...)"): left out, so a replay gives the same message.
+        r.reason = interrupted ? "wall-clock limit of " + std::to_string(m.opts.timeout_ms) + " ms"
                                : m.solver.reason_unknown();
         break;
     }
