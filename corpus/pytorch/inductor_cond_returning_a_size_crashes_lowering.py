@@ -331,7 +331,7 @@ def v_then5(v_a):
 
 
 def sf_program(v_a):
-    v_c5, v_j5 = torch.cond(v_a, v_then5, v_then5, sf_fresh((v_a,)))
+    v_c5, v_j5 = torch.cond((v_a > 0), v_then5, v_then5, sf_fresh((v_a,)))
     return (0,)
 
 
