@@ -290,16 +290,9 @@ class Interpreter {
     const program::FunctionDef* f = function_named(s.functions[0]);
     std::vector<size_t> mutated;
     if (f && f->params.size() == args.size()) {
-      std::vector<bool> tensors;
-      for (const Value& v : args) tensors.push_back(v.is_tensor());
-      mutated = program::mutated_operands(*f, tensors);
-      for (size_t i : mutated) {
-        for (size_t j = 0; j < args.size(); ++j) {
-          if (j != i && args[j].is_tensor() && args[j].tensor == args[i].tensor) {
-            invalid(mutated_twice_message(*f, i, j));
-          }
-        }
-      }
+      std::vector<const void*> tensors;
+      for (const Value& v : args) tensors.push_back(v.is_tensor() ? v.tensor.get() : nullptr);
+      mutated = program::region_mutated_operands(*f, tensors, s);
     }
     std::vector<Value> entered;
     std::vector<Value> out = call(s.functions[0], args, &entered);
@@ -539,7 +532,7 @@ class Interpreter {
   // The dim associative_scan goes over, in [0, rank) of every operand (a negative one counts
   // from the end, as torch canonicalizes it), which all have the same size along it.
   static int64_t scan_dim(const Stmt& s, const std::vector<Value>& xs) {
-    int64_t rank = -1, size = -1;
+    int64_t rank = -1, size = -1, d = 0;
     for (const Value& x : xs) {
       if (!x.is_tensor() || x.tensor->sizes.empty()) {
         invalid("associative_scan: every operand is a tensor of rank >= 1, got " + x.describe());
@@ -557,7 +550,7 @@ class Interpreter {
                 " operands (torch: 'All xs leaves must have at least "
                 "'dim + 1' dimensions')");
       }
-      int64_t d = s.dim < 0 ? s.dim + rank : s.dim;
+      d = s.dim < 0 ? s.dim + rank : s.dim;
       if (size >= 0 && x.tensor->sizes[d] != size) {
         throw_user_error(UserErrorKind::kShape, "associative_scan: the operands' sizes along dim " +
                                                     std::to_string(d) + " differ (" +
@@ -566,7 +559,7 @@ class Interpreter {
       }
       size = x.tensor->sizes[d];
     }
-    return s.dim < 0 ? s.dim + rank : s.dim;
+    return d;
   }
 
   // The combine function returns one row per operand, each of its dtype and shape.

@@ -838,16 +838,12 @@ class Tracer {
   // invoke_subgraph: an operand the region may mutate is not passed twice (eager's rule too).
   void no_mutated_operand_twice(const Stmt& s, const program::FunctionDef& f,
                                 const std::vector<TV>& operands) {
-    std::vector<bool> tensors;
-    for (const TV& tv : operands) tensors.push_back(tv.value.kind() == Value::Kind::kTensor);
-    for (size_t i : program::mutated_operands(f, tensors)) {
-      for (size_t j = 0; j < operands.size(); ++j) {
-        if (j != i && tensors[j] && operands[j].value.tensor() == operands[i].value.tensor()) {
-          throw_user_error(UserErrorKind::kInvalidProgram,
-                           where(s.loc.line, program::mutated_twice_message(f, i, j)));
-        }
-      }
+    std::vector<const void*> tensors;
+    for (const TV& tv : operands) {
+      tensors.push_back(tv.value.kind() == Value::Kind::kTensor ? tv.value.tensor().get()
+                                                                : nullptr);
     }
+    program::region_mutated_operands(f, tensors, s);
   }
 
   // Whether `out` has the kind of `in`, and for a tensor its dtype and (provably) its sizes.
@@ -1064,7 +1060,7 @@ class Tracer {
   // equal.
   int64_t scan_dim(const Stmt& s, const std::vector<TV>& xs) {
     std::optional<SymInt> size;
-    int64_t rank = -1;
+    int64_t rank = -1, d = 0;
     for (const TV& x : xs) {
       if (x.value.kind() != Value::Kind::kTensor || fake::fake_of(x.value).dim() == 0) {
         throw_user_error(
@@ -1087,17 +1083,17 @@ class Tracer {
                                                " is out of range for rank " + std::to_string(rank) +
                                                " operands"));
       }
-      const SymInt& n = t.sizes()[s.dim < 0 ? s.dim + rank : s.dim];
+      d = s.dim < 0 ? s.dim + rank : s.dim;
+      const SymInt& n = t.sizes()[d];
       if (size && !t_.env->statically_known_true(sym_eq(*size, n))) {
-        throw_user_error(
-            UserErrorKind::kShape,
-            where(s.loc.line, "associative_scan: the operands' sizes along dim " +
-                                  std::to_string(s.dim < 0 ? s.dim + rank : s.dim) + " differ (" +
-                                  size->str() + " and " + n.str() + ")"));
+        throw_user_error(UserErrorKind::kShape,
+                         where(s.loc.line, "associative_scan: the operands' sizes along dim " +
+                                               std::to_string(d) + " differ (" + size->str() +
+                                               " and " + n.str() + ")"));
       }
       size = n;
     }
-    return s.dim < 0 ? s.dim + rank : s.dim;
+    return d;
   }
 
   // Bug zoo (before PR #148657): the combine function run once in the caller to check what it

@@ -173,10 +173,25 @@ void check_no_operand_mutation(const FunctionDef& f, const std::vector<bool>& te
                        m->operand + " + 0, then add_(c, ...))");
 }
 
-std::string mutated_twice_message(const FunctionDef& f, size_t i, size_t j) {
-  return "invoke_subgraph: function '" + f.name + "' mutates its operand " + std::to_string(i) +
-         " ('" + f.params.at(i) + "'), which is passed again as operand " + std::to_string(j) +
-         ": a mutated operand must not alias another (pass a copy, x + 0, for one of them)";
+std::vector<size_t> region_mutated_operands(const FunctionDef& f,
+                                            const std::vector<const void*>& tensors,
+                                            const Stmt& call) {
+  std::vector<bool> is_tensor;
+  for (const void* t : tensors) is_tensor.push_back(t != nullptr);
+  std::vector<size_t> mutated = mutated_operands(f, is_tensor);
+  for (size_t i : mutated) {
+    for (size_t j = 0; j < tensors.size(); ++j) {
+      if (j == i || tensors[j] != tensors[i]) continue;
+      throw_user_error(UserErrorKind::kInvalidProgram,
+                       "line " + std::to_string(call.loc.line) + ": " +
+                           higher_order_name(call.kind) + ": function '" + f.name +
+                           "' mutates its operand " + std::to_string(i) + " ('" + f.params.at(i) +
+                           "'), which is passed again as operand " + std::to_string(j) +
+                           ": a mutated operand must not alias another (pass a copy, x + 0, for "
+                           "one of them)");
+    }
+  }
+  return mutated;
 }
 
 }  // namespace sf::program

@@ -36,8 +36,12 @@ std::vector<size_t> mutated_operands(const FunctionDef& f, const std::vector<boo
 void check_no_operand_mutation(const FunctionDef& f, const std::vector<bool>& tensor_params,
                                const Stmt& call);
 
-// invoke_subgraph's error for an operand `f` mutates (parameter i) that is passed again as
-// operand j: which one the caller would see is not defined (torch: mutated inputs must not alias).
-std::string mutated_twice_message(const FunctionDef& f, size_t i, size_t j);
+// invoke_subgraph (the statement `call`) of region f: the operands f may mutate, after checking
+// that none of them is passed again (invalid_program naming both positions: which value the
+// caller would see is not defined). tensors[i]: operand i's tensor, as an identity (null for an
+// int), so eager and the tracer apply the one rule to their own values.
+std::vector<size_t> region_mutated_operands(const FunctionDef& f,
+                                            const std::vector<const void*>& tensors,
+                                            const Stmt& call);
 
 }  // namespace sf::program

@@ -128,10 +128,6 @@ Value repropagate_hop(Trace& t, Graph& g, const Node& old, Node& n, const Reprop
     SF_CHECK(outs[0].size() == outs[1].size()) << "cond branches re-propagated apart";
     for (size_t i = 0; i < outs[0].size(); ++i)
       values.push_back(merge_cond_output(*t.mode, outs[0][i], outs[1][i], i, where));
-  } else if (old.kind == NodeKind::kAssociativeScan) {
-    // Its outputs have its operands' shapes (as they are now), like a loop's carries.
-    for (size_t k : old.carry_args)
-      values.push_back(while_loop_output(*t.mode, n.args.at(k).node->value));
   } else if (old.kind == NodeKind::kInvokeSubgraph || old.kind == NodeKind::kMap ||
              old.kind == NodeKind::kScan) {
     // What the region's placeholders hold are its inputs (the traced names, as the caller's
@@ -158,7 +154,8 @@ Value repropagate_hop(Trace& t, Graph& g, const Node& old, Node& n, const Reprop
         values.push_back(invoke_subgraph_output(*t.mode, v, inputs, where));
     }
   } else {
-    // The carries' values entering the loop (the other args are lifted symbols).
+    // while_loop: the carries' values entering the loop (the other args are lifted symbols);
+    // associative_scan: its operands (in the left rows' slots), whose shapes its outputs keep.
     for (size_t k : old.carry_args) {
       const NodeArg& a = n.args.at(k);
       Value carry = a.kind == NodeArg::Kind::kNode ? a.node->value : Value(SymInt(a.i));
