@@ -662,6 +662,22 @@ class Generator {
     return Body{std::move(g.p_.body), std::move(g.vars_), std::move(g.p_.functions)};
   }
 
+  // Half the time a body's first statement: `d = nonzero(nonzero_of)` or `d = item(sum of
+  // param)`, a data-dependent value the body's own symbols come from (when the op is allowed).
+  std::vector<Stmt> data_dependent_prelude(const std::string& param, ExprPtr nonzero_of) {
+    std::vector<Stmt> prelude;
+    if (src_.chance(1, 2)) {
+      const char* op = src_.chance(1, 2) ? "nonzero" : "item";
+      ExprPtr of = std::string(op) == "item"
+                       ? call("sum", {call("flatten", {v(param)}), list({i(0)})})
+                       : std::move(nonzero_of);
+      if (statement_allowed(op)) {
+        prelude.push_back(program::ProgramBuilder::assign_stmt("d", call(op, {of})));
+      }
+    }
+    return prelude;
+  }
+
   static bool is_numeric_tensor(const HostValue& x) {
     return is_tensor(x) && !x.tensor.sizes.empty() && x.tensor.dtype != DType::kBool;
   }
@@ -810,16 +826,7 @@ class Generator {
     std::vector<Param> params = {{"a", t->value, unbacked_vars_.count(t->name) > 0}};
     if (k) params.push_back({"k", k->value, unbacked_vars_.count(k->name) > 0});
     std::string n = std::to_string(line_);
-    std::vector<Stmt> prelude;
-    if (src_.chance(1, 2)) {
-      const char* op = src_.chance(1, 2) ? "nonzero" : "item";
-      ExprPtr of = std::string(op) == "item"
-                       ? call("sum", {call("flatten", {v("a")}), list({i(0)})})
-                       : gt(v("a"), i(0));
-      if (statement_allowed(op)) {
-        prelude.push_back(program::ProgramBuilder::assign_stmt("d", call(op, {of})));
-      }
-    }
+    std::vector<Stmt> prelude = data_dependent_prelude("a", gt(v("a"), i(0)));
     const bool mutates = src_.chance(1, 4) && statement_allowed("add_");
     if (mutates) {
       prelude.push_back(program::ProgramBuilder::assign_stmt("m", call("add_", {v("a"), i(1)})));
@@ -903,16 +910,7 @@ class Generator {
       params.push_back({"q", doubled, unbacked});
       operands.push_back(mul(v(t->name), i(2)));
     }
-    std::vector<Stmt> prelude;
-    if (src_.chance(1, 2)) {
-      const char* op = src_.chance(1, 2) ? "nonzero" : "item";
-      ExprPtr of = std::string(op) == "item"
-                       ? call("sum", {call("flatten", {v("r")}), list({i(0)})})
-                       : gt(call("flatten", {v("r")}), i(0));
-      if (statement_allowed(op)) {
-        prelude.push_back(program::ProgramBuilder::assign_stmt("d", call(op, {of})));
-      }
-    }
+    std::vector<Stmt> prelude = data_dependent_prelude("r", gt(call("flatten", {v("r")}), i(0)));
     Body body = draw_body(params, true, std::move(prelude));
     auto numeric = [](const HostValue& x) {
       return is_tensor(x) && x.tensor.dtype != DType::kBool;
@@ -1021,16 +1019,7 @@ class Generator {
     if (two) params.push_back({"b", row2, unbacked});
     params.push_back({"x", row, unbacked});
     if (two) params.push_back({"y", row2, unbacked});
-    std::vector<Stmt> prelude;
-    if (src_.chance(1, 2)) {
-      const char* op = src_.chance(1, 2) ? "nonzero" : "item";
-      ExprPtr of = std::string(op) == "item"
-                       ? call("sum", {call("flatten", {v("x")}), list({i(0)})})
-                       : gt(call("flatten", {v("x")}), i(0));
-      if (statement_allowed(op)) {
-        prelude.push_back(program::ProgramBuilder::assign_stmt("d", call(op, {of})));
-      }
-    }
+    std::vector<Stmt> prelude = data_dependent_prelude("x", gt(call("flatten", {v("x")}), i(0)));
     Body body = draw_body(params, x.sizes[d] >= 2, std::move(prelude));
     std::string n = std::to_string(line_);
     program::FunctionDef f{"combine" + n, {}, std::move(body.stmts), {}};
