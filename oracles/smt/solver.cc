@@ -352,7 +352,10 @@ struct Session::Impl {
       bool* interrupted;
       ~Disarm() {
         bool fired = m.watchdog.disarm();
-        if (fired) m.clear_interrupt();
+        if (fired) {
+          m.clear_interrupt();
+          m.solver_in_doubt = true;
+        }
         if (interrupted) *interrupted = fired;
       }
     } disarm{*this, interrupted};
@@ -360,6 +363,20 @@ struct Session::Impl {
     if (auto left = deadline_time_left()) budget = std::min(budget, *left);
     watchdog.arm(budget);
     return run();
+  }
+
+  // A fresh solver holding the facts in scope, one push per scope. Z3 (4.8.12) can be left
+  // inconsistent by an interrupted check, the core solver's included: later models that miss
+  // facts it holds, unsats that are wrong (seen in campaigns under load, every program of the
+  // worker after the first interrupt failing, since the session is reused across programs).
+  void rebuild_solver() {
+    solver_in_doubt = false;
+    solver = z3::solver(ctx);
+    solver.set(solver_params());
+    for (size_t level = 0; level < scopes.size(); ++level) {
+      if (level > 0) solver.push();
+      for (const Fact& f : scopes[level]) solver.add(f.asserted);
+    }
   }
 
   // Z3 clears its cancel flag when a check starts: an empty check on a scratch solver does it.
@@ -372,6 +389,7 @@ struct Session::Impl {
   }
 
   Options opts;
+  bool solver_in_doubt = false;  // the watchdog interrupted a check since the last rebuild
   z3::context ctx;
   z3::solver solver;
   Encoder enc;
@@ -464,6 +482,7 @@ Result Session::check(const std::vector<ExprRef>& query, bool with_core) {
     return r;
   }
   bool cacheable = true;
+  bool interrupted = false;
   m.solver.push();
   std::vector<z3::expr> conjuncts;
   try {
@@ -473,7 +492,6 @@ Result Session::check(const std::vector<ExprRef>& query, bool with_core) {
       m.solver.add(conjuncts.back());
     }
     auto start = std::chrono::steady_clock::now();
-    bool interrupted = false;
     z3::check_result cr = m.under_watchdog([&] { return m.solver.check(); }, &interrupted);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     stats_.seconds.push_back(r.seconds);
@@ -508,8 +526,20 @@ Result Session::check(const std::vector<ExprRef>& query, bool with_core) {
   } catch (const z3::exception& e) {
     r.status = Status::kError;
     r.reason = std::string("z3: ") + e.msg();
+    m.solver_in_doubt = true;
   }
-  m.solver.pop();
+  // An interrupted check's unsat cannot be confirmed as a model can: not an answer.
+  if (interrupted && r.status == Status::kUnsat) {
+    r.status = Status::kUnknown;
+    r.core.clear();
+    r.reason = "wall-clock limit of " + std::to_string(m.opts.timeout_ms) + " ms";
+  }
+  // A model that misses a fact is the same doubt, seen later.
+  if (m.solver_in_doubt || r.status == Status::kError) {
+    m.rebuild_solver();  // (without the query's push)
+  } else {
+    m.solver.pop();
+  }
   if (r.status == Status::kUnsat && m.opts.cross_check_unsat) {
     ++stats_.cross_checked;
     std::string answer = run_cvc5(smtlib(query), m.opts.timeout_ms);

@@ -2,8 +2,10 @@
 // agreement, and a property comparing the Z3 encoding with engine/sym's evaluator.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <limits>
+#include <thread>
 
 #include "engine/sym/eval.h"
 #include "engine/sym/make.h"
@@ -140,6 +142,48 @@ TEST(Smt, TheWatchdogInterruptsAQueryWithoutABudget) {
     EXPECT_EQ(s.check({eq(y, integer(6))}).status, Status::kUnsat);
     EXPECT_EQ(s.check({eq(x, integer(3))}).status, Status::kSat);
   }
+}
+
+// A check interrupted midway can leave Z3's solver inconsistent: later models that miss a fact
+// it holds, unsats that are wrong. A campaign worker reuses its session for every program, so
+// one interrupt under load turned the next hundred programs into false FAILs. Busy threads
+// preempt this one so that 1 ms budgets end checks at many points; the easy queries after
+// each have known answers.
+TEST(Smt, AnswersAfterManyInterruptsStayRight) {
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> busy;
+  for (unsigned i = 0; i < 2 * std::max(1u, std::thread::hardware_concurrency()); ++i) {
+    busy.emplace_back([&] {
+      volatile uint64_t x = 0;
+      while (!stop) x = x + 1;
+    });
+  }
+  int wrong = 0, interrupted = 0;
+  Options o;
+  o.timeout_ms = 1;
+  Session s(o);
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(8);
+  for (int round = 0; std::chrono::steady_clock::now() < until; ++round) {
+    Session::Scope outer(s);
+    std::vector<ExprRef> v;
+    for (int i = 0; i < 6; ++i) v.push_back(u(i));
+    for (int i = 0; i < 6; ++i) s.assume(le(integer(0), v[i]), "range " + std::to_string(i));
+    s.assume(eq(floordiv(v[0], integer(3)), add(v[1], integer(round % 5))), "floordiv");
+    s.assume(eq(mod(v[2], integer(7)), integer(round % 7)), "mod");
+    s.assume(le(mul(v[3], v[4]), add(v[5], integer(round))), "product");
+    Result hard = s.check({eq(mul(v[0], v[3]), add(mul(v[4], v[5]), integer(round + 1)))});
+    if (hard.status == Status::kUnknown) ++interrupted;
+    auto is = [](const Result& r, Status bad) {  // unknown is allowed
+      return r.status == bad || r.status == Status::kError;
+    };
+    wrong += is(s.check({lt(v[1], integer(0))}), Status::kSat);
+    wrong += is(s.check({eq(mod(v[2], integer(7)), integer((round + 1) % 7))}), Status::kSat);
+    wrong += is(s.check({eq(v[1], integer(round))}), Status::kUnsat);
+  }
+  stop = true;
+  for (auto& t : busy) t.join();
+  EXPECT_EQ(wrong, 0) << "of " << interrupted << " interrupted rounds";
+  RecordProperty("interrupted", interrupted);
 }
 
 TEST(Smt, Cvc5ConfirmsUnsat) {
