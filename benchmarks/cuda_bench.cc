@@ -179,15 +179,15 @@ int bench_main() {
                                     KExpr::constant_i(0), DType::kBool);
   b.run(pointwise({kN}, {}, third, DType::kBool), {}, m);
   int64_t count = 0;
-  // As the backend runs it: the selection (CUB), the count to the host, the coordinates written.
+  // As the backend runs it: the tiled count, the total to the host, the coordinates written.
   double secs = time_it(
       d,
       [&] {
-        int32_t* idx = nullptr;
-        count = select_truthy(m.ptr, ElemType::kBool, kN, b.mem, &idx);
+        Compaction cp = count_truthy(m.ptr, ElemType::kBool, kN, b.mem);
+        count = cp.count;
         void* out = b.mem.alloc(count * 2 * 8);
-        write_coordinates(idx, count, {r, c}, static_cast<int64_t*>(out));
-        b.mem.free(idx);
+        write_nonzero(cp, m.ptr, ElemType::kBool, kN, {r, c}, static_cast<int64_t*>(out));
+        b.mem.free(cp.tile_ends);
         b.mem.free(out);
       },
       10);

@@ -189,7 +189,8 @@ TEST(CudaExecTest, CompactionMatchesAHostReferenceOnTileEdges) {
           }
           want.insert(want.end(), coord.begin(), coord.end());
         }
-        // The tiled count and the selection nonzero runs on agree with the reference.
+        // The tiled count, the selection boolean indexing runs on and nonzero's coordinates agree
+        // with the reference.
         cuda::Compaction cp = cuda::count_truthy(c.data, c.t, n, mem);
         ASSERT_EQ(cp.count * static_cast<int64_t>(sizes.size()), static_cast<int64_t>(want.size()))
             << "n " << n << " shift " << shift << " type " << static_cast<int>(c.t);
@@ -197,7 +198,7 @@ TEST(CudaExecTest, CompactionMatchesAHostReferenceOnTileEdges) {
         int64_t count = cuda::select_truthy(c.data, c.t, n, mem, &idx);
         ASSERT_EQ(count, cp.count);
         void* out = mem.alloc(want.size() * 8 + 8);
-        cuda::write_coordinates(idx, count, sizes, static_cast<int64_t*>(out));
+        cuda::write_nonzero(cp, c.data, c.t, n, sizes, static_cast<int64_t*>(out));
         std::vector<int64_t> got(want.size());
         download(got.data(), out, got.size() * 8);
         EXPECT_EQ(got, want) << "n " << n << " shift " << shift << " type "

@@ -1,7 +1,8 @@
-// Extern kernels on the device with CUB: a two-pass tiled compaction for masked_select
-// (DeviceSelect for nonzero and the boolean-index rows), DeviceRadixSort + DeviceRunLengthEncode
-// for unique, DeviceScan / DeviceReduce for repeat_interleave, and small gather kernels. Compiled
-// by nvcc (bazel genrule) against the static CUDA runtime.
+// Extern kernels on the device with CUB: two-pass tiled compactions for masked_select and nonzero
+// (its coordinates staged in shared memory), DeviceSelect for the boolean-index rows,
+// DeviceRadixSort + DeviceRunLengthEncode for unique, DeviceScan / DeviceReduce for
+// repeat_interleave, and small gather kernels. Compiled by nvcc (bazel genrule) against the static
+// CUDA runtime.
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -97,22 +98,6 @@ int64_t select_flagged(FlagIt flags, int64_t n, DeviceArena& arena, int32_t** in
   return count;
 }
 
-struct Dims {
-  int rank;
-  long long sizes[kMaxRank];
-};
-
-__global__ void coordinates_kernel(const int32_t* idx, long long count, Dims dims, long long* out) {
-  for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < count;
-       r += (long long)gridDim.x * blockDim.x) {
-    long long rest = idx[r];
-    for (int d = dims.rank - 1; d >= 0; --d) {
-      out[r * dims.rank + d] = rest % dims.sizes[d];
-      rest /= dims.sizes[d];
-    }
-  }
-}
-
 template <typename T>
 __global__ void gather_rows_kernel(const T* src, long long src_rows, const int32_t* rows,
                                    long long count, long long inner, long long total, T* out) {
@@ -129,8 +114,7 @@ __global__ void gather_rows_kernel(const T* src, long long src_rows, const int32
 // whole and aligned). Pass one counts each tile's truthy elements, an inclusive scan gives each
 // tile's end, and pass two re-reads the tile and writes each selected value at its tile's offset
 // plus its rank in the tile: the mask is read twice and no index array is written and re-read.
-// (nonzero written the same way, 16 bytes per element from each thread's own run, took 2.7x the
-// select-then-coordinates path on an H200: its writes want staging through shared memory first.)
+// nonzero takes the same two passes, its coordinates staged through shared memory (below).
 constexpr int kItems = 16;
 constexpr int kTile = kThreads * kItems;
 
@@ -196,6 +180,43 @@ __global__ void __launch_bounds__(kThreads)
     int i = __ffs(bits) - 1;
     bits &= bits - 1;
     out[pos++] = src[first + i];
+  }
+}
+
+// nonzero's pass two: the tile's selected offsets are staged in shared memory in order, then
+// the block writes the tile's whole run of coordinates (count x rank i64s, contiguous in the
+// output) with consecutive threads on consecutive i64s. Writing each thread's own elements'
+// coordinates directly scattered a warp's stores over 32 runs (2.7x slower on an H200).
+struct NonzeroDims {
+  int rank;
+  unsigned sizes[kMaxRank];
+  unsigned strides[kMaxRank];  // row-major: the product of the sizes after d
+};
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    write_nonzero_kernel(const T* data, long long n, bool aligned, const int* tile_ends,
+                         NonzeroDims dims, long long* out) {
+  __shared__ unsigned short staged[kTile];
+  static_assert(kTile <= 65536, "tile offsets fit 16 bits");
+  unsigned bits;
+  long long first;
+  const long long tile_start = blockIdx.x == 0 ? 0 : tile_ends[blockIdx.x - 1];
+  int k = static_cast<int>(tile_rank(data, n, aligned, tile_ends, &bits, &first) - tile_start);
+  while (bits) {
+    int i = __ffs(bits) - 1;
+    bits &= bits - 1;
+    staged[k++] = static_cast<unsigned short>(threadIdx.x * kItems + i);
+  }
+  __syncthreads();
+  const int rank = dims.rank;
+  const int values = (tile_ends[blockIdx.x] - static_cast<int>(tile_start)) * rank;
+  const unsigned tile_first = blockIdx.x * static_cast<unsigned>(kTile);  // n < 2^31
+  long long* o = out + tile_start * rank;
+  for (int e = threadIdx.x; e < values; e += kThreads) {
+    const int j = e / rank, d = e - j * rank;
+    const unsigned index = tile_first + staged[j];
+    o[e] = static_cast<long long>((index / dims.strides[d]) % dims.sizes[d]);
   }
 }
 
@@ -372,15 +393,36 @@ void write_selected(const Compaction& c, const void* mask, int64_t n, const void
   check(cudaGetLastError(), "write selected");
 }
 
-void write_coordinates(const int32_t* idx, int64_t count, const std::vector<int64_t>& sizes,
-                       int64_t* out) {
-  if (count == 0 || sizes.empty()) return;
+void write_nonzero(const Compaction& c, const void* data, ElemType t, int64_t n,
+                   const std::vector<int64_t>& sizes, int64_t* out) {
+  if (c.count == 0 || sizes.empty()) return;
   if (sizes.size() > kMaxRank) raise_extern_error("nonzero: rank above 16");
-  Dims dims{static_cast<int>(sizes.size()), {}};
-  for (size_t d = 0; d < sizes.size(); ++d) dims.sizes[d] = sizes[d];
-  coordinates_kernel<<<blocks_for(count), kThreads>>>(idx, count, dims,
-                                                      reinterpret_cast<long long*>(out));
-  check(cudaGetLastError(), "coordinates");
+  if (n >= (int64_t{1} << 31)) raise_extern_error("nonzero: 2^31 elements or more");
+  NonzeroDims dims{static_cast<int>(sizes.size()), {}, {}};
+  unsigned stride = 1;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    dims.sizes[d] = static_cast<unsigned>(sizes[d]);
+    dims.strides[d] = stride;
+    stride *= dims.sizes[d];
+  }
+  auto grid = static_cast<unsigned>(c.tiles);
+  auto* o = reinterpret_cast<long long*>(out);
+  bool al = aligned16(data);
+  switch (t) {
+    case ElemType::kBool:
+      write_nonzero_kernel<<<grid, kThreads>>>(static_cast<const unsigned char*>(data), n, al,
+                                               c.tile_ends, dims, o);
+      break;
+    case ElemType::kInt64:
+      write_nonzero_kernel<<<grid, kThreads>>>(static_cast<const long long*>(data), n, al,
+                                               c.tile_ends, dims, o);
+      break;
+    case ElemType::kFloat32:
+      write_nonzero_kernel<<<grid, kThreads>>>(static_cast<const float*>(data), n, al,
+                                               c.tile_ends, dims, o);
+      break;
+  }
+  check(cudaGetLastError(), "write nonzero");
 }
 
 void gather_rows(const void* src, size_t elem_bytes, int64_t outer, int64_t src_rows,

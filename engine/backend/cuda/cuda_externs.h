@@ -40,10 +40,6 @@ class DeviceArena {
 int64_t select_truthy(const void* data, ElemType t, int64_t n, DeviceArena& arena,
                       int32_t** indices);
 
-// nonzero's coordinates: out[r * rank + d] is coordinate d of linear index idx[r] in `sizes`.
-void write_coordinates(const int32_t* idx, int64_t count, const std::vector<int64_t>& sizes,
-                       int64_t* out);
-
 // A two-pass compaction (masked_select): count_truthy counts the truthy elements of `data` (NaN
 // is truthy) per tile and copies the total to the host; write_selected then writes one output
 // per truthy element, in order. `tile_ends` is an arena allocation (null when n == 0) the caller
@@ -54,6 +50,10 @@ struct Compaction {
   int* tile_ends = nullptr;
 };
 Compaction count_truthy(const void* data, ElemType t, int64_t n, DeviceArena& arena);
+// nonzero: out[r * rank + d] is coordinate d (row-major in `sizes`) of the r-th truthy element
+// of `data` (counted by c, n < 2^31).
+void write_nonzero(const Compaction& c, const void* data, ElemType t, int64_t n,
+                   const std::vector<int64_t>& sizes, int64_t* out);
 // masked_select: out[r] = src[i] for the r-th i where the bool `mask` (counted by c) is set.
 void write_selected(const Compaction& c, const void* mask, int64_t n, const void* src,
                     size_t elem_bytes, void* out);

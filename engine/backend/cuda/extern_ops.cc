@@ -137,15 +137,15 @@ ExternOutputs CudaBackend::run_item(const lower::Extern& e, const ResolvedLayout
 ExternOutputs CudaBackend::run_nonzero(const lower::Extern& e, const ResolvedLayout& l) {
   Dense x(*mem_);
   densify(l, x);
-  int32_t* idx = nullptr;
-  int64_t count = select_truthy(x.ptr, elem_type(x.dtype), x.numel, *mem_, &idx);
-  Owned own{*mem_, idx};
+  Compaction c = count_truthy(x.ptr, elem_type(x.dtype), x.numel, *mem_);
+  Owned own{*mem_, c.tile_ends};
   if (unchecked_launches_) check_device_error();
+  int64_t count = c.count;
   int64_t rank = static_cast<int64_t>(l.sizes.size());
   check_numel(e, {count, rank});
   void* out = mem_->alloc(count * rank * sizeof(int64_t));
   set_output(e.outputs.at(0), DType::kInt64, count * rank, out);
-  write_coordinates(idx, count, l.sizes, static_cast<int64_t*>(out));
+  write_nonzero(c, x.ptr, elem_type(x.dtype), x.numel, l.sizes, static_cast<int64_t*>(out));
   return ExternOutputs{{{count, rank}}, std::nullopt};
 }
 
