@@ -5,7 +5,8 @@
 #
 #   tools/gpu-check.sh bundle
 #   device run, carry [".gpu"]:  tools/gpu-check.sh run [SECONDS]   ($OUT/gpu-check.tgz)
-# SECONDS: the CUDA campaign's length, with torch-diff (the device's PyTorch) beside it.
+# SECONDS: the CUDA campaign's length, with torch-diff (the device's PyTorch) beside it;
+# CAMPAIGN_JOBS (default 7) its workers, the other 9 cores torch-diff's.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -71,25 +72,29 @@ run)
   if [[ "$seconds" -gt 0 ]]; then
     # The campaign and torch-diff share the machine's 16 cores for the same window.
     deadline=$((SECONDS + seconds))
-    "$cli" campaign --backend cuda --jobs 7 --seconds "$seconds" --out /tmp/gpu-campaign \
+    "$cli" campaign --backend cuda --jobs "${CAMPAIGN_JOBS:-7}" --seconds "$seconds" \
+      --out /tmp/gpu-campaign \
       >"$logs/campaign.log" 2>&1 &
     campaign_pid=$!
     if [[ $have_torch == 1 ]]; then
       diff=("$cli" torch-diff --python python3 --device cuda --ours-backend cuda --jobs 9
         --timeout 90 --minimize 0)
       left() { local l=$((deadline - SECONDS)); echo $((l > 1 ? l : 1)); }
+      # torch-diff's own time box ends each step with its report written (what the box cut off
+      # is "not run"); the outer timeout only guards against a hang of the tool itself.
+      boxed() { local l; l=$(left); timeout $((l + 60)) "${diff[@]}" --seconds "$l" "$@"; }
       # eager and aot_eager on the corpus programs and regressions and 500 generated programs;
       # then inductor on the corpus programs and on generated ones, 40 at a time, while the
       # window lasts.
-      step torch_diff_fast timeout "$(left)" "${diff[@]}" corpus/program --seeds 500 \
+      step torch_diff_fast boxed corpus/program --seeds 500 \
         --backends eager,aot_eager --out "$logs/td_fast"
-      step torch_diff_fast_regressions timeout "$(left)" "${diff[@]}" corpus/regressions \
+      step torch_diff_fast_regressions boxed corpus/regressions \
         --backends eager,aot_eager --out "$logs/td_fast_regressions"
-      step torch_diff_inductor_corpus timeout "$(left)" "${diff[@]}" corpus/program \
+      step torch_diff_inductor_corpus boxed corpus/program \
         --backends inductor --out "$logs/td_inductor_corpus"
       first=0
       while [[ $(left) -gt 60 ]]; do
-        step "torch_diff_inductor_$first" timeout "$(left)" "${diff[@]}" --seeds 40 \
+        step "torch_diff_inductor_$first" boxed --seeds 40 \
           --seed "$first" --backends inductor --out "$logs/td_inductor_$first"
         first=$((first + 40))
       done

@@ -22,6 +22,7 @@ struct TorchCase {
   OurOutcome ours;
   std::string our_verdict;           // our pipeline's verdict, for the report
   std::vector<std::string> results;  // one verdict JSON per backend, in the order asked
+  bool not_run = false;  // torch-diff's time box ended before PyTorch answered: not judged
 };
 
 // Our side: the pipeline with `opts` (its backend included), then the export.

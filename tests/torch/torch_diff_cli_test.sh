@@ -3,7 +3,7 @@
 # is looked for before any program runs, a worker that is silent, exits or is not a worker is
 # "unavailable" (exit 4) in seconds, a hung or endless answer is that program's torch-crashes
 # (exit 1) and the next program gets a fresh worker, and --seeds is range-checked and counts
-# modulo 2^64 like gen's. Every run is under `timeout`, so a hang fails the test instead of
+# modulo 2^64 like gen's; --seconds boxes the PyTorch side. Every run is under `timeout`, so a hang fails the test instead of
 # stalling it.
 set -uo pipefail
 cli="$1"
@@ -71,6 +71,14 @@ expect 1 30 "an endless answer" "$cli" torch-diff --seeds 3 --python "$(fake_pyt
 expect_output "torch-crashes .* 3  (100.0%)"
 expect_output "torch-crashes torch:crash/answer too long"
 expect_output "its answer passed the 1 MiB cap"
+
+# --seconds: a time box that ends the PyTorch side (hung workers here) within it; what it cut
+# off is not run, not a hang of PyTorch's, and the report is written all the same.
+expect 0 10 "a time box" "$cli" torch-diff --seeds 3 --python "$(fake_python hang)" --timeout 60 \
+  --seconds 2 --backends eager --out "$tmp/box" --minimize 0 --jobs 2
+expect_output "3 programs not run: the --seconds 2 time box ended first"
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert sorted(r["not_run"]) == ["seed-1", "seed-2", "seed-3"], r["not_run"]; assert r["programs"] == [], r["programs"]' \
+  "$tmp/box/report.json" || { echo "FAIL: the time box's report.json"; failures=$((failures + 1)); }
 
 # --seeds: bounded, never negative, and counted modulo 2^64.
 expect 2 5 "--seeds past the bound" "$cli" torch-diff --seeds 1048577 --python python3

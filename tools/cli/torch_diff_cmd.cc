@@ -53,6 +53,7 @@ struct TorchDiffFlags {
   std::string device;
   std::string ours_backend = "cpu";
   double timeout = 60;
+  double seconds = 0;  // the PyTorch side's time box (0: none)
   double start_timeout = 300;
   size_t max_reply_mb = 1;
   std::string out;
@@ -257,6 +258,14 @@ int torch_diff(const TorchDiffFlags& flags) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   auto t1 = std::chrono::steady_clock::now();
+  // With a time box, a program starts only while time is left, with at most that time to answer;
+  // one cut short by the box is not run (not judged) rather than a hang of PyTorch's. What ran is
+  // judged and reported either way, so a campaign's window never loses a whole run.
+  auto box_end = t1 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                          std::chrono::duration<double>(flags.seconds));
+  auto time_left = [&] {
+    return std::chrono::duration<double>(box_end - std::chrono::steady_clock::now()).count();
+  };
   Progress progress(cases.size());
   on_workers(
       cases.size(), workers,
@@ -264,7 +273,16 @@ int torch_diff(const TorchDiffFlags& flags) {
         torch_ref::TorchCase& c = cases[i];
         torch_ref::TorchProcess::Status status = torch_ref::TorchProcess::Status::kAnswer;
         if (c.ours.own_failure.empty()) {
-          status = torch_ref::run_torch_side(c, worker, backends, flags.timeout, error);
+          double timeout = flags.timeout;
+          if (flags.seconds > 0) timeout = std::min(timeout, time_left());
+          if (timeout <= 0) {
+            c.not_run = true;
+            return status;
+          }
+          status = torch_ref::run_torch_side(c, worker, backends, timeout, error);
+          if (status == torch_ref::TorchProcess::Status::kTimeout && timeout < flags.timeout) {
+            c.not_run = true;
+          }
         }
         progress.one_done();
         return status;
@@ -281,7 +299,14 @@ int torch_diff(const TorchDiffFlags& flags) {
   std::map<std::string, int> kept;
   std::vector<ToMinimize> to_minimize;
   bool all_agree = true;
+  size_t judged = 0;
+  json not_run = json::array();
   for (const torch_ref::TorchCase& c : cases) {
+    if (c.not_run) {
+      not_run.push_back(c.name);
+      continue;
+    }
+    ++judged;
     json entry = {{"name", c.name}, {"ours", c.our_verdict}, {"backends", json::object()}};
     for (size_t b = 0; b < backends.size(); ++b) {
       torch_ref::Judgement j = torch_ref::judge_backend(c, b);
@@ -307,12 +332,17 @@ int torch_diff(const TorchDiffFlags& flags) {
     report["programs"].push_back(entry);
   }
   std::printf("\n%zu programs: ours %.2f s, PyTorch %.1f s with %d job(s) (%.2f programs/s)\n",
-              cases.size(), ours_seconds, torch_seconds, flags.jobs,
-              cases.size() / std::max(torch_seconds, 1e-9));
+              judged, ours_seconds, torch_seconds, flags.jobs,
+              judged / std::max(torch_seconds, 1e-9));
+  if (!not_run.empty()) {
+    std::printf("%zu programs not run: the --seconds %.0f time box ended first\n", not_run.size(),
+                flags.seconds);
+  }
   for (const auto& [backend, classes] : counts) {
     std::printf("%s:\n", backend.c_str());
     for (const auto& [cls, n] : classes) {
-      std::printf("  %-26s %6d  (%.1f%%)\n", cls.c_str(), n, 100.0 * n / cases.size());
+      std::printf("  %-26s %6d  (%.1f%%)\n", cls.c_str(), n,
+                  100.0 * n / std::max<size_t>(judged, 1));
       for (const auto& [key, m] : keys[backend]) {
         if (key.rfind(cls + " ", 0) == 0 || key == cls) {
           std::printf("      %6d  %s\n", m, key.c_str());
@@ -321,6 +351,7 @@ int torch_diff(const TorchDiffFlags& flags) {
     }
   }
   if (flags.out.empty()) return all_agree ? kExitOk : kExitFindings;
+  report["not_run"] = not_run;
   report["counts"] = counts;
   report["keys"] = keys;
   report["seconds"] = {{"ours", ours_seconds}, {"torch", torch_seconds}};
@@ -330,12 +361,17 @@ int torch_diff(const TorchDiffFlags& flags) {
   // Minimize after the report is safe: each candidate runs through our pipeline and PyTorch's.
   json minimized = json::array();
   std::mutex lock;
+  if (flags.seconds > 0 && time_left() <= 0 && !to_minimize.empty()) {
+    std::printf("\nnot minimizing %zu disagreements: the time box has ended\n", to_minimize.size());
+    to_minimize.clear();
+  }
   if (!to_minimize.empty()) {
     std::printf("\nminimizing %zu disagreements (the first %d per backend and key, %.0f s each)\n",
                 to_minimize.size(), flags.minimize, flags.shrink_seconds);
   }
   fuzz::ShrinkLimits limits;
   limits.seconds = flags.shrink_seconds;
+  if (flags.seconds > 0) limits.seconds = std::min(limits.seconds, std::max(1.0, time_left()));
   on_workers(
       to_minimize.size(), workers,
       [&](torch_ref::TorchProcess& worker, size_t i, std::string*) {
@@ -435,6 +471,11 @@ void add_torch_diff_command(CLI::App& app, Action* action) {
                   "PyTorch's)")
       ->capture_default_str()
       ->check(CLI::IsMember({"cpu", "cuda"}));
+  cmd->add_option("--seconds", f->seconds,
+                  "time box for the PyTorch side: programs it cuts off are reported as not run, "
+                  "the rest judged and reported as usual (0: none)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--timeout", f->timeout,
                   "seconds per program before its worker is killed (the program counts as "
                   "torch-crashes, a fresh worker takes the next one)")
