@@ -213,6 +213,38 @@ ExprRef follow_renamings(const ShapeEnv& env, ExprRef s) {
   return s;
 }
 
+// Each extern's bind steps against the bindings its node recorded. An unrelated symbol at one of
+// the node's keypaths, or the node's symbol read from another keypath, is defined once and would
+// pass the counts in check_plan_defs. (That every binding of the node is defined somewhere, a memo
+// hit's by an earlier extern, is checked there.)
+void check_extern_binds(const MemoInputs& in, const lower::Plan& p, OracleReport& report) {
+  for (size_t x = 0; x < p.externs.size(); ++x) {
+    const graph::Node* n = p.externs[x].node;
+    if (!n) continue;
+    for (const lower::Step& st : p.steps) {
+      if (st.kind != lower::Step::Kind::kBind || st.kernel != static_cast<int>(x) || st.expr ||
+          st.rederived) {
+        continue;
+      }
+      // A step at a keypath the node binds must bind that binding's symbol, and a step binding
+      // one of the node's symbols must read it where the node does. Other steps are symbols
+      // lowering defines beyond the node's (INV-18 allows more: a memo hit's re-run is fresh).
+      bool wrong = false;
+      for (const auto& [s, path] : n->unbacked_bindings) {
+        bool same_path = path == st.path, same_symbol = follow_renamings(*in.env, s) == st.symbol;
+        wrong = wrong || same_path != same_symbol;
+      }
+      if (wrong) {
+        report.violations.push_back(
+            {"memo", "plan extern " + p.externs[x].name + " binds " + st.symbol->str() + " at " +
+                         keypath_str(st.path) + ", but " + node_where(n) + " records " +
+                         bindings_str(n->unbacked_bindings) + " (resolved through the renamings)"});
+      }
+    }
+  }
+  for (const lower::Plan& sub : p.subplans) check_extern_binds(in, sub, report);
+}
+
 void check_plan_defs(const MemoInputs& in, OracleReport& report) {
   std::map<ExprRef, int, sym::ExprLess> defined;
   // The plan and the nested plans of its cond / while_loop steps (each symbol of a subgraph is
@@ -232,6 +264,7 @@ void check_plan_defs(const MemoInputs& in, OracleReport& report) {
           {"memo", "the plan binds " + s->str() + " " + std::to_string(count) + " times"});
     }
   }
+  check_extern_binds(in, *in.plan, report);
   in.final_graph->for_each_nested([&](const Node* n) {
     if (n->kind == NodeKind::kPlaceholder) return;
     for (const auto& [s, path] : n->unbacked_bindings) {

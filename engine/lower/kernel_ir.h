@@ -13,6 +13,10 @@
 #include "engine/shape_env/keypath.h"
 #include "engine/sym/expr.h"
 
+namespace sf::graph {
+struct Node;
+}
+
 namespace sf::lower {
 
 using program::DType;
@@ -118,6 +122,9 @@ struct Extern {
   // tensor, a tuple of tensors, or the scalar for item). `defs` are the resolved symbols.
   Bindings unbacked_bindings;
   std::vector<ExprRef> defs;
+  // The graph node it lowers, for the oracles: they compare the plan's bindings with the ones the
+  // node recorded (valid while the graph the plan was lowered from lives).
+  const graph::Node* node = nullptr;
   DType scalar_dtype = DType::kInt64;  // item: the element dtype
 };
 

@@ -38,6 +38,7 @@ IrValue lower_extern(Lowering& L, const Node* n) {
   ShapeEnv& env = L.env();
   Extern e;
   e.op = n->op;
+  e.node = n;
   e.name = "e" + std::to_string(L.plan().externs.size()) + "_" + program::op_name(n->op);
   // IR-derived fake inputs: fresh fake tensors with the layouts the kernel will really see.
   fake::FakeMode mode(&env);

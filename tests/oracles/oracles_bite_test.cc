@@ -11,6 +11,7 @@
 #include "engine/sym/make.h"
 #include "oracles/binding_oracle.h"
 #include "oracles/invariants/shape_env_invariants.h"
+#include "oracles/memo_oracle.h"
 #include "oracles/pipeline.h"
 
 namespace sf::oracles {
@@ -122,6 +123,47 @@ TEST(BindingOracle, FiresOnAWrongOutputSize) {
   OracleReport rep = check_binding(*r.trace->env, *r.final_graph, run);
   ASSERT_EQ(rep.outcome(), OracleReport::Outcome::kFail) << rep.str();
   EXPECT_NE(rep.violations[0].details.find("output 0 size(0)"), std::string::npos) << rep.str();
+}
+
+// The plan-level binding check (memo oracle): an extern's bind step must bind what its node's
+// symbol at that keypath resolves to. Both corruptions define the symbol once, so the plan's
+// definition counts alone pass them.
+TEST(MemoOracle, FiresOnAnExternBindingAtTheWrongKeypath) {
+  auto cpu = backend::make_cpu_backend();
+  PipelineResult r = judge(kNonzero, cpu.get());
+  ASSERT_EQ(r.verdict.kind, Verdict::Kind::kPass) << r.verdict.str();
+  MemoInputs in{r.trace->env.get(), &r.trace->graph, &*r.final_graph, &*r.plan, &*r.run};
+  ASSERT_TRUE(check_memo(in).violations.empty()) << check_memo(in).str();
+  lower::Plan broken = *r.plan;
+  bool changed = false;
+  for (lower::Step& st : broken.steps) {
+    if (st.kind != lower::Step::Kind::kBind || st.kernel < 0 || changed) continue;
+    // size(1) of nonzero's [count, 1] result: its rank, not its count.
+    st.path = {KeyEntry::call_method(TensorMethod::kSize), KeyEntry::sequence(1)};
+    changed = true;
+  }
+  ASSERT_TRUE(changed) << r.plan->print();
+  in.plan = &broken;
+  OracleReport rep = check_memo(in);
+  ASSERT_EQ(rep.outcome(), OracleReport::Outcome::kFail) << rep.str();
+  EXPECT_NE(rep.violations[0].details.find("at size(1)"), std::string::npos) << rep.str();
+}
+
+TEST(MemoOracle, FiresOnAnExternBindingAnUnrelatedSymbol) {
+  auto cpu = backend::make_cpu_backend();
+  PipelineResult r = judge(kNonzero, cpu.get());
+  ASSERT_TRUE(r.plan && r.final_graph);
+  MemoInputs in{r.trace->env.get(), &r.trace->graph, &*r.final_graph, &*r.plan, nullptr};
+  lower::Plan broken = *r.plan;
+  for (lower::Step& st : broken.steps) {
+    if (st.kind == lower::Step::Kind::kBind && st.kernel >= 0) {
+      st.symbol = sym::symbol(sym::SymKind::kUnbackedInt, 77);
+    }
+  }
+  in.plan = &broken;
+  OracleReport rep = check_memo(in);
+  ASSERT_EQ(rep.outcome(), OracleReport::Outcome::kFail) << rep.str();
+  EXPECT_NE(rep.str().find("binds u77 at size(0)"), std::string::npos) << rep.str();
 }
 
 // A float prediction over a symbol the run never bound (a replaced one) is computed in doubles
