@@ -59,7 +59,39 @@ std::vector<Violation> check_state(const ShapeEnv& env) {
                                    " outside its range " + env.var_range(s).str()});
     }
   }
-  for (const ExprRef& s : env.range_table().size_like()) {
+  // INV-9c: size-likeness starts at unbacked symbols (constrain_range_for_size, which
+  // check_is_size and the fake impls call for unbacked ones only) and crosses only plain symbol
+  // equality (spec §2.9): a backed size-like symbol is tied to a size-like unbacked one by a chain
+  // of symbol-to-symbol replacements (either direction: a later replacement may re-point it).
+  const auto& size_like = env.range_table().size_like();
+  std::map<ExprRef, std::vector<ExprRef>, sym::ExprLess> equal_to;
+  for (const auto& [a, tgt] : env.replacement_table().entries()) {
+    if (!tgt->is(sym::ExprKind::kSymbol)) continue;
+    equal_to[a].push_back(tgt);
+    equal_to[tgt].push_back(a);
+  }
+  std::set<ExprRef, sym::ExprLess> tied;  // reachable from a size-like unbacked symbol
+  std::vector<ExprRef> todo;
+  for (const ExprRef& s : size_like) {
+    if (s->is_unbacked_symbol() && tied.insert(s).second) todo.push_back(s);
+  }
+  while (!todo.empty()) {
+    ExprRef s = todo.back();
+    todo.pop_back();
+    for (const ExprRef& t : equal_to[s]) {
+      if (tied.insert(t).second) todo.push_back(t);
+    }
+  }
+  // A backed symbol replaced since (by a constant, say: u0 -> s86 -> 2 leaves u0 -> 2 and
+  // s86 -> 2) lost the link that made it size-like; its replacement speaks for it.
+  for (const ExprRef& s : size_like) {
+    if (!tied.count(s) && !env.replacement_table().entries().count(s)) {
+      out.push_back({"INV-9c", "size-like " + s->str() +
+                                   " is backed and no replacement ties it to a size-like "
+                                   "unbacked symbol"});
+    }
+  }
+  for (const ExprRef& s : size_like) {
     sym::ValueRange r = env.var_range(s);
     if (r.lo() < sym::ExtInt(0) || r.hi() < sym::ExtInt(2)) {
       out.push_back({"INV-9b", "size-like " + s->str() + " has range " + r.str()});
@@ -70,18 +102,10 @@ std::vector<Violation> check_state(const ShapeEnv& env) {
       out.push_back({"INV-10", "guard " + g.expr->str() + " mentions unbacked symbols"});
     }
   }
+  std::vector<Violation> buckets = check_assert_buckets(env.assertions().deferred());
+  out.insert(out.end(), buckets.begin(), buckets.end());
   int64_t count = 0;
-  for (const auto& [key, ras] : env.assertions().deferred()) {
-    for (const RuntimeAssert& ra : ras) {
-      ++count;
-      ExprRef expected = ShapeEnv::assert_bucket_key(ra.expr);
-      if (expected != key) {
-        out.push_back({"INV-11", "assert " + ra.expr->str() + " is in bucket " +
-                                     (key ? key->str() : "None") + ", expected " +
-                                     (expected ? expected->str() : "None")});
-      }
-    }
-  }
+  for (const auto& [key, ras] : env.assertions().deferred()) count += ras.size();
   if (count != env.assertions().num_deferred()) {
     out.push_back({"INV-11", "num_deferred_runtime_asserts " +
                                  std::to_string(env.assertions().num_deferred()) + " but " +
@@ -91,6 +115,32 @@ std::vector<Violation> check_state(const ShapeEnv& env) {
   std::sort(pending.begin(), pending.end(), sym::ExprLess());
   if (std::adjacent_find(pending.begin(), pending.end()) != pending.end()) {
     out.push_back({"INV-1", "a symbol is pending twice"});
+  }
+  return out;
+}
+
+std::vector<Violation> check_assert_buckets(
+    const std::map<ExprRef, std::vector<RuntimeAssert>, sym::ExprLessNullFirst>& deferred) {
+  // Spec §2.18: an assert's bucket is its newest unbacked int symbol (the largest index), None
+  // when it has none. Recomputed here, not with the engine's AssertionStore::bucket_key.
+  auto newest_unbacked = [](const ExprRef& e) {
+    ExprRef newest;
+    for (const ExprRef& s : sym::free_symbols(e)) {
+      bool unbacked_int = s->sym_kind() == sym::SymKind::kUnbackedInt;
+      if (unbacked_int && (!newest || s->sym_index() > newest->sym_index())) newest = s;
+    }
+    return newest;
+  };
+  std::vector<Violation> out;
+  for (const auto& [key, ras] : deferred) {
+    for (const RuntimeAssert& ra : ras) {
+      ExprRef expected = newest_unbacked(ra.expr);
+      if (expected != key) {
+        out.push_back({"INV-11", "assert " + ra.expr->str() + " is in bucket " +
+                                     (key ? key->str() : "None") + ", expected " +
+                                     (expected ? expected->str() : "None")});
+      }
+    }
   }
   return out;
 }

@@ -25,9 +25,13 @@ struct ShapeEnvSnapshot {
   static ShapeEnvSnapshot of(const ShapeEnv& env);
 };
 
-// INV-8 replacement discipline, INV-9(a,b) range soundness, INV-10 guards backed,
-// INV-11 assert bucketing, INV-1 style sanity of pending (no duplicates).
+// INV-8 replacement discipline, INV-9(a,b) range soundness, INV-9c size-likeness only from
+// unbacked symbols, INV-10 guards backed, INV-11 assert bucketing, INV-1 style sanity of pending
+// (no duplicates).
 std::vector<Violation> check_state(const ShapeEnv& env);
+// INV-11 on a deferred-assert table: each assert in the bucket of its newest unbacked symbol.
+std::vector<Violation> check_assert_buckets(
+    const std::map<ExprRef, std::vector<RuntimeAssert>, sym::ExprLessNullFirst>& deferred);
 // INV-9(d): every range only shrank since `before`.
 std::vector<Violation> check_ranges_monotone(const ShapeEnv& env, const ShapeEnvSnapshot& before);
 // INV-7 for rename_unbacked_to(a, b) performed after `before` was taken.

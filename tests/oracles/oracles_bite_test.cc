@@ -125,6 +125,40 @@ TEST(BindingOracle, FiresOnAWrongOutputSize) {
   EXPECT_NE(rep.violations[0].details.find("output 0 size(0)"), std::string::npos) << rep.str();
 }
 
+// INV-9c: only unbacked symbols are size-like. constrain_range_for_size is the engine's public
+// primitive; check_is_size calls it for unbacked symbols only, and a caller that skipped that
+// test (on a backed size of 3) leaves the state this must flag.
+TEST(ShapeEnvInvariants, FireOnABackedSymbolMadeSizeLike) {
+  ShapeEnv env;
+  SymInt s = env.create_symbol(3, "x.size(0)", DimDynamic::kDynamic);
+  SymInt u = env.create_unbacked_symint();
+  env.constrain_range_for_size(u.expr());
+  ASSERT_TRUE(check_state(env).empty()) << violations_str(check_state(env));
+  env.constrain_range_for_size(s.expr());
+  std::vector<Violation> vs = check_state(env);
+  ASSERT_FALSE(vs.empty());
+  EXPECT_EQ(vs[0].invariant, "INV-9c") << violations_str(vs);
+}
+
+// INV-11 recomputes the bucket from the spec (the newest unbacked symbol), so a store that keyed
+// an assert by its oldest one, or keyed an unbacked assert as None, is flagged.
+TEST(ShapeEnvInvariants, FireOnAnAssertInTheWrongBucket) {
+  ShapeEnv env;
+  ExprRef u0 = env.create_unbacked_symint().expr(), u1 = env.create_unbacked_symint().expr();
+  ExprRef both = sym::le(sym::add(u0, u1), sym::integer(5));
+  std::map<ExprRef, std::vector<RuntimeAssert>, sym::ExprLessNullFirst> deferred;
+  deferred[u1].push_back({both, "ok"});
+  ASSERT_TRUE(check_assert_buckets(deferred).empty());
+  deferred[u0].push_back({both, "keyed by the oldest"});
+  deferred[nullptr].push_back({sym::le(u0, sym::integer(3)), "an unbacked assert keyed None"});
+  std::vector<Violation> vs = check_assert_buckets(deferred);
+  ASSERT_EQ(vs.size(), 2u) << violations_str(vs);
+  EXPECT_NE(vs[0].details.find("is in bucket None, expected u0"), std::string::npos)
+      << violations_str(vs);
+  EXPECT_NE(vs[1].details.find("is in bucket u0, expected u1"), std::string::npos)
+      << violations_str(vs);
+}
+
 // The plan-level binding check (memo oracle): an extern's bind step must bind what its node's
 // symbol at that keypath resolves to. Both corruptions define the symbol once, so the plan's
 // definition counts alone pass them.
