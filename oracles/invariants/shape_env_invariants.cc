@@ -59,7 +59,7 @@ std::vector<Violation> check_state(const ShapeEnv& env) {
                                    " outside its range " + env.var_range(s).str()});
     }
   }
-  // INV-9c: size-likeness starts at unbacked symbols (constrain_range_for_size, which
+  // INV-9e: size-likeness starts at unbacked symbols (constrain_range_for_size, which
   // check_is_size and the fake impls call for unbacked ones only) and crosses only plain symbol
   // equality (spec §2.9): a backed size-like symbol is tied to a size-like unbacked one by a chain
   // of symbol-to-symbol replacements (either direction: a later replacement may re-point it).
@@ -86,7 +86,7 @@ std::vector<Violation> check_state(const ShapeEnv& env) {
   // s86 -> 2) lost the link that made it size-like; its replacement speaks for it.
   for (const ExprRef& s : size_like) {
     if (!tied.count(s) && !env.replacement_table().entries().count(s)) {
-      out.push_back({"INV-9c", "size-like " + s->str() +
+      out.push_back({"INV-9e", "size-like " + s->str() +
                                    " is backed and no replacement ties it to a size-like "
                                    "unbacked symbol"});
     }

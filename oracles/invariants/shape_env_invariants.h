@@ -25,7 +25,7 @@ struct ShapeEnvSnapshot {
   static ShapeEnvSnapshot of(const ShapeEnv& env);
 };
 
-// INV-8 replacement discipline, INV-9(a,b) range soundness, INV-9c size-likeness only from
+// INV-8 replacement discipline, INV-9(a,b) range soundness, INV-9e size-likeness only from
 // unbacked symbols, INV-10 guards backed, INV-11 assert bucketing, INV-1 style sanity of pending
 // (no duplicates).
 std::vector<Violation> check_state(const ShapeEnv& env);

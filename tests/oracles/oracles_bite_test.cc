@@ -125,7 +125,7 @@ TEST(BindingOracle, FiresOnAWrongOutputSize) {
   EXPECT_NE(rep.violations[0].details.find("output 0 size(0)"), std::string::npos) << rep.str();
 }
 
-// INV-9c: only unbacked symbols are size-like. constrain_range_for_size is the engine's public
+// INV-9e: only unbacked symbols are size-like. constrain_range_for_size is the engine's public
 // primitive; check_is_size calls it for unbacked symbols only, and a caller that skipped that
 // test (on a backed size of 3) leaves the state this must flag.
 TEST(ShapeEnvInvariants, FireOnABackedSymbolMadeSizeLike) {
@@ -137,7 +137,7 @@ TEST(ShapeEnvInvariants, FireOnABackedSymbolMadeSizeLike) {
   env.constrain_range_for_size(s.expr());
   std::vector<Violation> vs = check_state(env);
   ASSERT_FALSE(vs.empty());
-  EXPECT_EQ(vs[0].invariant, "INV-9c") << violations_str(vs);
+  EXPECT_EQ(vs[0].invariant, "INV-9e") << violations_str(vs);
 }
 
 // INV-11 recomputes the bucket from the spec (the newest unbacked symbol), so a store that keyed
