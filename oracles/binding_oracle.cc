@@ -9,6 +9,7 @@
 
 #include "engine/fake/fake_tensor.h"
 #include "engine/sym/make.h"
+#include "oracles/invariants/simplify_at_sigma.h"
 #include "oracles/smt/facts.h"
 
 namespace sf::oracles {
@@ -74,6 +75,10 @@ class BindingCheck {
     if (r.status != smt::Status::kSat) {
       report_.undecided("facts ∧ σ", r);
       return;
+    }
+    // σ satisfies the facts: what the simplifier derived from them must hold at σ too.
+    for (Violation& v : check_simplifications_at(env_.simplification_log(), run_.sigma)) {
+      report_.violations.push_back({"binding", std::move(v.details)});
     }
     for (const graph::Node* n : g.nodes()) {
       if (n->kind != graph::NodeKind::kOutput) continue;

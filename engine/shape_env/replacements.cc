@@ -129,6 +129,15 @@ ExprRef ShapeEnv::simplify(const ExprRef& e, bool size_oblivious) const {
     for (const ExprRef& s : sym::free_symbols(replaced)) entry.read.push_back(s);
   }
   ExprRef out = entry.out;
+  if (!size_oblivious && fact_scopes_.empty() && out != e) {
+    CachedSimplification logged{e, false, out, state_changes_};
+    if (simplification_log_.size() < kSimplificationLogSize) {
+      simplification_log_.push_back(std::move(logged));
+    } else {
+      simplification_log_[simplification_log_next_] = std::move(logged);
+      simplification_log_next_ = (simplification_log_next_ + 1) % kSimplificationLogSize;
+    }
+  }
   if (it != cache.end()) {
     it->second = std::move(entry);
   } else {

@@ -149,6 +149,13 @@ class ShapeEnv {
     uint64_t changes_before;
   };
   std::vector<CachedSimplification> cached_simplifications() const;
+  // The latest kSimplificationLogSize simplifications computed outside fact scopes and not
+  // size-oblivious (cache misses; any order), for the oracles to re-check at a run's values: the
+  // cache itself is mostly invalidated by the time a program ends.
+  static constexpr size_t kSimplificationLogSize = 256;
+  const std::vector<CachedSimplification>& simplification_log() const {
+    return simplification_log_;
+  }
   // Every change of the state so far (each replacement, range, guard, assert, real value...).
   uint64_t state_changes() const { return state_changes_; }
   void rename_unbacked_to(const ExprRef& orig, const ExprRef& dest);
@@ -376,6 +383,8 @@ class ShapeEnv {
   // symbols to the ones its trace made), for they have values only where the subgraph runs.
   std::set<ExprRef, sym::ExprLess> local_to_closing_scope(const RangeTable& saved) const;
   mutable std::unordered_map<ExprRef, Simplified, sym::ExprHash> simplify_cache_[2];
+  mutable std::vector<CachedSimplification> simplification_log_;
+  mutable size_t simplification_log_next_ = 0;  // the slot the next one overwrites once full
 };
 
 // The §2.6 traversal on its own (pure): where each of `symbols` first occurs in `v`, in the order

@@ -11,6 +11,7 @@
 #include "engine/sym/make.h"
 #include "oracles/binding_oracle.h"
 #include "oracles/invariants/shape_env_invariants.h"
+#include "oracles/invariants/simplify_at_sigma.h"
 #include "oracles/memo_oracle.h"
 #include "oracles/pipeline.h"
 
@@ -157,6 +158,42 @@ TEST(ShapeEnvInvariants, FireOnAnAssertInTheWrongBucket) {
       << violations_str(vs);
   EXPECT_NE(vs[1].details.find("is in bucket u0, expected u1"), std::string::npos)
       << violations_str(vs);
+}
+
+// Simplifier soundness at σ (binding oracle): each cached simplification holds at the run's
+// values. Max(1, u0) -> u0 is right under u0 >= 1, and an unsound rewrite shows at a σ the
+// facts allow; size-oblivious entries (u0 >= 2 assumed) and undefined sides are not judged.
+TEST(SimplifyAtSigma, FiresOnASimplificationFalseAtTheRunsValues) {
+  ExprRef u0 = sym::symbol(sym::SymKind::kUnbackedInt, 0);
+  ExprRef m = sym::max(std::vector<ExprRef>{sym::integer(1), u0});
+  std::vector<ShapeEnv::CachedSimplification> cached = {
+      {m, false, u0, 0},
+      {sym::eq(u0, sym::integer(1)), true, sym::boolean(false), 0},
+      {sym::floordiv(sym::integer(4), u0), false, sym::integer(0), 0},
+  };
+  sym::Assignment sigma = {{u0, sym::Concrete::of_int(5)}};
+  EXPECT_TRUE(check_simplifications_at(cached, sigma).empty());
+  sigma[u0] = sym::Concrete::of_int(0);  // Max(1, 0) = 1, not 0; 4 // 0 is undefined
+  std::vector<Violation> vs = check_simplifications_at(cached, sigma);
+  ASSERT_EQ(vs.size(), 1u) << violations_str(vs);
+  EXPECT_NE(vs[0].details.find("Max(1, u0) = 1 and u0 = 0"), std::string::npos)
+      << violations_str(vs);
+}
+
+// ... and the binding oracle runs it on the simplifications a real program's ShapeEnv logged,
+// some of them over symbols σ binds.
+TEST(SimplifyAtSigma, RealRunsLeaveSimplificationsToJudge) {
+  auto cpu = backend::make_cpu_backend();
+  PipelineResult r = judge(
+      "# sfz 1\ninput m: bool[6] = [True, False, True, True, False, True]\nk = nonzero(m)\n"
+      "check(size(k, 0) >= 2, \"c\")\nreturn narrow(k, 0, 0, 2) + 1\n",
+      cpu.get());
+  ASSERT_EQ(r.verdict.kind, Verdict::Kind::kPass) << r.verdict.str();
+  const std::vector<ShapeEnv::CachedSimplification>& logged = r.trace->env->simplification_log();
+  size_t judged = 0;
+  for (const auto& c : logged) judged += sym::evaluate(c.expr, r.run->sigma).defined;
+  EXPECT_GT(judged, 0u) << logged.size() << " logged";
+  EXPECT_TRUE(check_simplifications_at(logged, r.run->sigma).empty());
 }
 
 // The plan-level binding check (memo oracle): an extern's bind step must bind what its node's
