@@ -379,6 +379,11 @@ struct Session::Impl {
     }
   }
 
+  // The reason given for a query our watchdog interrupted.
+  std::string wall_clock_reason() const {
+    return "wall-clock limit of " + std::to_string(opts.timeout_ms) + " ms";
+  }
+
   // Z3 clears its cancel flag when a check starts: an empty check on a scratch solver does it.
   void clear_interrupt() noexcept {
     try {
@@ -389,7 +394,8 @@ struct Session::Impl {
   }
 
   Options opts;
-  bool solver_in_doubt = false;  // the watchdog interrupted a check since the last rebuild
+  // Since the last rebuild the watchdog interrupted a check or Z3 threw: rebuild before reuse.
+  bool solver_in_doubt = false;
   z3::context ctx;
   z3::solver solver;
   Encoder enc;
@@ -519,8 +525,7 @@ Result Session::check(const std::vector<ExprRef>& query, bool with_core) {
         r.status = Status::kUnknown;
         // Interrupted by our watchdog, Z3's own reason depends on where the interrupt landed
         // ("canceled", "incomplete (theory ...)"): left out, so a replay gives the same message.
-        r.reason = interrupted ? "wall-clock limit of " + std::to_string(m.opts.timeout_ms) + " ms"
-                               : m.solver.reason_unknown();
+        r.reason = interrupted ? m.wall_clock_reason() : m.solver.reason_unknown();
         break;
     }
   } catch (const z3::exception& e) {
@@ -532,7 +537,7 @@ Result Session::check(const std::vector<ExprRef>& query, bool with_core) {
   if (interrupted && r.status == Status::kUnsat) {
     r.status = Status::kUnknown;
     r.core.clear();
-    r.reason = "wall-clock limit of " + std::to_string(m.opts.timeout_ms) + " ms";
+    r.reason = m.wall_clock_reason();
   }
   // A model that misses a fact is the same doubt, seen later.
   if (m.solver_in_doubt || r.status == Status::kError) {

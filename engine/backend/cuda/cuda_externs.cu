@@ -17,6 +17,7 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <string>
+#include <type_traits>
 
 #include "engine/backend/cuda/cuda_externs.h"
 
@@ -319,6 +320,21 @@ __global__ void expand_kernel(const long long* ends, long long m, long long tota
   }
 }
 
+// Calls `f` with `data` as a pointer to `t`'s device elements (bool: one byte each), so each
+// typed kernel launch or CUB call is written once.
+template <typename F>
+auto with_elements(const void* data, ElemType t, F&& f) {
+  switch (t) {
+    case ElemType::kBool:
+      return f(static_cast<const unsigned char*>(data));
+    case ElemType::kInt64:
+      return f(static_cast<const long long*>(data));
+    case ElemType::kFloat32:
+      return f(static_cast<const float*>(data));
+  }
+  raise_extern_error("unknown element type " + std::to_string(static_cast<int>(t)));
+}
+
 }  // namespace
 
 size_t elem_size(ElemType t) {
@@ -337,32 +353,19 @@ int64_t select_truthy(const void* data, ElemType t, int64_t n, DeviceArena& aren
                       int32_t** indices) {
   *indices = nullptr;
   if (n == 0) return 0;
-  switch (t) {
-    case ElemType::kBool:
-      return select_flagged(static_cast<const unsigned char*>(data), n, arena, indices);
-    case ElemType::kInt64:
-      return select_flagged(
-          thrust::make_transform_iterator(static_cast<const long long*>(data), Truthy<long long>()),
-          n, arena, indices);
-    case ElemType::kFloat32:
-      return select_flagged(
-          thrust::make_transform_iterator(static_cast<const float*>(data), Truthy<float>()), n,
-          arena, indices);
-  }
-  return 0;
+  return with_elements(data, t, [&](auto p) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(p)>>;
+    if constexpr (std::is_same_v<T, unsigned char>) {
+      return select_flagged(p, n, arena, indices);  // bool bytes are their own flags
+    } else {
+      return select_flagged(thrust::make_transform_iterator(p, Truthy<T>()), n, arena, indices);
+    }
+  });
 }
 
 Compaction count_truthy(const void* data, ElemType t, int64_t n, DeviceArena& arena) {
   if (n == 0) return Compaction{};
-  switch (t) {
-    case ElemType::kBool:
-      return count_tiles(static_cast<const unsigned char*>(data), n, arena);
-    case ElemType::kInt64:
-      return count_tiles(static_cast<const long long*>(data), n, arena);
-    case ElemType::kFloat32:
-      return count_tiles(static_cast<const float*>(data), n, arena);
-  }
-  return Compaction{};
+  return with_elements(data, t, [&](auto p) { return count_tiles(p, n, arena); });
 }
 
 void write_selected(const Compaction& c, const void* mask, int64_t n, const void* src,
@@ -408,20 +411,9 @@ void write_nonzero(const Compaction& c, const void* data, ElemType t, int64_t n,
   auto grid = static_cast<unsigned>(c.tiles);
   auto* o = reinterpret_cast<long long*>(out);
   bool al = aligned16(data);
-  switch (t) {
-    case ElemType::kBool:
-      write_nonzero_kernel<<<grid, kThreads>>>(static_cast<const unsigned char*>(data), n, al,
-                                               c.tile_ends, dims, o);
-      break;
-    case ElemType::kInt64:
-      write_nonzero_kernel<<<grid, kThreads>>>(static_cast<const long long*>(data), n, al,
-                                               c.tile_ends, dims, o);
-      break;
-    case ElemType::kFloat32:
-      write_nonzero_kernel<<<grid, kThreads>>>(static_cast<const float*>(data), n, al,
-                                               c.tile_ends, dims, o);
-      break;
-  }
+  with_elements(data, t, [&](auto p) {
+    write_nonzero_kernel<<<grid, kThreads>>>(p, n, al, c.tile_ends, dims, o);
+  });
   check(cudaGetLastError(), "write nonzero");
 }
 
