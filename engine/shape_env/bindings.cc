@@ -21,40 +21,43 @@ void erase_pending(std::vector<ExprRef>& pending, const ExprRef& s) {
 }
 
 // The eight cases of §2.6, in order, over raw (never replaced) expressions.
-void walk(const ShapeEnv& env, const Value& a, const KeyPath& path, std::vector<ExprRef>& pending,
+// `path` is where `a` sits; it is extended in place for each child and restored after it.
+void walk(const ShapeEnv& env, const Value& a, KeyPath& path, std::vector<ExprRef>& pending,
           Bindings& out) {
-  auto extend = [&](KeyEntry k) {
+  if (pending.empty()) return;  // every case binds a pending symbol: nothing left to find
+  auto extended = [&](KeyEntry k) {
     KeyPath p = path;
     p.push_back(std::move(k));
     return p;
   };
+  auto child = [&](KeyEntry k, const Value& v) {
+    path.push_back(std::move(k));
+    walk(env, v, path, pending, out);
+    path.pop_back();
+  };
   switch (a.kind()) {
     case Value::Kind::kTuple:
       for (size_t i = 0; i < a.elems().size(); ++i) {
-        walk(env, a.elems()[i], extend(KeyEntry::sequence(static_cast<int64_t>(i))), pending, out);
+        child(KeyEntry::sequence(static_cast<int64_t>(i)), a.elems()[i]);
       }
       return;
     case Value::Kind::kTensor: {
       const TensorLike& t = *a.tensor();
       auto inner = t.inner_tensors();
       if (!inner.empty()) {  // case 2: a wrapper subclass is walked through its inner tensors
-        for (auto& [attr, value] : inner) {
-          walk(env, value, extend(KeyEntry::inner_tensor(attr)), pending, out);
-        }
+        for (auto& [attr, value] : inner) child(KeyEntry::inner_tensor(attr), value);
         return;
       }
       auto seq = [&](TensorMethod m, const std::vector<SymInt>& xs) {
-        KeyPath base = extend(KeyEntry::call_method(m));
+        path.push_back(KeyEntry::call_method(m));
         for (size_t i = 0; i < xs.size(); ++i) {
-          KeyPath p = base;
-          p.push_back(KeyEntry::sequence(static_cast<int64_t>(i)));
-          walk(env, Value(xs[i]), p, pending, out);
+          child(KeyEntry::sequence(static_cast<int64_t>(i)), Value(xs[i]));
         }
+        path.pop_back();
       };
       seq(TensorMethod::kSize, t.sizes());
       seq(TensorMethod::kStride, t.strides());
-      walk(env, Value(t.storage_offset()),
-           extend(KeyEntry::call_method(TensorMethod::kStorageOffset)), pending, out);
+      child(KeyEntry::call_method(TensorMethod::kStorageOffset), Value(t.storage_offset()));
       return;
     }
     case Value::Kind::kInt:
@@ -77,7 +80,7 @@ void walk(const ShapeEnv& env, const Value& a, const KeyPath& path, std::vector<
             const ExprRef& u = lp ? lhs : rhs;
             const ExprRef& coeff = lp ? rhs : lhs;
             if (coeff->is(ExprKind::kInteger) || env.is_backed(coeff)) {
-              out.emplace(u, extend(KeyEntry::divide_by(coeff)));
+              out.emplace(u, extended(KeyEntry::divide_by(coeff)));
               erase_pending(pending, u);
             }
           }
@@ -93,7 +96,7 @@ void walk(const ShapeEnv& env, const Value& a, const KeyPath& path, std::vector<
         // The fault leaves out the int conversion, so the path reaches the SymBool (#114157).
         out.emplace(e->arg(0), fault_on(Fault::kConvertIntKeyDropped)
                                    ? path
-                                   : extend(KeyEntry::convert_int()));
+                                   : extended(KeyEntry::convert_int()));
         erase_pending(pending, e->arg(0));
       }
       return;
@@ -108,7 +111,8 @@ void walk(const ShapeEnv& env, const Value& a, const KeyPath& path, std::vector<
 Bindings binding_paths(const ShapeEnv& env, const Value& v, const std::vector<ExprRef>& symbols) {
   std::vector<ExprRef> pending = symbols;
   Bindings out;
-  walk(env, v, {}, pending, out);
+  KeyPath root;
+  walk(env, v, root, pending, out);
   return out;
 }
 
@@ -131,7 +135,8 @@ std::optional<Bindings> ShapeEnv::compute_unbacked_bindings(const Value& v, cons
         if (symbols_.pending().empty()) return std::nullopt;
         std::vector<ExprRef> pending = peek ? symbols_.pending() : symbols_.take_pending();
         Bindings result;
-        walk(*this, v, {}, pending, result);
+        KeyPath root;
+        walk(*this, v, root, pending, result);
         if (!peek && !pending.empty()) {
           std::string names;
           for (const ExprRef& s : pending) names += (names.empty() ? "" : ", ") + s->str();

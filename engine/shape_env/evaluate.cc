@@ -21,6 +21,10 @@ bool all_symbols_backed(const ShapeEnv& env, const ExprRef& e) {
   return true;
 }
 
+// The guards pass no hint; a shared empty one leaves their frames nothing to destroy when a DDE
+// unwinds them (a temporary would need a landing pad, and the unwinder a restart).
+const std::optional<ExprRef> kNoHint;
+
 ExprRef constant_of(const sym::ValueRange& r, const ExprRef& e) {
   if (e->is_bool()) return sym::boolean(r.can_be_true());
   if (e->is_float()) return sym::real(r.flo());
@@ -108,92 +112,124 @@ std::string ShapeEnv::dde_message(const ExprRef& expr, bool is_bool) const {
   return out;
 }
 
-ExprRef ShapeEnv::evaluate_expr(const ExprRef& orig, std::optional<ExprRef> hint,
+ExprRef ShapeEnv::defer_user_error(UserErrorKind kind, std::string message) {
+  error_deferred_ = true;
+  deferred_kind_ = kind;
+  deferred_message_ = std::move(message);
+  return ExprRef();
+}
+
+// Inlined into the public wrapper, which has no locals left to destroy when it calls this: a
+// frame the unwinder need not clean up is walked once per phase, with no restart.
+inline __attribute__((always_inline)) void ShapeEnv::raise_deferred_error() {
+  error_deferred_ = false;
+  if (deferred_kind_ == UserErrorKind::kDataDependentGuard) {
+    throw GuardOnDataDependentSymNode(deferred_message_);
+  }
+  throw UserError(deferred_kind_, deferred_message_);
+}
+
+inline __attribute__((always_inline)) ExprRef ShapeEnv::evaluate_expr_inlined(
+    const ExprRef& orig, const std::optional<ExprRef>& hint, bool size_oblivious,
+    std::optional<bool> fallback, const std::string& sloc) {
+  {
+    ExprRef out = recorded(event::EvaluateExpr{orig, hint, size_oblivious, fallback, sloc}, [&] {
+      return evaluate_expr_deferring(orig, hint, size_oblivious, fallback, sloc);
+    });
+    if (out) return out;
+  }
+  raise_deferred_error();
+}
+
+ExprRef ShapeEnv::evaluate_expr(const ExprRef& orig, const std::optional<ExprRef>& hint,
                                 bool size_oblivious, std::optional<bool> fallback,
                                 const std::string& sloc) {
-  return recorded(
-      event::EvaluateExpr{orig, hint, size_oblivious, fallback, sloc},
-      [&]() SF_UNWOUND_INLINE -> ExprRef {
-        if (orig->is_ground() && orig->num_args() == 0) return orig;
-        StaticOptions opts;
-        opts.size_oblivious = size_oblivious;
-        StaticEvaluation st = evaluate_statically(orig, opts);  // both answers at once
-        if (st.decided) return *st.decided;
+  return evaluate_expr_inlined(orig, hint, size_oblivious, fallback, sloc);
+}
 
-        ExprRef expr = simplify(orig, size_oblivious);
-        std::optional<ExprRef> concrete = hint;
-        bool emit_assert = false;
-        if (!all_symbols_backed(*this, expr)) {
-          expr = st.partial;  // what maybe_evaluate_static(orig, unbacked_only) answers
-          if (!all_symbols_backed(*this, expr)) {
-            if (fallback) return sym::boolean(*fallback);  // guard_or_*: no guard, no assert
-            // Unbacked-but-hinted inputs: decide only if the answer does not depend on 0/1.
-            if (symbols_.has_oblivious_hints()) {
-              auto with_hints = [&](bool at_least_two) {
-                return sym::substitute_symbols(expr, [&](const ExprRef& s) -> ExprRef {
-                  if (std::optional<int64_t> b = symbols_.hint(s)) return sym::integer(*b);
-                  std::optional<int64_t> o = symbols_.oblivious_hint(s);
-                  if (!o) return ExprRef();
-                  return sym::integer(at_least_two ? std::max<int64_t>(2, *o) : *o);
-                });
-              };
-              ExprRef a = sym::simplify(with_hints(false)), b = sym::simplify(with_hints(true));
-              if (a->is_ground() && a->num_args() == 0 && a == b) return a;
-            }
-            // Real values observed for unbacked symbols: use them, but assert instead of guarding.
-            ExprRef real = sym::substitute_symbols(
-                expr, [this](const ExprRef& s) { return known_value_of(s); });
-            real = sym::simplify(real);
-            if (real->is_ground() && real->num_args() == 0) {
-              concrete = real;
-              emit_assert = true;
-            } else {
-              throw GuardOnDataDependentSymNode(dde_message(orig, orig->is_bool()));
-            }
-          }
-        }
-        if (!concrete) {
-          std::optional<int64_t> v;
-          sym::Assignment values;
-          for (const ExprRef& s : sym::free_symbols(expr)) {
-            std::optional<int64_t> h = symbols_.hint(s);
-            SF_CHECK(h) << "backed symbol without hint: " << s->str();
-            values.emplace(s, sym::Concrete::of_int(*h));
-          }
-          sym::EvalResult r = sym::evaluate(expr, values);
-          if (!r.defined) {
-            throw_user_error(UserErrorKind::kZeroDivision,
-                             "evaluating " + expr->str() + " on the input hints: " + r.why);
-          }
-          switch (r.value.type) {
-            case sym::ExprType::kBool:
-              concrete = sym::boolean(r.value.b);
-              break;
-            case sym::ExprType::kInt:
-              concrete = sym::integer(r.value.i);
-              break;
-            case sym::ExprType::kFloat:
-              concrete = sym::real(r.value.f);
-              break;
-          }
-        }
-        ExprRef g = expr->is_bool() ? ((*concrete)->bool_value() ? expr : sym::not_(expr))
-                                    : sym::eq(expr, *concrete);
-        if (g->is(ExprKind::kBoolConst)) return *concrete;
-        if (emit_assert) {
-          guard_or_defer_runtime_assert(g, "value observed for an unbacked symbol (" + sloc + ")");
-          return *concrete;
-        }
-        maybe_guard_rel(g);
-        if (settings_.prefer_deferred_runtime_asserts_over_guards) {
-          guard_or_defer_runtime_assert(g, sloc);
-        } else {
-          asserts_.add_guard(ShapeGuard{g, sloc, size_oblivious});
-          add_axioms(g);
-          on_state_change();
-        }
-        return *concrete;
-      });
+ExprRef ShapeEnv::evaluate_expr_deferring(const ExprRef& orig, const std::optional<ExprRef>& hint,
+                                          bool size_oblivious, std::optional<bool> fallback,
+                                          const std::string& sloc) {
+  if (orig->is_ground() && orig->num_args() == 0) return orig;
+  StaticOptions opts;
+  opts.size_oblivious = size_oblivious;
+  StaticEvaluation st = evaluate_statically(orig, opts);  // both answers at once
+  if (st.decided) return *st.decided;
+
+  ExprRef expr = simplify(orig, size_oblivious);
+  std::optional<ExprRef> concrete = hint;
+  bool emit_assert = false;
+  if (!all_symbols_backed(*this, expr)) {
+    expr = st.partial;  // what maybe_evaluate_static(orig, unbacked_only) answers
+    if (!all_symbols_backed(*this, expr)) {
+      if (fallback) return sym::boolean(*fallback);  // guard_or_*: no guard, no assert
+      // Unbacked-but-hinted inputs: decide only if the answer does not depend on 0/1.
+      if (symbols_.has_oblivious_hints()) {
+        auto with_hints = [&](bool at_least_two) {
+          return sym::substitute_symbols(expr, [&](const ExprRef& s) -> ExprRef {
+            if (std::optional<int64_t> b = symbols_.hint(s)) return sym::integer(*b);
+            std::optional<int64_t> o = symbols_.oblivious_hint(s);
+            if (!o) return ExprRef();
+            return sym::integer(at_least_two ? std::max<int64_t>(2, *o) : *o);
+          });
+        };
+        ExprRef a = sym::simplify(with_hints(false)), b = sym::simplify(with_hints(true));
+        if (a->is_ground() && a->num_args() == 0 && a == b) return a;
+      }
+      // Real values observed for unbacked symbols: use them, but assert instead of guarding.
+      ExprRef real =
+          sym::substitute_symbols(expr, [this](const ExprRef& s) { return known_value_of(s); });
+      real = sym::simplify(real);
+      if (real->is_ground() && real->num_args() == 0) {
+        concrete = real;
+        emit_assert = true;
+      } else {
+        return defer_user_error(UserErrorKind::kDataDependentGuard,
+                                dde_message(orig, orig->is_bool()));
+      }
+    }
+  }
+  if (!concrete) {
+    std::optional<int64_t> v;
+    sym::Assignment values;
+    for (const ExprRef& s : sym::free_symbols(expr)) {
+      std::optional<int64_t> h = symbols_.hint(s);
+      SF_CHECK(h) << "backed symbol without hint: " << s->str();
+      values.emplace(s, sym::Concrete::of_int(*h));
+    }
+    sym::EvalResult r = sym::evaluate(expr, values);
+    if (!r.defined) {
+      throw_user_error(UserErrorKind::kZeroDivision,
+                       "evaluating " + expr->str() + " on the input hints: " + r.why);
+    }
+    switch (r.value.type) {
+      case sym::ExprType::kBool:
+        concrete = sym::boolean(r.value.b);
+        break;
+      case sym::ExprType::kInt:
+        concrete = sym::integer(r.value.i);
+        break;
+      case sym::ExprType::kFloat:
+        concrete = sym::real(r.value.f);
+        break;
+    }
+  }
+  ExprRef g = expr->is_bool() ? ((*concrete)->bool_value() ? expr : sym::not_(expr))
+                              : sym::eq(expr, *concrete);
+  if (g->is(ExprKind::kBoolConst)) return *concrete;
+  if (emit_assert) {
+    guard_or_defer_runtime_assert(g, "value observed for an unbacked symbol (" + sloc + ")");
+    return *concrete;
+  }
+  maybe_guard_rel(g);
+  if (settings_.prefer_deferred_runtime_asserts_over_guards) {
+    guard_or_defer_runtime_assert(g, sloc);
+  } else {
+    asserts_.add_guard(ShapeGuard{g, sloc, size_oblivious});
+    add_axioms(g);
+    on_state_change();
+  }
+  return *concrete;
 }
 
 bool ShapeEnv::guard_or_defer_runtime_assert(const ExprRef& orig, const std::string& msg) {
@@ -311,17 +347,17 @@ bool ShapeEnv::statically_known_false(const SymBool& b) const {
 
 bool ShapeEnv::guard_bool(const SymBool& b, const std::string& sloc) {
   if (auto c = b.maybe_as_bool()) return *c;
-  return evaluate_expr(b.expr(), std::nullopt, false, std::nullopt, sloc)->bool_value();
+  return evaluate_expr_inlined(b.expr(), kNoHint, false, std::nullopt, sloc)->bool_value();
 }
 
 int64_t ShapeEnv::guard_int(const SymInt& i, const std::string& sloc) {
   if (auto c = i.maybe_as_int()) return *c;
-  return evaluate_expr(i.expr(), std::nullopt, false, std::nullopt, sloc)->int_value();
+  return evaluate_expr_inlined(i.expr(), kNoHint, false, std::nullopt, sloc)->int_value();
 }
 
 bool ShapeEnv::guard_size_oblivious(const SymBool& b, const std::string& sloc) {
   if (auto c = b.maybe_as_bool()) return *c;
-  return evaluate_expr(b.expr(), std::nullopt, true, std::nullopt, sloc)->bool_value();
+  return evaluate_expr_inlined(b.expr(), kNoHint, true, std::nullopt, sloc)->bool_value();
 }
 
 bool ShapeEnv::guard_or_false(const SymBool& b) {
@@ -332,7 +368,7 @@ bool ShapeEnv::guard_or_false(const SymBool& b) {
     std::optional<ExprRef> st = maybe_evaluate_static(b.expr(), opts);
     return st ? (*st)->bool_value() : false;
   }
-  return evaluate_expr(b.expr(), std::nullopt, false, false)->bool_value();
+  return evaluate_expr_inlined(b.expr(), kNoHint, false, false, "")->bool_value();
 }
 
 bool ShapeEnv::guard_or_true(const SymBool& b) {
@@ -343,7 +379,7 @@ bool ShapeEnv::guard_or_true(const SymBool& b) {
     std::optional<ExprRef> st = maybe_evaluate_static(b.expr(), opts);
     return st ? (*st)->bool_value() : true;
   }
-  return evaluate_expr(b.expr(), std::nullopt, false, true)->bool_value();
+  return evaluate_expr_inlined(b.expr(), kNoHint, false, true, "")->bool_value();
 }
 
 // As upstream's SymNode.expect_true: a guard only when the condition has a hint, mentions no
@@ -370,12 +406,17 @@ bool ShapeEnv::expect_size(const SymInt& i, const std::string& msg) {
 void ShapeEnv::check(const SymBool& cond, const std::string& msg) {
   bool ok = cond.is_constant() ? *cond.maybe_as_bool() : expect_true(cond, msg);
   if (!ok) {
-    throw_user_error(
-        UserErrorKind::kCheckFailed,
-        "check failed: " + (msg.empty() ? std::string("(no message)") : msg) + " — the condition " +
-            cond.str() + " (simplified: " + simplify(cond.expr())->str() +
-            ") is false for every value allowed so far; fix the program or its inputs");
+    defer_check_failure(cond, msg);
+    raise_deferred_error();
   }
+}
+
+void ShapeEnv::defer_check_failure(const SymBool& cond, const std::string& msg) {
+  defer_user_error(UserErrorKind::kCheckFailed,
+                   "check failed: " + (msg.empty() ? std::string("(no message)") : msg) +
+                       " — the condition " + cond.str() +
+                       " (simplified: " + simplify(cond.expr())->str() +
+                       ") is false for every value allowed so far; fix the program or its inputs");
 }
 
 void ShapeEnv::check_is_size(const SymInt& i, std::optional<int64_t> max) {

@@ -146,6 +146,11 @@ class EventRecorder {
       done_ = true;
       r_.end(EventOutcome::ok());
     }
+    // The call returned with a user error of `kind` that its caller raises next.
+    void failed(UserErrorKind kind) {
+      done_ = true;
+      r_.end(EventOutcome::user_error(kind));
+    }
     EndOfEvent(const EndOfEvent&) = delete;
     EndOfEvent& operator=(const EndOfEvent&) = delete;
 

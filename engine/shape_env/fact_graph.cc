@@ -113,7 +113,7 @@ FactGraph::FactGraph(const std::vector<std::pair<ExprRef, bool>>& relations) {
 FactGraph::FactGraph(const std::vector<std::pair<ExprRef, bool>>& relations, Forms& forms) {
   // The atoms first, alone: a graph past the atom limit (most of them, late in a long trace)
   // proves nothing and is never laid out, and one within it is laid out once, at its size.
-  index_.emplace(sym::integer(0), 0);
+  add_zero();
   numbering_ = true;
   for (size_t i = 0; i < relations.size() && !too_large_; ++i) {
     add_relation(relations[i].first, relations[i].second, forms);
@@ -138,7 +138,7 @@ FactGraph::FactGraph(const std::vector<std::pair<ExprRef, bool>>& relations, For
 bool FactGraph::extend(const std::vector<std::pair<ExprRef, bool>>& relations, Forms& forms) {
   if (too_large_) return false;  // proves nothing, now as with more relations
   if (index_.empty()) {
-    index_.emplace(sym::integer(0), 0);
+    add_zero();
     dist_.add_node();
   }
   bool had_edges = has_edges_;
@@ -161,7 +161,7 @@ bool FactGraph::extend(const std::vector<std::pair<ExprRef, bool>>& relations, F
 bool FactGraph::contributes(const ExprRef& rel, bool value, Forms& forms) {
   if (says_nothing(rel)) return false;
   FactGraph probe;
-  probe.index_.emplace(sym::integer(0), 0);
+  probe.add_zero();
   probe.dist_.add_node();
   probe.add_relation(rel, value, forms);
   return probe.has_edges_;
@@ -218,11 +218,17 @@ void FactGraph::check_consistency() {
   }
 }
 
+void FactGraph::add_zero() {
+  index_.emplace(sym::integer(0), 0);
+  atoms_.push_back(sym::integer(0));
+}
+
 int FactGraph::node_of(const ExprRef& atom) {
   auto it = index_.find(atom);
   if (it != index_.end()) return it->second;
   int id = static_cast<int>(index_.size());
   index_.emplace(atom, id);
+  atoms_.push_back(atom);
   for (const ExprRef& s : sym::free_symbols(atom)) symbols_.insert(s.get());
   if (!numbering_) dist_.add_node();
   return id;
@@ -304,11 +310,9 @@ std::pair<std::optional<int64_t>, std::optional<int64_t>> FactGraph::bounds_of_t
     const UnitPoly& u, const sym::RangeEnv& ranges, bool negated, bool plain) const {
   // The range of an atom of the graph, computed the first time a path reaches it (most queries
   // touch few atoms; bounding every atom for each was most of a query's cost).
-  std::vector<const sym::ExprRef*> atom_of(dist_.size(), nullptr);
-  for (const auto& [atom, i] : index_) atom_of[i] = &atom;
   std::vector<std::optional<sym::ValueRange>> range_cache(dist_.size());
   auto range = [&](size_t a) -> const sym::ValueRange& {
-    if (!range_cache[a]) range_cache[a] = sym::bound_expr(*atom_of[a], ranges);
+    if (!range_cache[a]) range_cache[a] = sym::bound_expr(atoms_[a], ranges);
     return *range_cache[a];
   };
   auto finite_hi = [&](const sym::ValueRange& r) -> std::optional<int64_t> {

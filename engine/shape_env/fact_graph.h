@@ -94,6 +94,7 @@ class FactGraph {
  private:
   // Node 0 is the constant zero; atoms are numbered from 1.
   int node_of(const sym::ExprRef& atom);
+  void add_zero();  // node 0
   std::optional<int> find_node(const sym::ExprRef& atom) const;
   // to - from <= k.
   void constrain(int from, int to, int64_t k);
@@ -112,6 +113,7 @@ class FactGraph {
   void check_consistency();
 
   std::unordered_map<sym::ExprRef, int, sym::ExprHash> index_;
+  std::vector<sym::ExprRef> atoms_;               // index_ inverted: each atom at its number
   std::unordered_set<const sym::Expr*> symbols_;  // of the atoms (which keep them alive)
   DifferenceBounds dist_;
   // Edges constrain() tightened since the graph was last closed: (from, to, k).

@@ -23,12 +23,18 @@ ExprRef ReplacementTable::replace(const ExprRef& e) const {
   if (!sym::any_symbol(e, [this](const sym::Expr* s) { return target_of_.count(s) > 0; })) {
     return e;
   }
-  return sym::substitute_symbols(e, [this](const ExprRef& s) { return find(s); });
+  auto known = replaced_.find(e.get());
+  if (known != replaced_.end()) return known->second.second;
+  ExprRef out = sym::substitute_symbols(e, [this](const ExprRef& s) { return find(s); });
+  if (replaced_.size() >= 4096) replaced_.clear();  // a long run without installs
+  replaced_.emplace(e.get(), std::make_pair(e, out));
+  return out;
 }
 
 std::vector<ExprRef> ReplacementTable::install(const ExprRef& a, const ExprRef& tgt,
                                                const std::string& why) {
   touched_.push_back(a);
+  replaced_.clear();
   replacements_[a] = tgt;
   target_of_[a.get()] = tgt;
   replacement_reasons_.emplace(a, why);

@@ -64,6 +64,10 @@ class ReplacementTable {
   std::map<ExprRef, std::set<ExprRef, sym::ExprLess>, sym::ExprLess> keys_mentioning_;
   // replacements_ by node address: lookups without structural comparisons.
   std::unordered_map<const sym::Expr*, ExprRef> target_of_;
+  // replace()'s answers for expressions that mention a replaced symbol, until the next install:
+  // one query replaces the same expression several times (static evaluation, simplification,
+  // the guard's relation, its axioms). Keyed by node; the ExprRef keeps the node alive.
+  mutable std::unordered_map<const sym::Expr*, std::pair<ExprRef, ExprRef>> replaced_;
   std::vector<ExprRef> touched_;
   void index_target(const ExprRef& key, const ExprRef& target);
 };

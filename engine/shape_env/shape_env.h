@@ -172,7 +172,7 @@ class ShapeEnv {
   StaticEvaluation evaluate_statically(const ExprRef& e, StaticOptions opts = {}) const;
   // Installs a guard (backed) or raises GuardOnDataDependentSymNode; returns the concrete value.
   // With a fallback (guard_or_true/false), an undecidable data-dependent expr returns it as is.
-  ExprRef evaluate_expr(const ExprRef& e, std::optional<ExprRef> hint = std::nullopt,
+  ExprRef evaluate_expr(const ExprRef& e, const std::optional<ExprRef>& hint = std::nullopt,
                         bool size_oblivious = false, std::optional<bool> fallback = std::nullopt,
                         const std::string& sloc = "");
   bool guard_or_defer_runtime_assert(const ExprRef& e, const std::string& msg);
@@ -298,6 +298,13 @@ class ShapeEnv {
   // it ended: normally, by a user error of some kind, or by an engine bug.
   template <typename F>
   auto recorded(EventCall call, F&& body) -> decltype(body());
+  // A user error found deep inside a call is raised by the call's own frame once the work that
+  // found it has returned: each frame it unwinds costs the unwinder its CFI and call-site table
+  // twice, each landing pad a restart, and a data-dependent guard ends an eighth of the calls of
+  // a trace-shaped sequence. The body stores it (and returns a null result); `recorded` records
+  // the outcome; the public wrapper then calls raise_deferred_error.
+  ExprRef defer_user_error(UserErrorKind kind, std::string message);
+  [[noreturn]] void raise_deferred_error();
 
   // internals
   ExprRef new_unbacked_symbol(sym::SymKind kind, bool is_bool);
@@ -322,6 +329,16 @@ class ShapeEnv {
   void unify(const ExprRef& x, const ExprRef& y, const std::string& why);
   std::optional<ExprRef> solve_linear(const ExprRef& rel, const ExprRef& x) const;
   std::string dde_message(const ExprRef& expr, bool is_bool) const;
+  // evaluate_expr, inlined into the guards of evaluate.cc (one frame fewer for a DDE to unwind).
+  inline ExprRef evaluate_expr_inlined(const ExprRef& orig, const std::optional<ExprRef>& hint,
+                                       bool size_oblivious, std::optional<bool> fallback,
+                                       const std::string& sloc);
+  // evaluate_expr's work (a null result: a user error was deferred).
+  ExprRef evaluate_expr_deferring(const ExprRef& orig, const std::optional<ExprRef>& hint,
+                                  bool size_oblivious, std::optional<bool> fallback,
+                                  const std::string& sloc);
+  // check's message for a condition that is false for every allowed value, deferred.
+  void defer_check_failure(const SymBool& cond, const std::string& msg);
   // The hint of s, else its observed real value, as a constant (null when neither is known).
   ExprRef known_value_of(const ExprRef& s) const;
   // After s was replaced: the axioms mentioning s get their current simplified form again.
@@ -335,6 +352,10 @@ class ShapeEnv {
   ReplacementTable replacements_;
   AssertionStore asserts_;
   EventRecorder events_;
+  // The deferred user error (valid while error_deferred_); the message outlives the raise.
+  bool error_deferred_ = false;
+  UserErrorKind deferred_kind_ = UserErrorKind::kDataDependentGuard;
+  std::string deferred_message_;
 
   // Cache versioning (INV-21): version_ follows the key tuple.
   uint64_t version_ = 0;
@@ -407,7 +428,11 @@ auto ShapeEnv::recorded(EventCall call, F&& body) -> decltype(body()) {
     end.returned();
   } else {
     auto result = body();
-    end.returned();
+    if (error_deferred_) {
+      end.failed(deferred_kind_);  // the caller raises it
+    } else {
+      end.returned();
+    }
     return result;
   }
 }

@@ -196,7 +196,18 @@ inline size_t Expr::num_args() const { return args_.size(); }
 // Returns <0, 0, >0. Numbers < symbols (by kind, then index) < compound nodes.
 int compare(const ExprRef& a, const ExprRef& b);
 struct ExprLess {
-  bool operator()(const ExprRef& a, const ExprRef& b) const { return compare(a, b) < 0; }
+  bool operator()(const ExprRef& a, const ExprRef& b) const {
+    const Expr* x = a.get();
+    const Expr* y = b.get();
+    // Two symbols (the keys of the ShapeEnv's ordered tables) inline, as compare orders them.
+    if (x->is(ExprKind::kSymbol) && y->is(ExprKind::kSymbol)) {
+      if (x->sym_kind() != y->sym_kind()) {
+        return static_cast<int>(x->sym_kind()) < static_cast<int>(y->sym_kind());
+      }
+      return x->sym_index() < y->sym_index();
+    }
+    return compare(a, b) < 0;
+  }
 };
 // Like ExprLess, but a null ExprRef (e.g. the "None" assert bucket) sorts first.
 struct ExprLessNullFirst {

@@ -110,14 +110,24 @@ ExprRef replace_top_down(const ExprRef& root, const Lookup& lookup, const Skip& 
     if (const ExprRef* hit = lookup(e)) return *hit;
     if (e->num_args() == 0) return e;
     if (const ExprRef* hit = memo.find(e.get())) return *hit;
-    std::vector<ExprRef> args;
-    args.reserve(e->num_args());
-    bool changed = false;
-    for (const ExprRef& a : e->args()) {
-      args.push_back(self(self, a));
-      changed = changed || args.back() != a;
+    // Most nodes come back unchanged: the argument list is built from the first change on.
+    const auto& in = e->args();
+    size_t i = 0;
+    ExprRef first_changed;
+    for (; i < in.size(); ++i) {
+      first_changed = self(self, in[i]);
+      if (first_changed != in[i]) break;
     }
-    ExprRef out = changed ? rebuild(e, args) : e;
+    if (i == in.size()) {
+      memo.emplace(e.get(), e);
+      return e;
+    }
+    std::vector<ExprRef> args;
+    args.reserve(in.size());
+    args.insert(args.end(), in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i));
+    args.push_back(std::move(first_changed));
+    for (++i; i < in.size(); ++i) args.push_back(self(self, in[i]));
+    ExprRef out = rebuild(e, args);
     memo.emplace(e.get(), out);
     return out;
   };

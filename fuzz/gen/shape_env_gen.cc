@@ -74,139 +74,214 @@ const char* relation_name(size_t op) {
   return kNames[op % kNumRelations];
 }
 
-DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
-                           std::vector<std::string>* script) {
-  DriveStats stats;
-  std::vector<SymInt> ints;
-  std::vector<std::pair<size_t, Bindings>> binding_sites;  // for retrace renames
-  // Script lines are built only when asked for: the fuzzer and the timed bench runs skip them.
-  auto log = [&](auto&& make_line) {
-    if (script) script->push_back(make_line());
-  };
-  auto pick = [&]() { return src.pick(ints.size()); };
-  auto ref = [](size_t i) { return "I[" + std::to_string(i) + "]"; };
-  for (int step = 0; step < steps; ++step) {
-    size_t op = ints.empty() ? 0 : src.weighted({3, 4, 2, 5, 3, 3, 2, 2, 2});
-    ++stats.calls;
-    try {
+namespace {
+
+// One operation kind per method, each catching its own user errors: the unwinder then walks
+// one frame of ours with a small call-site table, and cleans up and catches in one landing pad
+// (with every operation inlined in one loop, it read ~150 call-site records per user error).
+class Driver {
+ public:
+  Driver(FuzzSource& src, ShapeEnv& env, std::vector<std::string>* script)
+      : src_(src), env_(env), script_(script) {}
+
+  DriveStats drive(int steps) {
+    for (int step = 0; step < steps; ++step) {
+      size_t op = ints_.empty() ? 0 : src_.weighted({3, 4, 2, 5, 3, 3, 2, 2, 2});
+      ++stats_.calls;
       switch (op) {
-        case 0: {  // an input dimension
-          int64_t hint = src.range(0, 64);
-          bool unbacked = src.chance(1, 5);
-          DimDynamic d = unbacked ? DimDynamic::kSizeLikeUnbacked : DimDynamic::kDuck;
-          log([&] {
-            return "input " + std::to_string(ints.size()) + " " + std::to_string(hint) + " " +
-                   (unbacked ? "unbacked" : "duck");
-          });
-          SymInt s = env.create_symbol(hint, "in" + std::to_string(step) + ".size(0)", d);
-          if (unbacked) env.compute_unbacked_bindings(Value(s));
-          ints.push_back(s);
+        case 0:
+          input(step);
           break;
-        }
-        case 1: {  // nonzero-like: fresh size-like symbol bounded by a numel, bound at its node
-          int64_t max = src.range(1, 128);
-          log([&] { return "nonzero " + std::to_string(ints.size()) + " " + std::to_string(max); });
-          SymInt u = env.create_unbacked_symint();
-          ints.push_back(u);
-          env.constrain_range_for_size(u.expr(), std::nullopt, max);
-          Value v = Value::tensor(TensorMeta::contiguous({u, SymInt(2)}));
-          std::optional<Bindings> b = env.compute_unbacked_bindings(v);
-          if (b) binding_sites.emplace_back(ints.size() - 1, *b);
-          if (b) stats.exposed.emplace_back(v, *b);
+        case 1:
+          nonzero();
           break;
-        }
-        case 8: {  // a fresh symbol exposed in a stride, an offset, as c*u, or in an inner tensor
-          auto layout = static_cast<Layout>(src.pick(static_cast<size_t>(Layout::kCount)));
-          int64_t c = src.range(2, 10);
-          log([&] {
-            return "expose " + std::to_string(ints.size()) + " " +
-                   kLayoutNames[static_cast<size_t>(layout)] + " " + std::to_string(c);
-          });
-          SymInt u = env.create_unbacked_symint();
-          ints.push_back(u);
-          env.constrain_range_for_size(u.expr(), std::nullopt, std::nullopt);
-          Value v = exposing(layout, u, c);
-          std::optional<Bindings> b = env.compute_unbacked_bindings(v);
-          if (b) stats.exposed.emplace_back(v, *b);
+        case 2:
+          item();
           break;
-        }
-        case 2: {  // item(): unconstrained
-          log([&] { return "item " + std::to_string(ints.size()); });
-          SymInt u = env.create_unbacked_symint();
-          ints.push_back(u);
-          std::optional<Bindings> b = env.compute_unbacked_bindings(Value(u));
-          if (b) binding_sites.emplace_back(ints.size() - 1, *b);
-          if (b) stats.exposed.emplace_back(Value(u), *b);
+        case 3:
+          check();
           break;
-        }
-        case 3: {  // check(...)
-          size_t a = pick(), b = pick(), r = src.pick(kNumRelations);
-          int64_t c = src.range(-3, 3);
-          log([&] {
-            return "check (" + ref(a) + " + " + std::to_string(c) + ") " + relation_name(r) + " " +
-                   ref(b);
-          });
-          env.check(relation(r, ints[a] + SymInt(c), ints[b]), "generated check");
+        case 4:
+          guard();
           break;
-        }
-        case 4: {  // a guard (DDE on unbacked is a user error)
-          size_t a = pick(), r = src.pick(kNumRelations);
-          int64_t c = src.range(0, 8);
-          log([&] { return "guard " + ref(a) + " " + relation_name(r) + " " + std::to_string(c); });
-          env.guard_bool(relation(r, ints[a], SymInt(c)));
+        case 5:
+          static_queries();
           break;
-        }
-        case 5: {  // static queries and fallbacks
-          size_t a = pick(), b = pick(), r1 = src.pick(kNumRelations), c = pick(),
-                 r2 = src.pick(kNumRelations), d = pick();
-          int64_t k = src.range(0, 4), m = src.range(0, 7);
-          log([&] {
-            return "static " + ref(a) + " " + relation_name(r1) + " " + ref(b) + " | " + ref(c) +
-                   " " + relation_name(r2) + " " + std::to_string(k) + " | (" + ref(d) + " * 4 + " +
-                   std::to_string(m) + ") // 4";
-          });
-          env.statically_known_true(relation(r1, ints[a], ints[b]));
-          env.guard_or_false(relation(r2, ints[c], SymInt(k)));
-          env.simplify(floordiv(ints[d] * SymInt(4) + SymInt(m), SymInt(4)).expr());
+        case 6:
+          rebind();
           break;
-        }
-        case 6: {  // a retrace of a binding site: fresh symbol renamed back
-          if (binding_sites.empty()) break;
-          auto& site = binding_sites[src.pick(binding_sites.size())];
-          const auto old = site.first;  // named, not a structured binding: clang 14 lambdas
-          auto& bindings = site.second;
-          bool scalar = bindings.begin()->second.empty();
-          log([&] {
-            return "rebind " + std::to_string(old) + " " + (scalar ? "scalar" : "tensor");
-          });
-          SymInt fresh = env.create_unbacked_symint();
-          Value v =
-              scalar ? Value(fresh) : Value::tensor(TensorMeta::contiguous({fresh, SymInt(2)}));
-          env.compute_unbacked_bindings(v);
-          env.rebind_unbacked(bindings, v, false);
+        case 8:
+          expose();
           break;
-        }
-        default: {  // divisibility facts
-          size_t a = pick();
-          int64_t m = src.range(2, 6);
-          log([&] { return "divisible " + ref(a) + " % " + std::to_string(m) + " == 0"; });
-          env.check(sym_eq(mod(ints[a], SymInt(m)), SymInt(0)), "divisible");
-          if (!env.pending_fresh_unbacked_symbols().empty()) {
-            std::vector<Value> exposed;
-            for (const ExprRef& s : env.pending_fresh_unbacked_symbols()) {
-              exposed.push_back(Value(SymInt(s)));
-            }
-            env.compute_unbacked_bindings(Value::tuple(exposed));
-          }
+        default:
+          divisible();
           break;
-        }
       }
+    }
+    return std::move(stats_);
+  }
+
+ private:
+  // Script lines are built only when asked for: the fuzzer and the timed bench runs skip them.
+  template <typename F>
+  void log(F&& make_line) {
+    if (script_) script_->push_back(make_line());
+  }
+  size_t pick() { return src_.pick(ints_.size()); }
+  static std::string ref(size_t i) { return "I[" + std::to_string(i) + "]"; }
+  // Runs one operation's body (inlined into its method, the handler frame), counting a user
+  // error instead of propagating it.
+  template <typename F>
+  __attribute__((always_inline)) void counting_user_errors(F&& body) {
+    try {
+      body();
     } catch (const UserError&) {
-      ++stats.user_errors;
-      env.clear_pending_fresh_unbacked_symbols();
+      ++stats_.user_errors;
+      env_.clear_pending_fresh_unbacked_symbols();
     }
   }
-  return stats;
+
+  __attribute__((noinline)) void input(int step) {  // an input dimension
+    counting_user_errors([&]() __attribute__((always_inline)) {
+      int64_t hint = src_.range(0, 64);
+      bool unbacked = src_.chance(1, 5);
+      DimDynamic d = unbacked ? DimDynamic::kSizeLikeUnbacked : DimDynamic::kDuck;
+      log([&] {
+        return "input " + std::to_string(ints_.size()) + " " + std::to_string(hint) + " " +
+               (unbacked ? "unbacked" : "duck");
+      });
+      SymInt s = env_.create_symbol(hint, "in" + std::to_string(step) + ".size(0)", d);
+      if (unbacked) env_.compute_unbacked_bindings(Value(s));
+      ints_.push_back(s);
+    });
+  }
+
+  // nonzero-like: a fresh size-like symbol bounded by a numel, bound at its node
+  __attribute__((noinline)) void nonzero() {
+    counting_user_errors([&]() __attribute__((always_inline)) {
+      int64_t max = src_.range(1, 128);
+      log([&] { return "nonzero " + std::to_string(ints_.size()) + " " + std::to_string(max); });
+      SymInt u = env_.create_unbacked_symint();
+      ints_.push_back(u);
+      env_.constrain_range_for_size(u.expr(), std::nullopt, max);
+      Value v = Value::tensor(TensorMeta::contiguous({u, SymInt(2)}));
+      std::optional<Bindings> b = env_.compute_unbacked_bindings(v);
+      if (b) binding_sites_.emplace_back(ints_.size() - 1, *b);
+      if (b) stats_.exposed.emplace_back(v, *b);
+    });
+  }
+
+  // a fresh symbol exposed in a stride, an offset, as c*u, or in an inner tensor
+  __attribute__((noinline)) void expose() {
+    counting_user_errors([&]() __attribute__((always_inline)) {
+      auto layout = static_cast<Layout>(src_.pick(static_cast<size_t>(Layout::kCount)));
+      int64_t c = src_.range(2, 10);
+      log([&] {
+        return "expose " + std::to_string(ints_.size()) + " " +
+               kLayoutNames[static_cast<size_t>(layout)] + " " + std::to_string(c);
+      });
+      SymInt u = env_.create_unbacked_symint();
+      ints_.push_back(u);
+      env_.constrain_range_for_size(u.expr(), std::nullopt, std::nullopt);
+      Value v = exposing(layout, u, c);
+      std::optional<Bindings> b = env_.compute_unbacked_bindings(v);
+      if (b) stats_.exposed.emplace_back(v, *b);
+    });
+  }
+
+  __attribute__((noinline)) void item() {  // item(): unconstrained
+    counting_user_errors([&]() __attribute__((always_inline)) {
+      log([&] { return "item " + std::to_string(ints_.size()); });
+      SymInt u = env_.create_unbacked_symint();
+      ints_.push_back(u);
+      std::optional<Bindings> b = env_.compute_unbacked_bindings(Value(u));
+      if (b) binding_sites_.emplace_back(ints_.size() - 1, *b);
+      if (b) stats_.exposed.emplace_back(Value(u), *b);
+    });
+  }
+
+  __attribute__((noinline)) void check() {  // check(...)
+    counting_user_errors([&]() __attribute__((always_inline)) {
+      size_t a = pick(), b = pick(), r = src_.pick(kNumRelations);
+      int64_t c = src_.range(-3, 3);
+      log([&] {
+        return "check (" + ref(a) + " + " + std::to_string(c) + ") " + relation_name(r) + " " +
+               ref(b);
+      });
+      env_.check(relation(r, ints_[a] + SymInt(c), ints_[b]), "generated check");
+    });
+  }
+
+  __attribute__((noinline)) void guard() {  // a guard (DDE on unbacked is a user error)
+    counting_user_errors([&]() __attribute__((always_inline)) {
+      size_t a = pick(), r = src_.pick(kNumRelations);
+      int64_t c = src_.range(0, 8);
+      log([&] { return "guard " + ref(a) + " " + relation_name(r) + " " + std::to_string(c); });
+      env_.guard_bool(relation(r, ints_[a], SymInt(c)));
+    });
+  }
+
+  __attribute__((noinline)) void static_queries() {  // static queries and fallbacks
+    counting_user_errors([&]() __attribute__((always_inline)) {
+      size_t a = pick(), b = pick(), r1 = src_.pick(kNumRelations), c = pick(),
+             r2 = src_.pick(kNumRelations), d = pick();
+      int64_t k = src_.range(0, 4), m = src_.range(0, 7);
+      log([&] {
+        return "static " + ref(a) + " " + relation_name(r1) + " " + ref(b) + " | " + ref(c) + " " +
+               relation_name(r2) + " " + std::to_string(k) + " | (" + ref(d) + " * 4 + " +
+               std::to_string(m) + ") // 4";
+      });
+      env_.statically_known_true(relation(r1, ints_[a], ints_[b]));
+      env_.guard_or_false(relation(r2, ints_[c], SymInt(k)));
+      env_.simplify(floordiv(ints_[d] * SymInt(4) + SymInt(m), SymInt(4)).expr());
+    });
+  }
+
+  // a retrace of a binding site: fresh symbol renamed back
+  __attribute__((noinline)) void rebind() {
+    counting_user_errors([&]() __attribute__((always_inline)) {
+      if (binding_sites_.empty()) return;
+      auto& site = binding_sites_[src_.pick(binding_sites_.size())];
+      const auto old = site.first;  // named, not a structured binding: clang 14 lambdas
+      auto& bindings = site.second;
+      bool scalar = bindings.begin()->second.empty();
+      log([&] { return "rebind " + std::to_string(old) + " " + (scalar ? "scalar" : "tensor"); });
+      SymInt fresh = env_.create_unbacked_symint();
+      Value v = scalar ? Value(fresh) : Value::tensor(TensorMeta::contiguous({fresh, SymInt(2)}));
+      env_.compute_unbacked_bindings(v);
+      env_.rebind_unbacked(bindings, v, false);
+    });
+  }
+
+  __attribute__((noinline)) void divisible() {  // divisibility facts
+    counting_user_errors([&]() __attribute__((always_inline)) {
+      size_t a = pick();
+      int64_t m = src_.range(2, 6);
+      log([&] { return "divisible " + ref(a) + " % " + std::to_string(m) + " == 0"; });
+      env_.check(sym_eq(mod(ints_[a], SymInt(m)), SymInt(0)), "divisible");
+      if (!env_.pending_fresh_unbacked_symbols().empty()) {
+        std::vector<Value> exposed;
+        for (const ExprRef& s : env_.pending_fresh_unbacked_symbols()) {
+          exposed.push_back(Value(SymInt(s)));
+        }
+        env_.compute_unbacked_bindings(Value::tuple(exposed));
+      }
+    });
+  }
+
+  FuzzSource& src_;
+  ShapeEnv& env_;
+  std::vector<std::string>* script_;
+  DriveStats stats_;
+  std::vector<SymInt> ints_;
+  std::vector<std::pair<size_t, Bindings>> binding_sites_;  // for retrace renames
+};
+
+}  // namespace
+
+DriveStats drive_shape_env(FuzzSource& src, ShapeEnv& env, int steps,
+                           std::vector<std::string>* script) {
+  return Driver(src, env, script).drive(steps);
 }
 
 }  // namespace sf::fuzz

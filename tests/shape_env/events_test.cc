@@ -72,6 +72,35 @@ TEST(Events, ErrorsAreRecordedAsOutcomes) {
             (std::vector<std::string>{"ok", "data_dependent_guard", "engine_bug", "value"}));
 }
 
+// A DDE is returned by evaluate_expr's body, recorded, then raised by its wrapper (cheaper to
+// unwind): the caller still gets the typed error with its message, the event says how it ended,
+// and the next call is not taken for a failed one.
+TEST(Events, ARaisedAfterItsEventEndedErrorIsRecordedOnce) {
+  ShapeEnv env;
+  SymInt u = env.create_unbacked_symint();
+  SymInt s = env.create_symbol(5, "x.size()[0]", DimDynamic::kDynamic);
+  try {
+    env.guard_bool(sym_eq(u, 0));
+    ADD_FAILURE() << "a guard on an unbacked symbol decided";
+  } catch (const GuardOnDataDependentSymNode& e) {
+    EXPECT_NE(std::string(e.what()).find("Could not guard on data-dependent expression"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(env.guard_bool(sym_gt(s, 2)));
+  try {
+    env.check(sym_lt(s, 3), "s < 3");
+    ADD_FAILURE() << "a false check passed";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.kind(), UserErrorKind::kCheckFailed);
+    EXPECT_NE(std::string(e.what()).find("check failed: s < 3"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(env.guard_bool(sym_gt(s, 1)));
+  // The check's guard returned false (ok); check itself raised, outside any event.
+  EXPECT_EQ(outcomes(env.events()),
+            (std::vector<std::string>{"ok", "ok", "data_dependent_guard", "ok", "ok", "ok"}));
+}
+
 // Programs whose logs must replay to the same state and the same outcomes.
 struct ReplayCase {
   const char* name;
