@@ -251,11 +251,19 @@ GenStats collect_gen_stats(uint64_t first_seed, uint64_t count) {
     oracles::PipelineResult r = oracles::run_pipeline(g.program, opts);
     ++st.verdicts[r.verdict.bucket()];
     if (r.run || r.run_error) ++st.reached_execution;
-    // Re-propagation re-fakifies the inputs in a fresh fake mode; an unbacked input must come
-    // back as the same symbol (the source -> symbol cache), which the binding oracle checks.
-    if (r.final_graph &&
-        (w.features.count("unbacked input dim") || w.features.count("unbacked scalar input"))) {
-      w.features.insert("unbacked input re-fakified in a fresh fake mode");
+    // Counted from what re-propagation did: an input with an unbacked dim (or an unbacked int)
+    // that it re-fakified in its fresh fake mode, which must give it back the traced symbols
+    // (the source -> symbol cache; INV-17 checks the placeholders).
+    if (r.trace) {
+      for (const std::string& name : r.trace->refakified) {
+        for (const program::InputDecl& in : g.program.inputs) {
+          if (in.name != name) continue;
+          bool unbacked = in.is_tensor ? std::count(in.dims.begin(), in.dims.end(),
+                                                    program::DimMode::kUnbacked) > 0
+                                       : in.scalar_mode == program::DimMode::kUnbacked;
+          if (unbacked) w.features.insert("unbacked input re-fakified in a fresh fake mode");
+        }
+      }
     }
     const graph::Graph* graph = r.final_graph ? &*r.final_graph
                                 : r.trace     ? &r.trace->graph

@@ -66,6 +66,7 @@ class StructuralOracles {
     fresh.first_float = traced_.end_float;
     append(vs_, check_bindings(*s.graph, s.env(), fresh));
     append(vs_, check_retrace_rebinding(s.trace->graph, *s.graph, s.env()));
+    append(vs_, check_refakified_inputs(s.trace->graph, *s.graph));
     append(vs_, check_state(s.env()));
     return Next::kContinue;
   }

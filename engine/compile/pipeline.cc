@@ -42,7 +42,10 @@ bool run_stage(Stage stage, const PipelineConfig& c, StageProducts& s) {
         s.graph = std::move(s.trace->graph);  // lowered as traced
         return false;
       }
-      s.graph = graph::repropagate(*s.trace);
+      // As the backends after dynamo (#113926): a fresh fake mode re-fakifies every input
+      // through its stateful symbolic context (the same symbols), then the graph is re-run in
+      // it after an epoch bump (PropagateUnbackedSymInts).
+      s.graph = graph::repropagate(*s.trace, graph::RepropagateOptions{.fresh_fake_mode = true});
       return true;
     case Stage::kRuntimeAsserts:
       s.asserts = graph::insert_runtime_asserts(*s.graph, s.env());

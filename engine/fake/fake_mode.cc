@@ -5,6 +5,7 @@
 #include "engine/base/errors.h"
 #include "engine/base/faults.h"
 #include "engine/sym/make.h"
+#include "engine/sym/simplify.h"
 
 namespace sf::fake {
 
@@ -74,7 +75,18 @@ Value FakeMode::fakify_input(const program::InputDecl& decl, StatefulSymbolicCon
     sizes.push_back(
         env_->create_symbol(decl.sizes[d], source, mode_of(decl.dims[d]), true, context));
   }
-  return Value::tensor(make_contiguous(decl.dtype, std::move(sizes)));
+  // An input's strides are expressions in its own size symbols, as upstream builds them from
+  // the sizes' sources, never through the replacements learned since: re-fakified in a fresh
+  // mode after the trace, a stride would otherwise mention a symbol only a later node binds
+  // (u0 -> 2*u5 from a divisibility check). While tracing, no replacement exists yet.
+  ShapeEnv::Ranges ranges(*env_, /*size_oblivious=*/false);
+  std::vector<SymInt> strides(sizes.size(), SymInt(1));
+  SymInt acc = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = acc;
+    acc = SymInt(sym::simplify((acc * sym_max(sizes[i], 1)).expr(), ranges));
+  }
+  return Value::tensor(make_tensor(decl.dtype, std::move(sizes), std::move(strides), 0));
 }
 
 std::optional<Value> FakeMode::memo_get(const FakeTensor& t, Memo FakeTensor::*memo) const {

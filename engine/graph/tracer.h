@@ -27,6 +27,8 @@ struct Trace {
   std::shared_ptr<const program::Program> program;
   Graph graph;
   int64_t work = 0;  // tracing's work so far, subgraphs included (kMaxTracingWork)
+  // The inputs re-propagation re-fakified in a fresh fake mode (through `contexts`), in order.
+  std::vector<std::string> refakified;
 };
 
 // Tracing's work budget: one unit per statement traced (each subgraph's and each inlined branch's

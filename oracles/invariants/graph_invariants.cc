@@ -282,6 +282,66 @@ std::vector<Violation> check_retrace_rebinding(const graph::Graph& old_graph,
   return out;
 }
 
+namespace {
+
+// Every symbol a value mentions (sizes, strides, offset; or the scalar's expression).
+std::set<ExprRef, sym::ExprLess> symbols_of(const Value& v) {
+  std::set<ExprRef, sym::ExprLess> out;
+  auto add = [&](const ExprRef& e) {
+    for (const ExprRef& s : sym::free_symbols(e)) out.insert(s);
+  };
+  if (v.kind() == Value::Kind::kTensor) {
+    for (const SymInt& x : v.tensor()->sizes()) add(x.expr());
+    for (const SymInt& x : v.tensor()->strides()) add(x.expr());
+    add(v.tensor()->storage_offset().expr());
+  } else if (v.kind() == Value::Kind::kInt || v.kind() == Value::Kind::kFloat ||
+             v.kind() == Value::Kind::kBool) {
+    add(v.expr());
+  }
+  return out;
+}
+
+// The same input: its sizes (or scalar) spelled alike and the same symbols throughout. Strides
+// are recomputed from the sizes under the facts known by then (Max(1, u0) becomes u0 once
+// u0 >= 1 is known), so only their symbols must agree.
+bool same_input(const Value& traced, const Value& refakified) {
+  if (traced.kind() != refakified.kind()) return false;
+  if (traced.kind() == Value::Kind::kTensor) {
+    const auto& a = traced.tensor()->sizes();
+    const auto& b = refakified.tensor()->sizes();
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].expr() != b[i].expr()) return false;
+    }
+  } else if (traced.kind() != Value::Kind::kNone && traced.kind() != Value::Kind::kTuple &&
+             traced.expr() != refakified.expr()) {
+    return false;
+  }
+  return symbols_of(traced) == symbols_of(refakified);
+}
+
+}  // namespace
+
+std::vector<Violation> check_refakified_inputs(const graph::Graph& old_graph,
+                                               const graph::Graph& new_graph) {
+  std::vector<Violation> out;
+  std::map<std::string, Node*> placeholders;
+  for (Node* n : new_graph.nodes()) {
+    if (n->kind == NodeKind::kPlaceholder) placeholders[n->name] = n;
+  }
+  for (Node* old : old_graph.nodes()) {
+    if (old->kind != NodeKind::kPlaceholder) continue;
+    auto it = placeholders.find(old->name);
+    if (it == placeholders.end()) {
+      out.push_back({"INV-17", node_where(old) + ": input lost by re-propagation"});
+    } else if (!same_input(old->value, it->second->value)) {
+      out.push_back({"INV-17", node_where(old) + ": re-fakified as " + it->second->value.str() +
+                                   ", traced as " + old->value.str()});
+    }
+  }
+  return out;
+}
+
 Constantified constantified_symbols(const graph::Graph& old_graph, const graph::Graph& new_graph,
                                     const ShapeEnv& env) {
   Constantified out;

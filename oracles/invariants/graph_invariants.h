@@ -39,6 +39,11 @@ std::vector<Violation> check_def_before_use(const graph::Graph& g, const ShapeEn
 // constant) that now resolves to the old one. `old_graph` and `new_graph` correspond node by node.
 std::vector<Violation> check_retrace_rebinding(const graph::Graph& old_graph,
                                                const graph::Graph& new_graph, const ShapeEnv& env);
+// INV-17 for the inputs: re-propagation re-fakifies them in a fresh fake mode (spec §1.5, the
+// stateful symbolic contexts); each placeholder must come back holding exactly the value the
+// trace gave it, whose symbols every guard, assert and node use.
+std::vector<Violation> check_refakified_inputs(const graph::Graph& old_graph,
+                                               const graph::Graph& new_graph);
 // The traced symbols (resolved names) whose binding site re-propagation turned into a constant:
 // the node's fresh value at the binding path is a number (nonzero of an input that later facts
 // made statically empty), so no node of `new_graph` binds them. Upstream's rebind_unbacked drops

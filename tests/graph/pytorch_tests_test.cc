@@ -233,6 +233,8 @@ TEST(PyTorchTests, T36_NonzeroRepropagatesAndRebinds) {
   ASSERT_EQ(r.verdict.kind, Verdict::Kind::kPass) << r.verdict.str();
   EXPECT_EQ(bindings_of(*r.final_graph, "nonzero"), "{u1: size(0)}");
   EXPECT_EQ(r.trace->env->unbacked_renamings().at(U(1)), U(0));
+  // Re-propagated in a fresh fake mode, its input re-fakified through its symbolic context.
+  EXPECT_EQ(r.trace->refakified, std::vector<std::string>{"x"});
   EXPECT_EQ(r.eager->outputs[0].tensor.sizes, (std::vector<int64_t>{3, 1}));
 }
 

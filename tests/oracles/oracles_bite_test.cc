@@ -66,6 +66,12 @@ INSTANTIATE_TEST_SUITE_P(
              "# sfz 1\ninput m: bool[5] = [True, False, True, True, False]\n"
              "a = nonzero(m)\nreturn a\n",
              "fail"},
+        // A dynamic int is its own symbol (no duck sizing): re-fakified without its context in
+        // the backend's fresh mode it becomes a new one, which INV-17's input check sees.
+        Case{Fault::kFreshModeWithoutSymbolCache,
+             "# sfz 1\ninput n: i64 dynamic = 5\ninput x: f32[8] = randn(seed=1)\n"
+             "return narrow(x, 0, 1, n)\n",
+             "fail:INV-17"},
         Case{Fault::kMemoIgnoresVersion,
              "# sfz 1\ninput x: i64[5] = [1, 0, -1, 0, 2]\nt = x + 0\na = nonzero(t)\n"
              "t2 = add_(t, 1)\nb = nonzero(t)\nreturn a, b\n",

@@ -7,6 +7,7 @@
 
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
+#include "engine/base/faults.h"
 #include "engine/graph/divisibility_factors.h"
 #include "engine/graph/hop_outputs.h"
 #include "engine/graph/node_eval.h"
@@ -51,7 +52,8 @@ Value output_value(const NodeArg& a) {
 // caller's rebinding restores); the top-level graph's placeholders are re-fakified. `late`: the
 // symbols a subgraph gets as placeholders after its traced ones (late_inputs).
 Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
-                        const RepropagateOptions& opts, const std::vector<ExprRef>& late = {});
+                        const RepropagateOptions& opts, const std::vector<ExprRef>& late = {},
+                        const std::map<std::string, Value>& refakified = {});
 
 // Where `g` binds a symbol: the node whose binding resolves to it (a fresh symbol renamed to it).
 BindingSite bound_in(const Graph& g, const ShapeEnv& env);
@@ -179,7 +181,8 @@ BindingSite bound_in(const Graph& g, const ShapeEnv& env) {
 }
 
 Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
-                        const RepropagateOptions& opts, const std::vector<ExprRef>& late) {
+                        const RepropagateOptions& opts, const std::vector<ExprRef>& late,
+                        const std::map<std::string, Value>& refakified) {
   ShapeEnv& env = *t.env;
   Graph g;
   std::map<Node*, Node*> m;
@@ -212,18 +215,8 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
     n->view_decisions = old->view_decisions;
     switch (old->kind) {
       case NodeKind::kPlaceholder: {
-        if (opts.fresh_fake_mode && !subgraph) {
-          const program::InputDecl* decl = nullptr;
-          for (const program::InputDecl& in : t.program->inputs) {
-            if (in.name == old->input_name) decl = &in;
-          }
-          SF_CHECK(decl) << "no input declaration for placeholder " << old->name;
-          n->value = t.mode->fakify_input(*decl, &t.contexts[decl->name]);
-          std::optional<Bindings> b = env.compute_unbacked_bindings(n->value);
-          SF_CHECK(!b) << "re-fakifying input " << old->name << " allocated fresh symbols";
-        } else {
-          n->value = old->value;
-        }
+        auto fresh = refakified.find(old->input_name);
+        n->value = !subgraph && fresh != refakified.end() ? fresh->second : old->value;
         n->unbacked_bindings = old->unbacked_bindings;
         n->input_bindings = old->input_bindings;
         continue;
@@ -309,16 +302,60 @@ Graph repropagate_graph(Trace& t, const Graph& old_graph, bool subgraph,
   return g;
 }
 
+// The backend's side of #113926: its fresh fake mode re-fakifies every input of the graph
+// through the input's stateful symbolic context, which must hand back the traced symbols (a new
+// unbacked symbol here would be pending with no binding site). Upstream the backend then traces
+// the graph in that mode before re-propagating it, which leaves on each input the memos the trace
+// left: they are carried over (stamped in the fresh mode's current epoch), so the epoch bump that
+// follows is what must keep them from being reused.
+std::map<std::string, Value> refakify_inputs(Trace& t, const Graph& g, const fake::FakeMode& traced,
+                                             fake::FakeMode& fresh) {
+  std::map<std::string, Value> out;
+  for (Node* n : g.nodes()) {
+    if (n->kind != NodeKind::kPlaceholder || n->input_name.empty()) continue;
+    const program::InputDecl* decl = nullptr;
+    for (const program::InputDecl& in : t.program->inputs) {
+      if (in.name == n->input_name) decl = &in;
+    }
+    if (!decl) continue;  // a symbol's late placeholder, not an input
+    // The fault: the fresh mode fakifies without the inputs' stateful contexts, so each input
+    // symbol is created anew (before #113926 piped the contexts through).
+    StatefulSymbolicContext* context =
+        fault_on(Fault::kFreshModeWithoutSymbolCache) ? nullptr : &t.contexts[decl->name];
+    Value v = fresh.fakify_input(*decl, context);
+    std::optional<Bindings> b = t.env->compute_unbacked_bindings(v);
+    SF_CHECK(!b) << "re-fakifying input " << n->name << " allocated fresh symbols";
+    if (v.kind() == Value::Kind::kTensor && n->value.kind() == Value::Kind::kTensor) {
+      const fake::FakeTensor& from = fake::fake_of(n->value);
+      const fake::FakeTensor& to = fake::fake_of(v);
+      for (fake::Memo fake::FakeTensor::*memo :
+           {&fake::FakeTensor::nonzero_memo, &fake::FakeTensor::item_memo,
+            &fake::FakeTensor::unique_memo}) {
+        if (std::optional<Value> m = traced.memo_get(from, memo)) fresh.memo_set(to, memo, *m);
+      }
+    }
+    t.refakified.push_back(decl->name);
+    out.emplace(n->input_name, std::move(v));
+  }
+  return out;
+}
+
 }  // namespace
 
-Graph repropagate(Trace& t, const RepropagateOptions& opts) {
+Graph repropagate(Trace& t, const Graph& g, const RepropagateOptions& opts) {
+  std::map<std::string, Value> refakified;
   if (opts.fresh_fake_mode) {
     auto mode = std::make_unique<fake::FakeMode>(t.env.get());
     mode->inference_mode = t.mode->inference_mode;
+    refakified = refakify_inputs(t, g, *t.mode, *mode);
     t.mode = std::move(mode);
   }
   if (opts.bump_epoch) t.mode->bump_epoch();
-  return repropagate_graph(t, t.graph, false, opts);
+  return repropagate_graph(t, g, false, opts, {}, refakified);
+}
+
+Graph repropagate(Trace& t, const RepropagateOptions& opts) {
+  return repropagate(t, t.graph, opts);
 }
 
 }  // namespace sf::graph
