@@ -10,6 +10,7 @@
 #include "engine/fake/fake_tensor.h"
 #include "engine/sym/make.h"
 #include "oracles/invariants/simplify_at_sigma.h"
+#include "oracles/simplify_by_solver.h"
 #include "oracles/smt/facts.h"
 
 namespace sf::oracles {
@@ -54,6 +55,11 @@ class BindingCheck {
 
   void run(const graph::Graph& g) {
     smt::assume_all(session_, smt::env_facts(env_));
+    // Before σ: a few simplifications proved for every value the facts allow.
+    for (Violation& v : check_simplifications_by_solver(env_.simplification_log(), session_,
+                                                        kSimplificationsProved)) {
+      report_.violations.push_back({"binding", std::move(v.details)});
+    }
     for (const auto& [s, v] : run_.sigma) {
       // NaN and infinities are no reals: such a symbol stays free (its facts are not judged).
       if (v.type == sym::ExprType::kFloat && !std::isfinite(v.f)) continue;

@@ -14,6 +14,8 @@
 #include "oracles/invariants/simplify_at_sigma.h"
 #include "oracles/memo_oracle.h"
 #include "oracles/pipeline.h"
+#include "oracles/simplify_by_solver.h"
+#include "oracles/smt/facts.h"
 
 namespace sf::oracles {
 namespace {
@@ -200,6 +202,48 @@ TEST(SimplifyAtSigma, RealRunsLeaveSimplificationsToJudge) {
   for (const auto& c : logged) judged += sym::evaluate(c.expr, r.run->sigma).defined;
   EXPECT_GT(judged, 0u) << logged.size() << " logged";
   EXPECT_TRUE(check_simplifications_at(logged, r.run->sigma).empty());
+}
+
+// Beyond σ: Z3 proves sampled logged simplifications from the facts alone, so a rewrite that
+// only the run's own values happen to satisfy still fires.
+TEST(SimplifyBySolver, FiresOnASimplificationAValueTheFactsAllowContradicts) {
+  ExprRef u0 = sym::symbol(sym::SymKind::kUnbackedInt, 0);
+  smt::Session session;
+  smt::Session::Scope scope(session);
+  for (const smt::Fact& f : smt::range_facts(u0, sym::ValueRange::ints(0, 10))) {
+    session.assume(f.expr, f.label);
+  }
+  std::vector<ShapeEnv::CachedSimplification> logged = {
+      {sym::le(u0, sym::integer(10)), false, sym::boolean(true), 0},
+      {sym::max(std::vector<ExprRef>{sym::integer(0), u0}), false, u0, 0},
+  };
+  size_t proved = 0;
+  std::vector<Violation> vs = check_simplifications_by_solver(logged, session, 2, &proved);
+  EXPECT_TRUE(vs.empty()) << violations_str(vs);
+  EXPECT_EQ(proved, 2u);
+  // True at u0 = 3 (a run's σ could be that), false at 7: the newest is always sampled.
+  logged.push_back({sym::le(u0, sym::integer(5)), false, sym::boolean(true), 0});
+  vs = check_simplifications_by_solver(logged, session, 1);
+  ASSERT_EQ(vs.size(), 1u);
+  EXPECT_NE(vs[0].details.find("u0 <= 5 to True"), std::string::npos) << violations_str(vs);
+}
+
+// ... and a real program's logged simplifications are proved from its final facts.
+TEST(SimplifyBySolver, RealProgramsSimplificationsAreProved) {
+  auto cpu = backend::make_cpu_backend();
+  PipelineResult r = judge(
+      "# sfz 1\ninput m: bool[6] = [True, False, True, True, False, True]\nk = nonzero(m)\n"
+      "check(size(k, 0) >= 2, \"c\")\nreturn narrow(k, 0, 0, 2) + 1\n",
+      cpu.get());
+  ASSERT_EQ(r.verdict.kind, Verdict::Kind::kPass) << r.verdict.str();
+  smt::Session session;
+  smt::Session::Scope scope(session);
+  smt::assume_all(session, smt::env_facts(*r.trace->env));
+  size_t proved = 0;
+  std::vector<Violation> vs =
+      check_simplifications_by_solver(r.trace->env->simplification_log(), session, 8, &proved);
+  EXPECT_TRUE(vs.empty()) << violations_str(vs);
+  EXPECT_GT(proved, 0u) << r.trace->env->simplification_log().size() << " logged";
 }
 
 // The plan-level binding check (memo oracle): an extern's bind step must bind what its node's
