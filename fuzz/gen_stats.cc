@@ -69,6 +69,7 @@ struct ProgramWalk {
   const program::Program* program = nullptr;  // for the functions higher-order ops call
   int depth = 0;                              // inside how many of their bodies
   std::map<std::string, int> region_calls;    // invoke_subgraph calls per function
+  std::set<std::string> scalars;              // int/float scalar variables (inputs, results)
 
   // The bodies of the functions a higher-order op calls, walked as nested code.
   void bodies(const Stmt& st) {
@@ -83,8 +84,24 @@ struct ProgramWalk {
     --depth;
   }
 
+  // Whether `e` is an int or float scalar variable (an input or a scalar result).
+  bool is_scalar_var(const program::ExprPtr& e) const {
+    return e && e->kind == Expr::Kind::kVar && scalars.count(e->name);
+  }
+  // Whether `e` computes a scalar: a scalar op, or arithmetic on a scalar variable.
+  bool is_scalar_expr(const program::ExprPtr& e) const {
+    if (!e || e->kind != Expr::Kind::kCall) return is_scalar_var(e);
+    if (program::schema(e->op).has(program::OpFeature::kScalarOutput)) return true;
+    return !e->args.empty() && is_scalar_var(e->args[0]);
+  }
+
   void expr(const program::ExprPtr& e) {
     if (!e) return;
+    if (e->kind == Expr::Kind::kCall &&
+        (e->op == OpKind::kFloorDiv || e->op == OpKind::kRemainder) && e->args.size() == 2 &&
+        is_scalar_var(e->args[0]) && is_scalar_var(e->args[1])) {
+      features.insert("scalar // or % by an int variable");
+    }
     if (e->kind == Expr::Kind::kVar) {
       auto it = output_of.find(e->name);
       if (it != output_of.end()) features.insert(it->second + " read");
@@ -127,6 +144,7 @@ struct ProgramWalk {
       switch (st.kind) {
         case Stmt::Kind::kAssign:
           expr(st.value);
+          if (st.targets.size() == 1 && is_scalar_expr(st.value)) scalars.insert(st.targets[0]);
           if (st.targets.size() > 1 && st.value && st.value->kind == Expr::Kind::kCall) {
             for (size_t i = 0; i < st.targets.size(); ++i) {
               output_of[st.targets[i]] = program::schema(st.value->op).name + " output [" +
@@ -241,6 +259,9 @@ GenStats collect_gen_stats(uint64_t first_seed, uint64_t count) {
       }
     }
     if (g.program.header.inference_mode) w.features.insert("inference mode");
+    for (const program::InputDecl& in : g.program.inputs) {
+      if (!in.is_tensor) w.scalars.insert(in.name);
+    }
     w.program = &g.program;
     w.stmts(g.program.body);
     st.statements += w.statements;
@@ -335,6 +356,7 @@ std::string GenStats::report() const {
                         "equality check (==)",
                         "check on a float value",
                         "check_is_size",
+                        "scalar // or % by an int variable",
                         "static if",
                         "cond",
                         "while_loop",

@@ -318,6 +318,12 @@ class Generator {
           const Var* s = src_.chance(1, 4) ? pick(is_int) : nullptr;
           if (s) {
             lhs = v(s->name);  // SymInt arithmetic
+            // Half the time // and % divide by another int (an item() that may be negative, a
+            // size): rules for FloorDiv and Mod over a divisor of unknown sign are where unsound
+            // rewrites hide. Eager drops a statement that divides by zero.
+            if ((op == OpKind::kFloorDiv || op == OpKind::kRemainder) && src_.chance(1, 2)) {
+              if (const Var* d = pick(is_int)) rhs = v(d->name);
+            }
           } else if (const Var* o = pick([&](const HostValue& x) {
                        return is_tensor(x) && x.tensor.sizes == tv.tensor.sizes;
                      });
