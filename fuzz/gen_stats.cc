@@ -246,22 +246,25 @@ GenStats collect_gen_stats(uint64_t first_seed, uint64_t count) {
     GeneratedProgram g = generated_for_seed(seed);
     ++st.programs;
     ProgramWalk w;
+    std::set<std::string> unbacked_inputs;  // with an unbacked dim, or an unbacked int
     for (const program::InputDecl& in : g.program.inputs) {
       for (program::DimMode m : in.dims) {
         if (m == program::DimMode::kDynamic) w.features.insert("dynamic input dim");
-        if (m == program::DimMode::kUnbacked) w.features.insert("unbacked input dim");
+        if (m == program::DimMode::kUnbacked) {
+          w.features.insert("unbacked input dim");
+          unbacked_inputs.insert(in.name);
+        }
       }
+      if (!in.is_tensor) w.scalars.insert(in.name);
       if (!in.is_tensor && in.scalar_mode == program::DimMode::kDynamic) {
         w.features.insert("dynamic scalar input");
       }
       if (!in.is_tensor && in.scalar_mode == program::DimMode::kUnbacked) {
         w.features.insert("unbacked scalar input");
+        unbacked_inputs.insert(in.name);
       }
     }
     if (g.program.header.inference_mode) w.features.insert("inference mode");
-    for (const program::InputDecl& in : g.program.inputs) {
-      if (!in.is_tensor) w.scalars.insert(in.name);
-    }
     w.program = &g.program;
     w.stmts(g.program.body);
     st.statements += w.statements;
@@ -277,12 +280,8 @@ GenStats collect_gen_stats(uint64_t first_seed, uint64_t count) {
     // (the source -> symbol cache; INV-17 checks the placeholders).
     if (r.trace) {
       for (const std::string& name : r.trace->refakified) {
-        for (const program::InputDecl& in : g.program.inputs) {
-          if (in.name != name) continue;
-          bool unbacked = in.is_tensor ? std::count(in.dims.begin(), in.dims.end(),
-                                                    program::DimMode::kUnbacked) > 0
-                                       : in.scalar_mode == program::DimMode::kUnbacked;
-          if (unbacked) w.features.insert("unbacked input re-fakified in a fresh fake mode");
+        if (unbacked_inputs.count(name)) {
+          w.features.insert("unbacked input re-fakified in a fresh fake mode");
         }
       }
     }

@@ -9,6 +9,7 @@
 
 #include "engine/fake/fake_tensor.h"
 #include "engine/sym/make.h"
+#include "engine/sym/walk.h"
 #include "oracles/invariants/simplify_at_sigma.h"
 #include "oracles/simplify_by_solver.h"
 #include "oracles/smt/facts.h"
@@ -18,14 +19,6 @@ namespace sf::oracles {
 using sym::ExprRef;
 
 namespace {
-
-bool involves_floats(const ExprRef& e) {
-  if (e->is_float()) return true;
-  for (const ExprRef& a : e->args()) {
-    if (involves_floats(a)) return true;
-  }
-  return false;
-}
 
 ExprRef constant_of(const sym::Concrete& c) {
   switch (c.type) {
@@ -112,7 +105,7 @@ class BindingCheck {
     // A symbol the run did not bind (e.g. a replaced one). Z3's reals are exact, so a float
     // prediction cannot be judged there (2/3 is not the double 0.666…): the facts and σ must
     // force a value on each such symbol, and the evaluator computes the prediction from them.
-    if (involves_floats(e)) {
+    if (sym::involves_floats(e)) {
       sym::Assignment forced = run_.sigma;
       bool all_forced = true;
       smt::Result model = session_.check();  // the facts ∧ σ query of run(): cached

@@ -2,18 +2,11 @@
 #include "oracles/simplify_by_solver.h"
 
 #include "engine/sym/make.h"
+#include "engine/sym/walk.h"
 
 namespace sf::oracles {
 
 namespace {
-
-bool mentions_floats(const sym::ExprRef& e) {
-  if (e->is_float()) return true;
-  for (const sym::ExprRef& a : e->args()) {
-    if (mentions_floats(a)) return true;
-  }
-  return false;
-}
 
 // expr == simplified, for booleans as (expr and simplified) or (not expr and not simplified).
 sym::ExprRef same_value(const sym::ExprRef& a, const sym::ExprRef& b) {
@@ -29,7 +22,7 @@ std::vector<Violation> check_simplifications_by_solver(
   std::vector<Violation> out;
   std::vector<const ShapeEnv::CachedSimplification*> judgeable;
   for (const ShapeEnv::CachedSimplification& c : logged) {
-    if (c.size_oblivious || mentions_floats(c.expr) || mentions_floats(c.out)) continue;
+    if (c.size_oblivious || sym::involves_floats(c.expr) || sym::involves_floats(c.out)) continue;
     judgeable.push_back(&c);
   }
   if (judgeable.empty() || sample == 0) return out;

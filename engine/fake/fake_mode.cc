@@ -17,14 +17,17 @@ FakeTensorPtr FakeMode::make_tensor(DType dtype, std::vector<SymInt> sizes,
                                       std::move(offset), std::move(storage));
 }
 
-std::vector<SymInt> FakeMode::contiguous_strides(const std::vector<SymInt>& sizes) const {
+std::vector<SymInt> FakeMode::contiguous_strides(const std::vector<SymInt>& sizes,
+                                                 bool through_replacements) const {
+  ShapeEnv::Ranges ranges(*env_, /*size_oblivious=*/false);
   std::vector<SymInt> strides(sizes.size(), SymInt(1));
   SymInt acc = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = acc;
     // max(size, 1): a size-0 dim must not zero the strides before it. The ShapeEnv drops the
     // Max for sizes known to be >= 1 (backed sizes), keeping it for possibly-empty unbacked ones.
-    acc = SymInt(env_->simplify((acc * sym_max(sizes[i], 1)).expr()));
+    ExprRef next = (acc * sym_max(sizes[i], 1)).expr();
+    acc = SymInt(through_replacements ? env_->simplify(next) : sym::simplify(next, ranges));
   }
   return strides;
 }
@@ -79,13 +82,7 @@ Value FakeMode::fakify_input(const program::InputDecl& decl, StatefulSymbolicCon
   // the sizes' sources, never through the replacements learned since: re-fakified in a fresh
   // mode after the trace, a stride would otherwise mention a symbol only a later node binds
   // (u0 -> 2*u5 from a divisibility check). While tracing, no replacement exists yet.
-  ShapeEnv::Ranges ranges(*env_, /*size_oblivious=*/false);
-  std::vector<SymInt> strides(sizes.size(), SymInt(1));
-  SymInt acc = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    strides[i] = acc;
-    acc = SymInt(sym::simplify((acc * sym_max(sizes[i], 1)).expr(), ranges));
-  }
+  std::vector<SymInt> strides = contiguous_strides(sizes, /*through_replacements=*/false);
   return Value::tensor(make_tensor(decl.dtype, std::move(sizes), std::move(strides), 0));
 }
 

@@ -30,7 +30,10 @@ class FakeMode {
   // A view sharing `base`'s storage (and version counter).
   FakeTensorPtr make_view(const FakeTensor& base, std::vector<SymInt> sizes,
                           std::vector<SymInt> strides, SymInt offset, DType dtype);
-  std::vector<SymInt> contiguous_strides(const std::vector<SymInt>& sizes) const;
+  // `through_replacements` false: simplified with the ranges only (an input's strides, see
+  // fakify_input).
+  std::vector<SymInt> contiguous_strides(const std::vector<SymInt>& sizes,
+                                         bool through_replacements = true) const;
 
   // Fakifies an input through the stateful symbolic context, so re-fakifying the same input in
   // a fresh FakeMode over the same ShapeEnv yields the same symbols.

@@ -76,6 +76,14 @@ bool contains_kind(const ExprRef& e, ExprKind kind) {
   return false;
 }
 
+bool involves_floats(const ExprRef& e) {
+  if (e->is_float()) return true;
+  for (const ExprRef& a : e->args()) {
+    if (involves_floats(a)) return true;
+  }
+  return false;
+}
+
 ExprRef rewrite_bottom_up(const ExprRef& root, const std::function<ExprRef(const ExprRef&)>& fn) {
   NodeMemo<ExprRef> memo;
   auto go = [&](auto& self, const ExprRef& e) -> ExprRef {

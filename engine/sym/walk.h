@@ -33,6 +33,8 @@ bool any_symbol(const ExprRef& e, const Pred& pred) {
 }
 // True when e contains a node of the given kind.
 bool contains_kind(const ExprRef& e, ExprKind kind);
+// Whether e or any subexpression is float-typed.
+bool involves_floats(const ExprRef& e);
 
 // Replaces every subexpression that is a key of `map` (top-down, like sympy's xreplace) and
 // rebuilds through the factories.

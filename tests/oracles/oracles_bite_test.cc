@@ -188,14 +188,17 @@ TEST(SimplifyAtSigma, FiresOnASimplificationFalseAtTheRunsValues) {
       << violations_str(vs);
 }
 
+// A real program whose ShapeEnv logs simplifications over symbols σ binds (a nonzero count,
+// checked and narrowed).
+constexpr const char* kNonzeroChecked =
+    "# sfz 1\ninput m: bool[6] = [True, False, True, True, False, True]\nk = nonzero(m)\n"
+    "check(size(k, 0) >= 2, \"c\")\nreturn narrow(k, 0, 0, 2) + 1\n";
+
 // ... and the binding oracle runs it on the simplifications a real program's ShapeEnv logged,
 // some of them over symbols σ binds.
 TEST(SimplifyAtSigma, RealRunsLeaveSimplificationsToJudge) {
   auto cpu = backend::make_cpu_backend();
-  PipelineResult r = judge(
-      "# sfz 1\ninput m: bool[6] = [True, False, True, True, False, True]\nk = nonzero(m)\n"
-      "check(size(k, 0) >= 2, \"c\")\nreturn narrow(k, 0, 0, 2) + 1\n",
-      cpu.get());
+  PipelineResult r = judge(kNonzeroChecked, cpu.get());
   ASSERT_EQ(r.verdict.kind, Verdict::Kind::kPass) << r.verdict.str();
   const std::vector<ShapeEnv::CachedSimplification>& logged = r.trace->env->simplification_log();
   size_t judged = 0;
@@ -231,10 +234,7 @@ TEST(SimplifyBySolver, FiresOnASimplificationAValueTheFactsAllowContradicts) {
 // ... and a real program's logged simplifications are proved from its final facts.
 TEST(SimplifyBySolver, RealProgramsSimplificationsAreProved) {
   auto cpu = backend::make_cpu_backend();
-  PipelineResult r = judge(
-      "# sfz 1\ninput m: bool[6] = [True, False, True, True, False, True]\nk = nonzero(m)\n"
-      "check(size(k, 0) >= 2, \"c\")\nreturn narrow(k, 0, 0, 2) + 1\n",
-      cpu.get());
+  PipelineResult r = judge(kNonzeroChecked, cpu.get());
   ASSERT_EQ(r.verdict.kind, Verdict::Kind::kPass) << r.verdict.str();
   smt::Session session;
   smt::Session::Scope scope(session);

@@ -342,20 +342,16 @@ std::map<std::string, Value> refakify_inputs(Trace& t, const Graph& g, const fak
 
 }  // namespace
 
-Graph repropagate(Trace& t, const Graph& g, const RepropagateOptions& opts) {
+Graph repropagate(Trace& t, const RepropagateOptions& opts) {
   std::map<std::string, Value> refakified;
   if (opts.fresh_fake_mode) {
     auto mode = std::make_unique<fake::FakeMode>(t.env.get());
     mode->inference_mode = t.mode->inference_mode;
-    refakified = refakify_inputs(t, g, *t.mode, *mode);
+    refakified = refakify_inputs(t, t.graph, *t.mode, *mode);
     t.mode = std::move(mode);
   }
   if (opts.bump_epoch) t.mode->bump_epoch();
-  return repropagate_graph(t, g, false, opts, {}, refakified);
-}
-
-Graph repropagate(Trace& t, const RepropagateOptions& opts) {
-  return repropagate(t, t.graph, opts);
+  return repropagate_graph(t, t.graph, false, opts, {}, refakified);
 }
 
 }  // namespace sf::graph

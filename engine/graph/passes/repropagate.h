@@ -19,7 +19,5 @@ struct RepropagateOptions {
 // Returns the re-propagated graph; its nodes record bindings with the fresh names, which
 // resolve_unbacked_bindings maps back. The trace's ShapeEnv is shared and updated.
 Graph repropagate(Trace& t, const RepropagateOptions& opts = {});
-// The same over `g` (a graph re-propagated from t.graph before) instead of t.graph.
-Graph repropagate(Trace& t, const Graph& g, const RepropagateOptions& opts = {});
 
 }  // namespace sf::graph
