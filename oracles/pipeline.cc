@@ -18,6 +18,7 @@
 #include "oracles/rename_oracle.h"
 #include "oracles/smt/deadline.h"
 #include "oracles/smt/facts.h"
+#include "oracles/trace_rejection.h"
 #include "oracles/tv_oracle.h"
 
 namespace sf::oracles {
@@ -154,6 +155,21 @@ std::optional<Verdict> verdict_for_error(const StageError& e) {
   return Verdict::fail(stage, e.message);
 }
 
+// Whether the trace recorded an assumption of unbacked semantics relating two sizes (a
+// broadcast's Eq(u0, u1)) as a runtime assert: one that can narrow the range of the other.
+bool has_implicit_relation(const PipelineResult& r) {
+  if (!r.trace) return false;
+  for (const auto& [key, asserts] : r.trace->env->deferred_runtime_asserts()) {
+    for (const RuntimeAssert& a : asserts) {
+      if (a.msg.find(fake::kImplicitAssertTag) != std::string::npos &&
+          sym::free_symbols(a.expr).size() >= 2) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 // The compiled program must raise exactly when eager does, and otherwise agree on every output.
 Verdict differential(const PipelineResult& r, const std::string& backend) {
   if (!r.eager && !r.run) {
@@ -183,6 +199,16 @@ Verdict differential(const PipelineResult& r, const std::string& backend) {
     // An assumption of unbacked semantics (e.g. no broadcasting of an unbacked size) that these
     // inputs violate: like PyTorch, the compiled program raises where eager does not.
     return Verdict::rejected(r.run_error->kind, backend, r.run_error->message);
+  }
+  if (!r.run && r.run_error->kind == UserErrorKind::kRuntimeAssertFailed &&
+      has_implicit_relation(r)) {
+    // Such an assumption may also narrow a range (Eq(u0, u1) with u1 <= 2 bounds u0), whose
+    // assert then fails first: explained when eager made a size the trace assumed away. (An
+    // assumption over one size narrows nothing the run would not check itself.)
+    if (std::optional<std::string> why = size_oblivious_rule(r.eager->trail)) {
+      return Verdict::rejected(r.run_error->kind, backend,
+                               r.run_error->message + " [explained: " + *why + "]");
+    }
   }
   if (!r.run) {
     return Verdict::fail("differential", "the compiled program on " + backend + " raised (" +
@@ -325,10 +351,20 @@ Verdict decide(const program::Program& p, const PipelineOptions& opts,
       if (std::optional<Verdict> v = repropagation_rejection(*o.error, r, opts.smt)) return *v;
     }
     if (std::optional<Verdict> v = verdict_for_error(*o.error)) {
+      if (v->kind != Verdict::Kind::kRejected || o.error->stage != Stage::kTrace || !r.eager) {
+        return *v;
+      }
+      // The trace claimed invalid a program eager just ran: wrong unless a rule explains it.
+      RejectionJudgement j = judge_trace_rejection(o.error->user_error(), r.eager->trail,
+                                                   o.products.rejected_trace.get());
+      if (j.kind == RejectionJudgement::Kind::kWrong) {
+        return Verdict::fail("trace", o.error->message,
+                             {Violation{"wrong-rejection", j.why + ": " + o.error->message}});
+      }
+      if (j.kind == RejectionJudgement::Kind::kExplained)
+        v->message += " [explained: " + j.why + "]";
       // (A resource limit, too_complex, is the tracer's to set lower than eager's: not wrong.)
-      if (v->kind == Verdict::Kind::kRejected && o.error->stage == Stage::kTrace &&
-          p.header.valid_by_construction && r.eager &&
-          v->error_kind != UserErrorKind::kTooComplex) {
+      if (p.header.valid_by_construction && v->error_kind != UserErrorKind::kTooComplex) {
         return Verdict::wrong_rejection(v->error_kind, v->stage, v->message);
       }
       return *v;

@@ -34,7 +34,8 @@ bool run_stage(Stage stage, const PipelineConfig& c, StageProducts& s) {
     case Stage::kTrace: {
       graph::TraceOptions topts;
       topts.settings = c.settings;
-      s.trace = std::make_unique<graph::Trace>(graph::trace_program(*s.program, topts));
+      s.trace = std::make_unique<graph::Trace>();
+      graph::trace_program_into(*s.program, topts, *s.trace);
       return true;
     }
     case Stage::kRepropagate:
@@ -86,6 +87,7 @@ PipelineOutcome Pipeline::run(const program::Program& p) const {
       if (run_stage(stage, config_, out.products)) stop = notify(stage, out.products);
     } catch (const UserError& e) {
       out.error = caught(stage, StageError::Channel::kUser, e.kind(), e.what());
+      if (stage == Stage::kTrace) out.products.rejected_trace = std::move(out.products.trace);
     } catch (const EngineBug& e) {
       out.error = caught(stage, StageError::Channel::kEngineBug, std::nullopt, e.what());
     } catch (const Unavailable& e) {

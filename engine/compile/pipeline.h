@@ -43,6 +43,8 @@ const char* stage_name(Stage s);
 struct StageProducts {
   const program::Program* program = nullptr;
   std::unique_ptr<graph::Trace> trace;
+  // When tracing raised a user error: the trace as far as it got (`trace` is then null).
+  std::unique_ptr<graph::Trace> rejected_trace;
   std::optional<graph::Graph> graph;
   graph::RuntimeAssertReport asserts;
   std::optional<lower::Plan> plan;

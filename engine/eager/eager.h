@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,10 +13,26 @@
 
 namespace sf::eager {
 
+// An int eager computed where the trace has an unbacked symbol: a data-dependent op's int result
+// or output size, a higher-order op's int output or output size, an unbacked input dim.
+struct DataDependentInt {
+  int line;          // the statement that made it (0: an input declaration)
+  std::string what;  // "item", "nonzero", "cond", "input 'x' dim 0", ...
+  int64_t value;
+};
+
+// What a run did besides its outputs, for the oracle that judges the trace's rejections
+// (oracles/trace_rejection.h): which functions ran and the data-dependent ints the run made.
+struct EagerTrail {
+  std::set<std::string> functions_run;  // cond branches taken, loop bodies run, regions called
+  std::vector<DataDependentInt> data_dependent;
+};
+
 struct EagerResult {
   // One entry per returned expression; a returned tuple value (unique with counts, tolist) stays
   // one tuple entry. Empty when the program has no return.
   std::vector<program::HostValue> outputs;
+  EagerTrail trail;
 };
 
 // Runs `p` with the given value for each declared input (by name). Every user-visible failure is a

@@ -170,11 +170,13 @@ class Interpreter {
     // The loop iterations a statement that raises spent are not the run's (a generator's
     // rejected candidate must not use up the budget of the statements after it).
     program::LoopBudget budget = *loop_budget_;
+    TrailMark mark = trail_mark();
     if (s.kind != Stmt::Kind::kIf) {
       try {
         run_stmt(s);
       } catch (const UserError&) {
         *loop_budget_ = budget;
+        rewind_trail(mark);
         throw;
       }
       return;
@@ -185,6 +187,7 @@ class Interpreter {
     } catch (const UserError&) {
       env_ = std::move(before);
       *loop_budget_ = budget;
+      rewind_trail(mark);
       throw;
     }
   }
@@ -197,6 +200,7 @@ class Interpreter {
 
  private:
   bool run_stmt(const Stmt& s) {
+    line_ = s.loc.line;
     if (s.kind == Stmt::Kind::kIf) {
       bool cond = located(s, [&] { return condition(s, "if"); });
       return run_block(cond ? s.then_body : s.else_body);
@@ -316,6 +320,8 @@ class Interpreter {
     Interpreter inner(functions_, depth_ + 1);
     inner.in_function_ = true;
     inner.loop_budget_ = loop_budget_;
+    inner.trail_ = trail_;
+    trail_->functions_run.insert(name);
     // Operands enter as new contiguous tensors, as the trace's subgraphs see them (a view's
     // strides are not the function's to read).
     std::vector<Value> fresh = new_tensors(args);
@@ -621,6 +627,7 @@ class Interpreter {
 
   void assign_all(const std::vector<std::string>& targets, std::vector<Value> values,
                   const char* what) {
+    for (const Value& v : values) note_data_dependent(what, v);  // every caller is a HOP
     if (targets.size() == 1 && values.size() == 1) {
       bind(targets[0], std::move(values[0]));
       return;
@@ -719,7 +726,16 @@ class Interpreter {
             invalid(schema.name + ": " + *error);  // the tracer's rule too
           }
         }
-        return dispatch(Call(e.op, std::move(args)));
+        // Only a data-dependent size is unbacked: dim 0 of nonzero, index, masked_select,
+        // unique (the other dims follow the input), repeat_interleave's dim.
+        int64_t dim = 0;
+        if (e.op == program::OpKind::kRepeatInterleave && args.size() > 2 &&
+            args[2].kind == Value::Kind::kInt) {
+          dim = args[2].i;
+        }
+        Value out = dispatch(Call(e.op, std::move(args)));
+        if (schema.allocates_unbacked) note_data_dependent(schema.name, out, dim);
+        return out;
       }
     }
     SF_UNREACHABLE();
@@ -733,6 +749,43 @@ class Interpreter {
   // The run's while_loop iterations (eager's bound is the plan runner's: run_limits.h).
   std::shared_ptr<program::LoopBudget> loop_budget_ = std::make_shared<program::LoopBudget>();
   std::vector<Value> returned_;  // a function's return values
+  // What the run did (shared with the interpreters of the functions it calls).
+  std::shared_ptr<EagerTrail> trail_ = std::make_shared<EagerTrail>();
+  int line_ = 0;  // the statement running now
+
+ public:
+  // Records the ints of `v` as data-dependent: a scalar, a tuple's elements, and a tensor's size
+  // at `dim` (every size when none is given).
+  void note_data_dependent(const std::string& what, const Value& v,
+                           std::optional<int64_t> dim = std::nullopt) {
+    if (v.kind == Value::Kind::kInt) trail_->data_dependent.push_back({line_, what, v.i});
+    if (v.is_tensor()) {
+      const std::vector<int64_t>& sizes = v.tensor->sizes;
+      auto rank = static_cast<int64_t>(sizes.size());
+      for (int64_t d = 0; d < rank; ++d) {
+        if (!dim || d == (*dim < 0 ? *dim + rank : *dim)) {
+          trail_->data_dependent.push_back({line_, what, sizes[static_cast<size_t>(d)]});
+        }
+      }
+    }
+    if (v.kind == Value::Kind::kTuple) {
+      for (const Value& e : v.elems) note_data_dependent(what, e, dim);
+    }
+  }
+  EagerTrail take_trail() { return std::move(*trail_); }
+  const EagerTrail& trail() const { return *trail_; }
+
+ private:
+  // The trail as it was before a statement, to forget what a statement that raised recorded.
+  struct TrailMark {
+    size_t data_dependent;
+    std::set<std::string> functions_run;
+  };
+  TrailMark trail_mark() const { return {trail_->data_dependent.size(), trail_->functions_run}; }
+  void rewind_trail(TrailMark& mark) {
+    trail_->data_dependent.resize(mark.data_dependent);
+    trail_->functions_run = std::move(mark.functions_run);
+  }
 };
 
 bool tensor_data_ok(const program::HostTensor& t) {
@@ -769,7 +822,17 @@ void bind_inputs(Interpreter& interp, const program::Program& p,
   for (const auto& d : p.inputs) {
     auto it = inputs.find(d.name);
     if (it == inputs.end()) invalid("missing value for input '" + d.name + "'");
-    interp.bind(d.name, input_value(d, it->second));
+    Value v = input_value(d, it->second);
+    for (size_t k = 0; k < d.dims.size() && v.is_tensor(); ++k) {
+      if (d.dims[k] == program::DimMode::kUnbacked) {
+        interp.note_data_dependent("input '" + d.name + "' dim " + std::to_string(k),
+                                   Value::of_int(v.tensor->sizes[k]));
+      }
+    }
+    if (!d.is_tensor && d.scalar_mode == program::DimMode::kUnbacked) {
+      interp.note_data_dependent("input '" + d.name + "'", v);
+    }
+    interp.bind(d.name, std::move(v));
   }
   for (const auto& [name, value] : inputs) {
     bool declared = false;
@@ -784,7 +847,7 @@ EagerResult run_eager(const program::Program& p, const std::map<std::string, Hos
   Interpreter interp(&p.functions);
   bind_inputs(interp, p, inputs);
   interp.run_block(p.body);
-  return EagerResult{interp.take_outputs()};
+  return EagerResult{interp.take_outputs(), interp.take_trail()};
 }
 
 EagerResult run_eager(const program::Program& p) {
@@ -812,6 +875,8 @@ void Session::define(const program::FunctionDef& f) { state_->functions.push_bac
 
 HostValue Session::value(const std::string& name) const { return state_->interp.value_of(name); }
 
-EagerResult Session::result() const { return EagerResult{state_->interp.outputs()}; }
+EagerResult Session::result() const {
+  return EagerResult{state_->interp.outputs(), state_->interp.trail()};
+}
 
 }  // namespace sf::eager

@@ -45,8 +45,8 @@ struct TV {
 class Tracer {
  public:
   // Traces into `g` (the trace's graph, or a subgraph of a cond/while_loop at `depth`).
-  Tracer(const program::Program& p, Trace& out, Graph& g, int depth = 0)
-      : p_(p), t_(out), g_(g), depth_(depth) {}
+  Tracer(const program::Program& p, Trace& out, Graph& g, int depth = 0, std::string function = "")
+      : p_(p), t_(out), g_(g), depth_(depth), function_(std::move(function)) {}
 
   void run() {
     for (const program::InputDecl& in : p_.inputs) add_input(in);
@@ -493,7 +493,9 @@ class Tracer {
     for (const Stmt& s : body) {
       spend_work(s.loc.line, 1);
       try {
+        t_.open_statements.push_back({function_, s.kind, s.loc.line});
         run_stmt(s);
+        t_.open_statements.pop_back();  // not when it raised: the rejection's site stays
       } catch (const UserError& e) {
         // The expression limits (sym/expr.h) are checked deep in the factories, which do not
         // know the statement: name its line.
@@ -647,7 +649,7 @@ class Tracer {
     bool fresh_epoch = !fault_on(Fault::kWhileCarriesNotCloned);
     if (fresh_epoch) t_.mode->bump_epoch();
     auto g = std::make_shared<Graph>();
-    Tracer inner(p_, t_, *g, depth_ + 1);
+    Tracer inner(p_, t_, *g, depth_ + 1, f.name);
     for (const auto& [name, value] : in.placeholders) inner.add_placeholder(name, value, line);
     spend_work(line, 1 + static_cast<int64_t>(t_.env->fact_scope_cost()));
     {
@@ -1100,7 +1102,7 @@ class Tracer {
   // returns, outside any subgraph, so what it learns (its checks) stays in the caller's facts.
   void probe_in_caller(const program::FunctionDef& f, const SubgraphInputs& in, int line) {
     Graph scratch;
-    Tracer probe(p_, t_, scratch, depth_ + 1);
+    Tracer probe(p_, t_, scratch, depth_ + 1, f.name);
     for (const auto& [name, value] : in.placeholders) probe.add_placeholder(name, value, line);
     auto ignore = t_.env->ignore_fresh_unbacked_symbols();
     probe.run_block(f.body);
@@ -1186,6 +1188,7 @@ class Tracer {
   Trace& t_;
   Graph& g_;
   int depth_ = 0;
+  std::string function_;      // the function traced ("" for the program's body)
   std::vector<TV> returned_;  // what the function's return statement evaluated
   // The last version of each tensor mutated here (add_, or a region that mutates it).
   std::map<const TensorLike*, NodeArg> latest_version_;
@@ -1250,12 +1253,16 @@ Node* reify_keypath(Graph& g, Node* n, const KeyPath& path, Node* after) {
 
 Trace trace_program(const program::Program& p, const TraceOptions& opts) {
   Trace t;
+  trace_program_into(p, opts, t);
+  return t;
+}
+
+void trace_program_into(const program::Program& p, const TraceOptions& opts, Trace& t) {
   t.env = std::make_unique<ShapeEnv>(opts.settings);
   t.mode = std::make_unique<fake::FakeMode>(t.env.get());
   t.mode->inference_mode = p.header.inference_mode;
   t.program = std::make_shared<const program::Program>(p);
   Tracer(p, t, t.graph).run();
-  return t;
 }
 
 }  // namespace sf::graph

@@ -29,6 +29,15 @@ struct Trace {
   int64_t work = 0;  // tracing's work so far, subgraphs included (kMaxTracingWork)
   // The inputs re-propagation re-fakified in a fresh fake mode (through `contexts`), in order.
   std::vector<std::string> refakified;
+  // The statements being traced, outermost first, each with the function it is in ("" for the
+  // program's body). Empty after a trace that completed; after a rejection the innermost is the
+  // statement that raised (the wrong-rejection rules read it).
+  struct OpenStatement {
+    std::string function;
+    program::Stmt::Kind kind;
+    int line;
+  };
+  std::vector<OpenStatement> open_statements;
 };
 
 // Tracing's work budget: one unit per statement traced (each subgraph's and each inlined branch's
@@ -42,6 +51,9 @@ inline constexpr int64_t kMaxTracingWork = int64_t{1} << 19;
 // Traces `p`. User errors (invalid program, shape errors, failed checks, data-dependent guards)
 // propagate as UserError; engine bugs as EngineBug or SF_CHECK aborts.
 Trace trace_program(const program::Program& p, const TraceOptions& opts = {});
+// The same into `t` (empty): when tracing raises, `t` keeps the state it reached (its ShapeEnv
+// with the facts and the event log up to the rejection), which the wrong-rejection rules read.
+void trace_program_into(const program::Program& p, const TraceOptions& opts, Trace& t);
 
 // Reifies `path` into accessor nodes after `after` (size/stride/getitem/storage_offset/floordiv),
 // like FX's insert_deferred_runtime_asserts `go(node, keypath)`; returns the node computing it.

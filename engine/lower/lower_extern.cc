@@ -126,7 +126,8 @@ IrValue lower_extern(Lowering& L, const Node* n) {
     b.symbol = fault_on(Fault::kExternBindsUnresolvedName) ? sym_ : env.resolve_renaming(sym_);
     // A memo hit (a second nonzero of one tensor) re-derives a symbol an earlier extern already
     // defines: each symbol is declared once in the wrapper (INV-18), like unbacked_symbol_decls.
-    if (L.defined_.count(b.symbol)) continue;
+    // Bug zoo (before PR #111823): declared again.
+    if (L.defined_.count(b.symbol) && !fault_on(Fault::kExternRedefinesMemoSymbol)) continue;
     b.kernel = extern_id;
     b.path = path;
     L.add_step(b);

@@ -2,6 +2,7 @@
 // (spec §1.6, §2.16–§2.19). Data-dependent guards raise GuardOnDataDependentSymNode.
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
+#include "engine/base/faults.h"
 #include "engine/shape_env/shape_env.h"
 #include "engine/sym/eval.h"
 #include "engine/sym/make.h"
@@ -69,7 +70,9 @@ ShapeEnv::StaticEvaluation ShapeEnv::evaluate_statically(const ExprRef& e,
   ExprRef x;
   if (!e->is_ground()) {
     ExprRef replaced = replace(e);
-    ExprRef stated = asserts_.apply_axioms(replaced);
+    // Bug zoo (before PR #145681): the recorded checks were not consulted.
+    ExprRef stated =
+        fault_on(Fault::kGuardIgnoresAxioms) ? replaced : asserts_.apply_axioms(replaced);
     if (stated != replaced) {
       if (stated->is_ground() && stated->num_args() == 0) return {stated, stated};
       x = simplify(stated, opts.size_oblivious);
@@ -80,7 +83,7 @@ ShapeEnv::StaticEvaluation ShapeEnv::evaluate_statically(const ExprRef& e,
     x = sym::substitute_symbols(x, [this](const ExprRef& s) { return known_value_of(s); });
     x = sym::simplify(x, ranges);
   }
-  ExprRef with_axioms = asserts_.apply_axioms(x);
+  ExprRef with_axioms = fault_on(Fault::kGuardIgnoresAxioms) ? x : asserts_.apply_axioms(x);
   if (with_axioms != x) x = sym::simplify(with_axioms, ranges);
   if (x->is_ground() && x->num_args() == 0) return {x, x};
   sym::ValueRange r = sym::bound_expr(x, ranges);
@@ -421,7 +424,12 @@ void ShapeEnv::defer_check_failure(const SymBool& cond, const std::string& msg) 
 
 void ShapeEnv::check_is_size(const SymInt& i, std::optional<int64_t> max) {
   check(sym_ge(i, 0), "check_is_size(" + i.str() + "): " + i.str() + " >= 0");
-  if (!has_hint(i.expr()) && i.expr()->is_unbacked_symbol()) constrain_range_for_size(i.expr());
+  // Only an unbacked symbol is size-like (PR #108685); the fault marks a backed one too.
+  bool symbol = i.expr()->is(sym::ExprKind::kSymbol) && i.expr()->is_int();
+  if ((!has_hint(i.expr()) && i.expr()->is_unbacked_symbol()) ||
+      (symbol && fault_on(Fault::kCheckIsSizeMarksBacked))) {
+    constrain_range_for_size(i.expr());
+  }
   if (max)
     check(sym_le(i, *max), "check_is_size(" + i.str() + ", max=" + std::to_string(*max) + ")");
 }

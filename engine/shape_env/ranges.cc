@@ -92,13 +92,14 @@ bool ShapeEnv::Ranges::known_divisible(const ExprRef& a, const ExprRef& b) const
 bool ShapeEnv::Ranges::fact_nonnegative(const ExprRef& d) const {
   consulted_facts_ = true;  // also when there are none: a fact added later may decide it
   const FactGraph& facts = env_.facts();
-  return !facts.empty() && facts.proves_nonnegative(d, *this);
+  return !facts.empty() && !fault_on(Fault::kGuardIgnoresAxioms) &&
+         facts.proves_nonnegative(d, *this);
 }
 
 sym::FactBounds ShapeEnv::Ranges::fact_bounds_of_difference(const ExprRef& rel) const {
   consulted_facts_ = true;  // also when there are none: a fact added later may decide it
   const FactGraph& facts = env_.facts();
-  if (facts.empty()) return {};
+  if (facts.empty() || fault_on(Fault::kGuardIgnoresAxioms)) return {};
   return facts.difference_bounds(rel->arg(1), rel->arg(0), *this);
 }
 
@@ -111,7 +112,7 @@ bool ShapeEnv::Ranges::has_facts_about(const ExprRef& e) const {
 
 bool ShapeEnv::Ranges::has_facts() const {
   consulted_facts_ = true;  // none now; one added later may decide what was asked
-  return !env_.facts().empty();
+  return !env_.facts().empty() && !fault_on(Fault::kGuardIgnoresAxioms);
 }
 
 const FactGraph& ShapeEnv::facts() const {

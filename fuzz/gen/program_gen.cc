@@ -322,13 +322,21 @@ class Generator {
             // size): rules for FloorDiv and Mod over a divisor of unknown sign are where unsound
             // rewrites hide. Eager drops a statement that divides by zero.
             if ((op == OpKind::kFloorDiv || op == OpKind::kRemainder) && src_.chance(1, 2)) {
-              if (const Var* d = pick(is_int)) rhs = v(d->name);
+              if (const Var* d = pick(is_int)) {
+                rhs = v(d->name);
+                // Sometimes a small literal of either sign by that int: -2 // s0 is -1, not 0.
+                if (src_.chance(1, 3)) lhs = i(src_.range(-3, 3));
+              }
             }
           } else if (const Var* o = pick([&](const HostValue& x) {
                        return is_tensor(x) && x.tensor.sizes == tv.tensor.sizes;
                      });
                      o && src_.chance(2, 3)) {
             rhs = v(o->name);
+          } else if ((op == OpKind::kFloorDiv || op == OpKind::kRemainder) && src_.chance(1, 2)) {
+            // A tensor divided by an int scalar (an item() of either sign, a size): the
+            // division's rules meet a data-dependent divisor at the tensor level too.
+            if (const Var* d = pick(is_int)) rhs = v(d->name);
           }
           bool infix_op = op == OpKind::kAdd || op == OpKind::kSub || op == OpKind::kMul ||
                           op == OpKind::kLt || op == OpKind::kLe;
@@ -518,7 +526,9 @@ class Generator {
       st.kind = Stmt::Kind::kCheckIsSize;
       st.value = v(s->name);
       if (src_.chance(1, 2)) st.max = i(value + src_.range(0, 3));
-      return accept(st, "");
+      if (!accept(st, "")) return false;
+      if (value <= 1 && src_.chance(1, 2)) broadcast_by(*s);
+      return true;
     } else if (value > 0 && src_.chance(1, 3)) {
       // Divisibility: check(n % d == 0) makes n = d * fresh, bound at n's site by n // d.
       std::vector<int64_t> divisors;
@@ -545,6 +555,22 @@ class Generator {
     st.value = cond;
     st.message = "generated check " + std::to_string(line_);
     return accept(st, "");
+  }
+
+  // ones([n]) + t for a 1-D t: n (0 or 1, just checked as a size) is a broadcast size. A backed n
+  // is specialized to its value; an unbacked one is assumed not 1 by the trace (the compiled
+  // program then raises where eager broadcasts). Eager drops it when 0 cannot broadcast.
+  void broadcast_by(const Var& n) {
+    const Var* t = pick([](const HostValue& x) { return is_tensor(x) && rank(x) == 1; });
+    if (!t) return;
+    std::string name = "v" + std::to_string(line_);
+    // Broadcasting by a size of 1 is what the trace assumes away for an unbacked one (the
+    // size-oblivious rule): the program may then be rejected rightly.
+    if (accept(program::ProgramBuilder::assign_stmt(
+                   name, call("add", {call("ones", {list({v(n.name)})}), v(t->name)})),
+               name)) {
+      size_oblivious_squeeze_ = size_oblivious_squeeze_ || n.value.i == 1;
+    }
   }
 
   // Equal sizes, one of them data-dependent: check(size(a, 0) == size(b, 0)) (a replacement of
@@ -604,13 +630,20 @@ class Generator {
     return true;
   }
 
-  // A static if on a size (guards when backed; a data-dependent error when unbacked, on purpose).
+  // A static if on a size (guards when backed; a data-dependent error when unbacked, on purpose),
+  // or half the time on the condition of an earlier check: what torch._check is for (the trace
+  // must decide it from the recorded fact, #145681).
   bool try_if() {
     const Var* t = pick(is_tensor);
     if (!t || rank(t->value) == 0) return false;
     Stmt st;
     st.kind = Stmt::Kind::kIf;
     st.value = gt(call("size", {v(t->name), i(0)}), i(2));
+    std::vector<ExprPtr> checked;
+    for (const Stmt& c : p_.body) {
+      if (c.kind == Stmt::Kind::kCheck) checked.push_back(c.value);
+    }
+    if (!checked.empty() && src_.chance(1, 2)) st.value = checked[src_.pick(checked.size())];
     st.then_body.push_back(
         program::ProgramBuilder::assign_stmt("r" + std::to_string(line_), mul(v(t->name), i(2))));
     st.else_body.push_back(
@@ -1114,10 +1147,23 @@ class Generator {
       if (!accept(st, st.targets)) return false;
     } else if (!accept(st, name)) {
       return false;
+    } else if (program::schema(d.op).allocates_unbacked && src_.chance(1, 4)) {
+      repeat_as_memo_hit(e);
     }
     size_oblivious_squeeze_ = size_oblivious_squeeze_ || squeezes_a_one_;
     strided_view_ = strided_view_ || views_strided_;
     return true;
+  }
+
+  // The data-dependent call `e` (just bound) again: a memo hit, whose symbols the
+  // first call's extern already defines (a plan must not define them twice, #111823). Half the
+  // time the hit feeds another extern (nonzero of it), as a CSE'd index feeds the next op.
+  void repeat_as_memo_hit(const ExprPtr& e) {
+    std::string again = "v" + std::to_string(line_);
+    if (!accept(program::ProgramBuilder::assign_stmt(again, e), again)) return;
+    if (!is_tensor(vars_.back().value) || !src_.chance(1, 2)) return;
+    std::string fed = "v" + std::to_string(line_);
+    accept(program::ProgramBuilder::assign_stmt(fed, call("nonzero", {v(again)})), fed);
   }
 
   // unique(x, return_counts=True) gives (values, counts); tolist of the length-2 stack gives two

@@ -89,7 +89,28 @@ INSTANTIATE_TEST_SUITE_P(
         Case{Fault::kSimplifyCacheMissesRangeUpdate,
              "# sfz 1\ninput a: f32[1] unbacked(0) = full(1.0)\nv = narrow(a, 0, 0, 1)\n"
              "return 0\n",
-             "fail:INV-21"}),
+             "fail:INV-21"},
+        // A guard on what the program checked must be decided by the check (#145681).
+        Case{Fault::kGuardIgnoresAxioms,
+             "# sfz 1\ninput a: f32[4] = randn(seed=6)\nx = item(sum(a))\n"
+             "check(x < 100.0, \"c\")\nif x < 100.0:\n  r = a + 1\nelse:\n  r = a\n"
+             "return r\n",
+             "fail:wrong-rejection"},
+        // -1 // s0 is -1 for every size s0 >= 2, not 0 (#190966).
+        Case{Fault::kDivisionIgnoresDividendSign,
+             "# sfz 1\ninput b: f32[2] dynamic(0) = full(0.0)\n"
+             "v = narrow(b, 0, floordiv(-(1), size(b, 0)), 0)\nreturn 0\n",
+             "fail:binding"},
+        // A memo hit's extern declares no symbol again (#111823).
+        Case{Fault::kExternRedefinesMemoSymbol,
+             "# sfz 1\ninput x: i64[4] = [0, 3, 0, 5]\na = nonzero(x)\nb = nonzero(x)\n"
+             "return a, b\n",
+             "fail:memo"},
+        // Only an unbacked symbol is size-like (#108685).
+        Case{Fault::kCheckIsSizeMarksBacked,
+             "# sfz 1\ninput a: bool[1, 2] dynamic(1) = full(False)\n"
+             "check_is_size(size(a, 1), max=8)\nreturn 0\n",
+             "fail:INV-9e"}),
     [](const ::testing::TestParamInfo<Case>& info) {
       for (const FaultInfo& f : all_faults()) {
         if (f.fault == info.param.fault) return std::string(f.name);

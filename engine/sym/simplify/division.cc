@@ -1,6 +1,7 @@
 // Rules for FloorDiv, CleanDiv and Mod (Python semantics): split off multiples of the divisor,
 // reduce by common factors, nest constant divisions, and decide by ranges.
 #include "engine/base/check.h"
+#include "engine/base/faults.h"
 #include "engine/sym/make.h"
 #include "engine/sym/numeric.h"
 #include "engine/sym/simplify/simplify_internal.h"
@@ -136,7 +137,9 @@ ExprRef Simplifier::floordiv(const ExprRef& e) {
     return fired(expr_of(*quotient));
   }
   ValueRange ba = bound(a), bb = bound(b);
-  if (ba.lo() >= ExtInt(0) && bb.lo() > ExtInt(0) && bound(sub(b, a)).lo() >= ExtInt(1)) {
+  // Bug zoo (PR #190966): the dividend's sign was not asked.
+  bool nonnegative = ba.lo() >= ExtInt(0) || fault_on(Fault::kDivisionIgnoresDividendSign);
+  if (nonnegative && bb.lo() > ExtInt(0) && bound(sub(b, a)).lo() >= ExtInt(1)) {
     return fired(integer(0));  // 0 <= a < b
   }
   if (!clean && env_.known_divisible(a, b)) return fired(clean_div(a, b));
@@ -176,7 +179,8 @@ ExprRef Simplifier::mod(const ExprRef& e) {
   }
   if (exact_divide(poly_of(a), b)) return fired(integer(0));
   ValueRange ba = bound(a);
-  if (ba.lo() >= ExtInt(0) && bound(sub(b, a)).lo() >= ExtInt(1)) return fired(a);  // 0 <= a < b
+  bool nonnegative = ba.lo() >= ExtInt(0) || fault_on(Fault::kDivisionIgnoresDividendSign);
+  if (nonnegative && bound(sub(b, a)).lo() >= ExtInt(1)) return fired(a);  // 0 <= a < b
   return e;
 }
 
