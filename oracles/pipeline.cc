@@ -194,18 +194,18 @@ Verdict differential(const PipelineResult& r, const std::string& backend) {
                                              ") but the compiled program on " + backend +
                                              " returned normally");
   }
-  if (!r.run && r.run_error->kind == UserErrorKind::kRuntimeAssertFailed &&
-      r.run_error->message.find(fake::kImplicitAssertTag) != std::string::npos) {
+  if (!r.run && r.run_error->kind == UserErrorKind::kRuntimeAssertFailed) {
     // An assumption of unbacked semantics (e.g. no broadcasting of an unbacked size) that these
     // inputs violate: like PyTorch, the compiled program raises where eager does not.
-    return Verdict::rejected(r.run_error->kind, backend, r.run_error->message);
-  }
-  if (!r.run && r.run_error->kind == UserErrorKind::kRuntimeAssertFailed &&
-      has_implicit_relation(r)) {
+    if (r.run_error->message.find(fake::kImplicitAssertTag) != std::string::npos) {
+      return Verdict::rejected(r.run_error->kind, backend, r.run_error->message);
+    }
     // Such an assumption may also narrow a range (Eq(u0, u1) with u1 <= 2 bounds u0), whose
     // assert then fails first: explained when eager made a size the trace assumed away. (An
     // assumption over one size narrows nothing the run would not check itself.)
-    if (std::optional<std::string> why = size_oblivious_rule(r.eager->trail)) {
+    std::optional<std::string> why =
+        has_implicit_relation(r) ? size_oblivious_rule(r.eager->trail) : std::nullopt;
+    if (why) {
       return Verdict::rejected(r.run_error->kind, backend,
                                r.run_error->message + " [explained: " + *why + "]");
     }

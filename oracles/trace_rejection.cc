@@ -10,26 +10,6 @@
 namespace sf::oracles {
 namespace {
 
-bool is_higher_order_op(program::Stmt::Kind k) {
-  using K = program::Stmt::Kind;
-  switch (k) {
-    case K::kAssign:
-    case K::kCheck:
-    case K::kCheckIsSize:
-    case K::kIf:
-    case K::kReturn:
-      return false;
-    case K::kCond:
-    case K::kWhileLoop:
-    case K::kInvokeSubgraph:
-    case K::kMap:
-    case K::kScan:
-    case K::kAssociativeScan:
-      return true;
-  }
-  return false;
-}
-
 // `e` with the recorded replacements substituted until nothing changes (they may chain).
 sym::ExprRef substitute_replacements(sym::ExprRef e, const sym::ExprMap& map) {
   for (int round = 0; round < 8 && !map.empty(); ++round) {
@@ -156,13 +136,13 @@ std::optional<bool> decided_by_facts(const sym::ExprRef& guard, const ShapeEnv& 
 std::optional<std::string> rejection_rule(const std::vector<graph::Trace::OpenStatement>& site,
                                           const eager::EagerTrail& eager_run) {
   for (const graph::Trace::OpenStatement& st : site) {
-    if (!st.function.empty() && !eager_run.functions_run.count(st.function)) {
+    if (!st.function.empty() && !eager_run.ran(st.function)) {
       return "function '" + st.function +
              "' never ran in eager: the trace traces every cond branch and loop body, as "
              "torch.cond and while_loop do";
     }
   }
-  if (!site.empty() && is_higher_order_op(site.back().kind)) {
+  if (!site.empty() && program::is_higher_order(site.back().kind)) {
     return "the statement at line " + std::to_string(site.back().line) +
            " is a higher-order op, whose subgraphs the trace checks together for every input "
            "(torch.cond's branches must agree, a loop body must keep its carries' shapes) where "

@@ -4,7 +4,6 @@
 
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -24,8 +23,11 @@ struct DataDependentInt {
 // What a run did besides its outputs, for the oracle that judges the trace's rejections
 // (oracles/trace_rejection.h): which functions ran and the data-dependent ints the run made.
 struct EagerTrail {
-  std::set<std::string> functions_run;  // cond branches taken, loop bodies run, regions called
+  // Cond branches taken, loop bodies run, regions called: each once, in the order first run
+  // (appended only, so a statement that raised is forgotten by truncating).
+  std::vector<std::string> functions_run;
   std::vector<DataDependentInt> data_dependent;
+  bool ran(const std::string& function) const;
 };
 
 struct EagerResult {

@@ -1,5 +1,6 @@
 // Statements, expressions and op dispatch of the eager interpreter; inputs in, outputs out.
 // One flat environment as in Python: names assigned inside an `if` branch stay defined after it.
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -321,7 +322,7 @@ class Interpreter {
     inner.in_function_ = true;
     inner.loop_budget_ = loop_budget_;
     inner.trail_ = trail_;
-    trail_->functions_run.insert(name);
+    if (!trail_->ran(name)) trail_->functions_run.push_back(name);
     // Operands enter as new contiguous tensors, as the trace's subgraphs see them (a view's
     // strides are not the function's to read).
     std::vector<Value> fresh = new_tensors(args);
@@ -776,17 +777,26 @@ class Interpreter {
   const EagerTrail& trail() const { return *trail_; }
 
  private:
-  // The trail as it was before a statement, to forget what a statement that raised recorded.
+  // The trail's lengths before a statement, to forget what a statement that raised recorded.
   struct TrailMark {
-    size_t data_dependent;
-    std::set<std::string> functions_run;
+    size_t data_dependent, functions_run;
   };
-  TrailMark trail_mark() const { return {trail_->data_dependent.size(), trail_->functions_run}; }
-  void rewind_trail(TrailMark& mark) {
+  TrailMark trail_mark() const {
+    return {trail_->data_dependent.size(), trail_->functions_run.size()};
+  }
+  void rewind_trail(const TrailMark& mark) {
     trail_->data_dependent.resize(mark.data_dependent);
-    trail_->functions_run = std::move(mark.functions_run);
+    trail_->functions_run.resize(mark.functions_run);
   }
 };
+
+}  // namespace
+
+bool EagerTrail::ran(const std::string& function) const {
+  return std::find(functions_run.begin(), functions_run.end(), function) != functions_run.end();
+}
+
+namespace {
 
 bool tensor_data_ok(const program::HostTensor& t) {
   for (int64_t s : t.sizes) {

@@ -82,7 +82,7 @@ TEST(TraceRejection, AShapeErrorIsWrongUnlessARuleExplainsIt) {
                                {"then_fn", program::Stmt::Kind::kAssign, 2}};
   EXPECT_EQ(judge_trace_rejection(shape, trail, &in_branch).kind, K::kExplained);
   eager::EagerTrail ran = trail;
-  ran.functions_run.insert("then_fn");
+  ran.functions_run.push_back("then_fn");
   EXPECT_EQ(judge_trace_rejection(shape, ran, &in_branch).kind, K::kWrong);
   graph::Trace at_hop;
   at_hop.open_statements = {{"", program::Stmt::Kind::kCond, 5}};
