@@ -101,6 +101,14 @@ Layout Lowering::alloc_for(const Value& v, const std::string& hint) {
   return l;
 }
 
+// Whether the trace decided that `size` is 1. The meta functions broadcast on a guard such as
+// Eq(Min(1, s0), 1), which simplifying the size alone does not see: ask the relation.
+bool Lowering::known_one(const ExprRef& size) const {
+  ExprRef s = simplified(size);
+  if (s->is_ground()) return s == sym::integer(1);
+  return env_.statically_known_true(SymBool(sym::eq(s, sym::integer(1))));
+}
+
 Access Lowering::access_of(const Layout& l, const std::vector<ExprRef>& iter) const {
   Access a;
   a.buffer = l.buffer;
@@ -114,8 +122,7 @@ Access Lowering::access_of(const Layout& l, const std::vector<ExprRef>& iter) co
       continue;
     }
     size_t j = d - (n - k);
-    ExprRef size = simplified(l.sizes[j]), it = simplified(iter[d]);
-    bool broadcast = size == sym::integer(1) && it != sym::integer(1);
+    bool broadcast = known_one(l.sizes[j]) && !known_one(iter[d]);
     a.strides.push_back(broadcast ? sym::integer(0) : l.strides[j]);
   }
   return a;

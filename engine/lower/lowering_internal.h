@@ -43,6 +43,7 @@ class Lowering {
   // The access of `l` over an iteration space (aligned at the trailing dims; broadcast dims,
   // i.e. size 1 against a larger iteration size, get stride 0).
   Access access_of(const Layout& l, const std::vector<ExprRef>& iter) const;
+  bool known_one(const ExprRef& size) const;
   Access contiguous_access(const Layout& out, const std::vector<ExprRef>& iter) const;
   int add_kernel(Kernel k);  // appends the launch step
   void add_step(Step s) { plan_.steps.push_back(std::move(s)); }
