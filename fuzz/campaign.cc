@@ -31,6 +31,7 @@
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
 #include "engine/program/printer.h"
+#include "fuzz/corpus.h"
 #include "fuzz/features.h"
 #include "fuzz/files.h"
 #include "fuzz/gen/program_gen.h"
@@ -128,37 +129,6 @@ struct Worker {
   _exit(127);  // exec failed: the parent records a lost worker
 }
 
-// The corpus files of a guided campaign: `<hash>.sfz`, the program with a "# recipe:" line.
-void write_corpus_entry(const std::string& dir, const Recipe& r, const program::Program& p) {
-  char name[32];
-  std::snprintf(name, sizeof name, "%016llx.sfz",
-                static_cast<unsigned long long>(std::hash<std::string>()(r.str())));
-  write_atomically(std::filesystem::path(dir) / name,
-                   reproducer_text("recipe: " + r.str(), program::print_program(p)));
-}
-
-std::vector<Recipe> read_corpus(const std::string& dir) {
-  std::vector<Recipe> out;
-  std::error_code ec;
-  std::vector<std::filesystem::path> files;
-  for (auto it = std::filesystem::directory_iterator(dir, ec);
-       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
-    if (it->path().extension() == ".sfz") files.push_back(it->path());
-  }
-  std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
-    std::optional<std::string> text = read_text_file(f);
-    if (!text) continue;
-    size_t at = text->find("# recipe: ");
-    if (at == std::string::npos) continue;
-    size_t end = text->find('\n', at);
-    if (std::optional<Recipe> r = Recipe::parse(text->substr(at + 10, end - at - 10))) {
-      out.push_back(*r);
-    }
-  }
-  return out;
-}
-
 // Worker: runs programs until `deadline`, writing "start\tRECIPE\tFRESH" before each (FRESH: 1
 // when it is the next of the worker's own seeds, whose successor a replacement goes on from) and
 // "done\tRECIPE\tBUCKET\tDETAIL\tFEATURES" after it (FEATURES: the hashes, in hex, of the
@@ -166,11 +136,13 @@ std::vector<Recipe> read_corpus(const std::string& dir) {
 // Random mode runs seeds first, first + stride, ...; guided mode (o.guided) also keeps the
 // programs that reached a new feature (in o.corpus_dir, read when a worker starts) and three
 // times in four runs a mutant of one of them instead of the next seed. A slot's first worker
-// (replay_share >= 0) first runs its share of the corpus (entry i when i % stride is its share),
+// (replay_share >= 0) first runs its share of the corpus (entry i when i % jobs is its share),
 // to learn the features reached so far; a replacement does not, so an entry that now crashes
 // costs one worker, not every one.
-[[noreturn]] void worker(int fd, int err_fd, uint64_t first, uint64_t stride, double deadline,
-                         const CampaignOptions& o, int64_t replay_share) {
+[[noreturn]] void worker(int fd, int err_fd, const WorkerPlan& plan, const CampaignOptions& o) {
+  const uint64_t stride = plan.stride, end = plan.end;
+  const double deadline = plan.deadline;
+  const int64_t replay_share = plan.replay_share;
   if (o.quiet_workers) {
     silence_stderr();
     err_fd = -1;
@@ -195,11 +167,14 @@ std::vector<Recipe> read_corpus(const std::string& dir) {
     std::vector<Recipe> corpus, replay;
     if (o.guided && !o.corpus_dir.empty()) corpus = read_corpus(o.corpus_dir);
     for (size_t i = 0; replay_share >= 0 && i < corpus.size(); ++i) {
-      if (i % stride == static_cast<uint64_t>(replay_share)) replay.push_back(corpus[i]);
+      if (i % std::max(1, o.jobs) == static_cast<uint64_t>(replay_share)) {
+        replay.push_back(corpus[i]);
+      }
     }
-    SeedSource rng(first * 0x9e3779b97f4a7c15ULL + 1);
-    uint64_t seed = first;
+    SeedSource rng((plan.first + plan.restart * 0x632be59bd9b4e019ULL) * 0x9e3779b97f4a7c15ULL + 1);
+    uint64_t seed = plan.first;
     while (now_seconds() < deadline) {
+      if (replay.empty() && seed >= end) break;  // a bounded campaign's seeds are done
       Recipe recipe;
       bool fresh_seed = false;
       if (!replay.empty()) {  // what earlier workers kept: run first, to learn its features
@@ -272,9 +247,18 @@ bool is_finding_bucket(const std::string& bucket) {
   return bucket.rfind("fail:", 0) == 0 || bucket.rfind("crash:", 0) == 0;
 }
 
-void run_campaign_worker(int fd, int err_fd, uint64_t first, uint64_t stride, double deadline,
-                         const CampaignOptions& o, int64_t replay_share) {
-  worker(fd, err_fd, first, stride, deadline, o, replay_share);
+void run_campaign_worker(int fd, int err_fd, const WorkerPlan& plan, const CampaignOptions& o) {
+  worker(fd, err_fd, plan, o);
+}
+
+SeedPlan seed_plan(const CampaignOptions& opts) {
+  SeedPlan p;
+  const uint64_t shards = std::max(1, opts.shards), jobs = std::max(1, opts.jobs);
+  p.first = opts.first_seed + static_cast<uint64_t>(opts.shard);
+  p.spacing = shards;
+  p.stride = shards * jobs;
+  if (opts.seeds > 0) p.end = opts.first_seed + opts.seeds;
+  return p;
 }
 
 CampaignResult run_campaign(const CampaignOptions& opts) {
@@ -283,7 +267,6 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
   double next_report = start + 1.0;
   const uint64_t jobs = std::max(1, opts.jobs);
   std::set<std::string> signatures;
-  std::unordered_set<uint64_t> coverage;  // every feature any worker reached (edges included)
   // Records one verdict; returns true when the caller asked to stop.
   auto record = [&](const std::string& bucket, const Recipe& recipe, const std::string& detail) {
     uint64_t s = recipe.seed;
@@ -304,19 +287,21 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
     return opts.on_finding && opts.on_finding(f);
   };
 
-  // Worker slot j runs seeds first_seed + j, + jobs, + 2 jobs, ...; a replacement worker goes on
-  // from the seed after the last one the slot finished or lost.
+  // Worker slot j runs the seeds of seed_plan (first_seed + j, + jobs, + 2 jobs, ... when not
+  // sharded); a replacement worker goes on from the seed after the last one the slot finished or
+  // lost.
+  const SeedPlan plan = seed_plan(opts);
   struct Slot {
     std::unique_ptr<Worker> w;
     StderrFile err;
     uint64_t next_seed = 0;
     Recipe current;  // the program in flight
     bool in_flight = false, timed_out = false;
-    bool started = false;  // a worker has run in this slot (only the first replays the corpus)
-    double last_line = 0;  // for the watchdog: a program making no progress is a hang
+    uint64_t workers_started = 0;  // only the first replays the corpus
+    double last_line = 0;          // for the watchdog: a program making no progress is a hang
   };
   std::vector<Slot> slots(jobs);
-  for (uint64_t j = 0; j < jobs; ++j) slots[j].next_seed = opts.first_seed + j;
+  for (uint64_t j = 0; j < jobs; ++j) slots[j].next_seed = plan.first_of(j);
 
   auto stop_requested = [&] { return opts.stop && *opts.stop != 0; };
   // A worker's pipe ended (it exited, crashed, or was killed): record what it was doing.
@@ -357,7 +342,7 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
       slot.current = *recipe;
       // A fresh seed is used once it starts: a replacement worker goes on after it, whether it
       // finishes or crashes (mutants and corpus entries do not move the slot's seeds).
-      if (s.substr(t2 + 1) == "1") slot.next_seed = recipe->seed + jobs;
+      if (s.substr(t2 + 1) == "1") slot.next_seed = recipe->seed + plan.stride;
       slot.in_flight = true;
       return true;
     }
@@ -369,11 +354,11 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
       if (comma == std::string::npos) comma = s.size();
       if (comma > at) {
         uint64_t f = std::stoull(s.substr(at, comma - at), nullptr, 16);
-        if (coverage.insert(f).second && (f & kEdgeFeatureBit)) ++r.edge_features;
+        if (r.feature_set.insert(f).second && (f & kEdgeFeatureBit)) ++r.edge_features;
       }
       at = comma + 1;
     }
-    r.features = coverage.size();
+    r.features = r.feature_set.size();
     if (record(s.substr(t2 + 1, t3 - t2 - 1), slot.current, s.substr(t3 + 1, t4 - t3 - 1))) {
       r.stopped_early = true;
       return false;
@@ -415,16 +400,19 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
     double now = now_seconds();
     bool running = false;
     for (Slot& slot : slots) {
-      if (!slot.w && now < deadline && !r.stopped_early) {
+      if (!slot.w && now < deadline && slot.next_seed < plan.end && !r.stopped_early) {
         slot.w = std::make_unique<Worker>();
-        uint64_t first = slot.next_seed;
+        WorkerPlan wp;
+        wp.first = slot.next_seed;
+        wp.stride = plan.stride;
+        wp.end = plan.end;
+        wp.deadline = deadline;
+        wp.replay_share = slot.workers_started ? -1 : static_cast<int64_t>(&slot - slots.data());
+        wp.restart = slot.workers_started++;
         int err_fd = slot.err.fd;
-        int64_t share = slot.started ? -1 : static_cast<int64_t>(&slot - slots.data());
-        slot.started = true;
         if (opts.worker_command.empty()) {
-          slot.w->start(
-              [&](int out_fd) { worker(out_fd, err_fd, first, jobs, deadline, opts, share); },
-              opts.stop != nullptr);
+          slot.w->start([&](int out_fd) { worker(out_fd, err_fd, wp, opts); },
+                        opts.stop != nullptr);
         } else {
           // fork+exec: a fresh process image (a CUDA context does not survive fork). The pipe
           // goes to fd 3, stderr to the slot's file; the loop's parameters go on the command line.
@@ -432,9 +420,12 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
           char when[64];
           std::snprintf(when, sizeof when, "%.6f", deadline);
           for (std::string a :
-               {std::string("--first"), std::to_string(first), std::string("--stride"),
-                std::to_string(jobs), std::string("--deadline"), std::string(when),
-                std::string("--replay-share"), std::to_string(share)}) {
+               {std::string("--first"), std::to_string(wp.first), std::string("--stride"),
+                std::to_string(wp.stride), std::string("--end"), std::to_string(wp.end),
+                std::string("--deadline"), std::string(when), std::string("--jobs"),
+                std::to_string(jobs), std::string("--replay-share"),
+                std::to_string(wp.replay_share), std::string("--restart"),
+                std::to_string(wp.restart)}) {
             args.push_back(a);
           }
           if (opts.quiet_workers) args.push_back("--quiet");
@@ -493,7 +484,7 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
       }
       break;
     }
-    if (opts.on_coverage && now >= next_report) opts.on_coverage(now - start, r.features);
+    if (opts.on_coverage && now >= next_report) opts.on_coverage(now - start, r.feature_set);
     if (opts.on_progress && now >= next_report) {
       opts.on_progress(now - start, r.programs, r.buckets);
       next_report = now + 1.0;

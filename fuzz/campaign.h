@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/backend/backend.h"
@@ -44,6 +45,14 @@ struct CampaignOptions {
   uint64_t first_seed = 1;
   // Worker processes at once; worker j runs seeds first_seed + j, + jobs, + 2 jobs, ...
   int jobs = 1;
+  // One shard of a campaign split over machines (`--shard I/N`): this process runs the seeds
+  // s with (s - first_seed) % shards == shard, its worker j those of them with
+  // (s - first_seed) / shards % jobs == j. N shards of J jobs run exactly the seeds, and give the
+  // verdicts, of one campaign of N*J jobs.
+  int shard = 0, shards = 1;
+  // How many seeds from first_seed the campaign (all its shards together) runs; 0: no bound.
+  // With a bound a campaign ends when its seeds are done or its time box is up, whichever first.
+  uint64_t seeds = 0;
   // Coverage-guided: a worker keeps the programs that reach a feature it had not seen
   // (fuzz/features.h) and runs mutants of them (fuzz/recipe.h) three times in four. corpus_dir:
   // where kept programs are written as .sfz files with a "# recipe:" line, and read back when a
@@ -52,10 +61,10 @@ struct CampaignOptions {
   std::string corpus_dir;
   // The backend each worker runs the programs on (made in the worker; null: the CPU backend).
   std::function<std::unique_ptr<backend::Backend>()> make_backend;
-  // When set, workers are fork+exec'd with this command line plus "--first S --stride J
-  // --deadline D --replay-share K [--quiet]", the pipe on fd 3 and stderr on the slot's file; the
-  // command must end in run_campaign_worker. A CUDA backend needs this (a CUDA context does not
-  // survive fork). Empty: workers are forked and run in the parent's image.
+  // When set, workers are fork+exec'd with this command line plus "--first S --stride T --end E
+  // --deadline D --jobs J --replay-share K --restart R [--quiet]", the pipe on fd 3 and stderr on
+  // the slot's file; the command must end in run_campaign_worker. A CUDA backend needs this (a CUDA
+  // context does not survive fork). Empty: workers are forked and run in the parent's image.
   std::vector<std::string> worker_command;
   double timeout = 10;      // a program making no progress for this long is a hang
   size_t memory_mb = 4096;  // the worker's memory cap; past it a program is crash:oom
@@ -67,8 +76,8 @@ struct CampaignOptions {
   // Called about once a second with the running counts.
   std::function<void(double elapsed, uint64_t programs, const std::map<std::string, uint64_t>&)>
       on_progress;
-  // Called about once a second with the number of distinct features reached so far.
-  std::function<void(double elapsed, uint64_t features)> on_coverage;
+  // Called about once a second with the distinct features reached so far.
+  std::function<void(double elapsed, const std::unordered_set<uint64_t>& features)> on_coverage;
   // Called for every program's verdict, findings included (tests check that no seed is lost).
   std::function<void(uint64_t seed, const std::string& bucket)> on_verdict;
   // Called with each new worker's pid (tests kill workers at random moments).
@@ -90,6 +99,7 @@ struct CampaignResult {
   uint64_t workers_lost = 0;   // workers that died between programs (replaced, nothing lost)
   uint64_t features = 0;       // distinct features reached: engine-level (fuzz/features.h) + edges
   uint64_t edge_features = 0;  // of which edge features, in an instrumented build (fuzz/sancov.h)
+  std::unordered_set<uint64_t> feature_set;  // the features' hashes (merged across shards)
   bool stopped_early = false;
   bool interrupted = false;  // ended by CampaignOptions::stop before its time box
   uint64_t not_run = 0;      // programs in flight when it was interrupted (not in `programs`)
@@ -100,10 +110,31 @@ struct CampaignResult {
 
 CampaignResult run_campaign(const CampaignOptions& opts);
 
-// A worker's loop (for a worker_command process): programs until `deadline` (steady-clock
-// seconds, as the parent passes it), lines on `fd`; never returns.
-[[noreturn]] void run_campaign_worker(int fd, int err_fd, uint64_t first, uint64_t stride,
-                                      double deadline, const CampaignOptions& o,
-                                      int64_t replay_share);
+// What one worker process runs: seeds first, first + stride, ... below `end` until `deadline`
+// (steady-clock seconds, as the parent passes it). The slot's first worker (replay_share >= 0)
+// first replays its share of the corpus; `restart` counts the workers the slot started before
+// this one (a guided worker's mutant choices depend on it, so a replacement does not choose the
+// mutant that killed the worker before it again).
+struct WorkerPlan {
+  uint64_t first = 1, stride = 1, end = UINT64_MAX;
+  double deadline = 0;
+  int64_t replay_share = -1;
+  uint64_t restart = 0;
+};
+
+// A worker's loop (for a worker_command process), lines on `fd`; never returns.
+[[noreturn]] void run_campaign_worker(int fd, int err_fd, const WorkerPlan& plan,
+                                      const CampaignOptions& o);
+
+// The seeds a campaign's options give: slot j's first seed, the stride of every slot, and the end
+// (exclusive; UINT64_MAX when unbounded).
+struct SeedPlan {
+  uint64_t first = 1;    // slot 0's first seed
+  uint64_t spacing = 1;  // between one slot's first seed and the next slot's
+  uint64_t stride = 1;   // between a slot's consecutive seeds
+  uint64_t end = UINT64_MAX;
+  uint64_t first_of(uint64_t slot) const { return first + slot * spacing; }
+};
+SeedPlan seed_plan(const CampaignOptions& opts);
 
 }  // namespace sf::fuzz

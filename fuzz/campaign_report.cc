@@ -294,8 +294,44 @@ void CampaignReport::finish(const CampaignResult& r) {
   workers_lost_ = r.workers_lost;
   features_ = r.features;
   edge_features_ = r.edge_features;
+  coverage(r.feature_set);
   add_sample();
   write_report(true);
+}
+
+void CampaignReport::coverage(const std::unordered_set<uint64_t>& features) {
+  features_ = features.size();
+  if (features.size() == feature_hashes_.size()) return;  // the set only grows
+  feature_hashes_.assign(features.begin(), features.end());
+  std::sort(feature_hashes_.begin(), feature_hashes_.end());
+}
+
+std::string feature_file_text(const std::vector<uint64_t>& sorted_hashes) {
+  std::string out;
+  out.reserve(sorted_hashes.size() * 17);
+  char hex[24];
+  for (uint64_t h : sorted_hashes) {
+    std::snprintf(hex, sizeof hex, "%llx\n", static_cast<unsigned long long>(h));
+    out += hex;
+  }
+  return out;
+}
+
+std::optional<std::vector<uint64_t>> parse_feature_file(const std::string& text) {
+  std::vector<uint64_t> out;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t nl = text.find('\n', at);
+    if (nl == std::string::npos) return std::nullopt;  // every line ends (written atomically)
+    std::string line = text.substr(at, nl - at);
+    if (line.empty() || line.size() > 16 ||
+        line.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      return std::nullopt;
+    }
+    out.push_back(std::stoull(line, nullptr, 16));
+    at = nl + 1;
+  }
+  return out;
 }
 
 void CampaignReport::add_sample() {
@@ -322,6 +358,11 @@ void CampaignReport::write_report(bool finished) {
   j["workers_lost"] = workers_lost_;
   j["features"] = features_;
   j["edge_features"] = edge_features_;
+  j["campaign"] = {{"first_seed", opts_.first_seed},
+                   {"seeds", opts_.seeds},
+                   {"jobs", opts_.jobs},
+                   {"shard", opts_.shard},
+                   {"shards", opts_.shards}};
   j["buckets"] = nlohmann::ordered_json::object();
   for (const auto& [k, n] : buckets_) j["buckets"][k] = n;
   j["findings"] = nlohmann::ordered_json::array();
@@ -361,6 +402,11 @@ void CampaignReport::write_report(bool finished) {
                       {"ops", g.op_programs},
                       {"features", g.features},
                       {"keypath_kinds", g.keypath_kinds}};
+  }
+  // The features first: a report never counts more features than features.txt beside it holds.
+  if (feature_hashes_.size() != feature_hashes_written_) {
+    write_atomically(opts_.out_dir / "features.txt", feature_file_text(feature_hashes_));
+    feature_hashes_written_ = feature_hashes_.size();
   }
   // Details may hold bytes that are not UTF-8 (a program's text): replaced, never a throw.
   write_atomically(opts_.out_dir / "report.json",

@@ -5,6 +5,7 @@
 // interrupted campaign (SIGINT/SIGTERM: CampaignResult::interrupted) gets a final report too.
 //
 //   OUT/report.json, OUT/report.html
+//   OUT/features.txt    the distinct features' hashes, one per line (what `merge` unions)
 //   OUT/{failures,crashes,triage}/<bucket>-<hash>.sfz        the program that found it
 //   OUT/{failures,crashes,triage}/<bucket>-<hash>.min.sfz    minimized, same signature
 //   OUT/{failures,crashes,triage}/<bucket>-<hash>_test.cc    a drop-in GoogleTest file
@@ -17,6 +18,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "fuzz/campaign.h"
@@ -37,6 +39,10 @@ struct ReportOptions {
   // The campaign's stop request (CampaignOptions::stop): once set, finish() waits for no
   // minimizer (the one running is killed, the queued ones are not started).
   const volatile std::sig_atomic_t* stop = nullptr;
+  // Which seeds the campaign runs (report.json's "campaign" object: what `merge` checks shards
+  // against each other with).
+  uint64_t first_seed = 1, seeds = 0;
+  int jobs = 1, shard = 0, shards = 1;
 };
 
 class CampaignReport {
@@ -63,7 +69,7 @@ class CampaignReport {
     generator_first_seed_ = first_seed;
   }
   // Distinct engine-level features so far (CampaignOptions::on_coverage).
-  void coverage(uint64_t features) { features_ = features; }
+  void coverage(const std::unordered_set<uint64_t>& features);
   // The final report ("status": "finished"), once every queued minimization is done (each within
   // its time budget). An interrupted campaign (r.interrupted, or a stop request while waiting)
   // gets "status": "interrupted" at once: the minimizer running is killed (a minimized
@@ -112,6 +118,8 @@ class CampaignReport {
   std::map<std::string, size_t> by_signature_;
   std::map<std::string, uint64_t> buckets_;
   uint64_t programs_ = 0, workers_lost_ = 0, features_ = 0, edge_features_ = 0;
+  std::vector<uint64_t> feature_hashes_;  // sorted; written to features.txt when it grew
+  size_t feature_hashes_written_ = 0;
   double elapsed_ = 0, last_write_ = -1e9;
   bool interrupted_ = false;
   // The counts about once a second (progress calls), for the report's charts.
@@ -129,6 +137,11 @@ class CampaignReport {
 
 // "failures", "crashes" or "triage": where a bucket's files go.
 std::string finding_class(const std::string& bucket);
+
+// features.txt's text for these hashes (sorted, one hex hash per line), and back (nullopt for a
+// malformed file).
+std::string feature_file_text(const std::vector<uint64_t>& sorted_hashes);
+std::optional<std::vector<uint64_t>> parse_feature_file(const std::string& text);
 
 // report.json's schema_version (docs/report-schema.md).
 inline constexpr int kReportSchemaVersion = 2;

@@ -12,12 +12,15 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_report.h"
 #include "fuzz/files.h"
 #include "fuzz/gen_stats.h"
 #include "fuzz/isolated.h"
+#include "fuzz/junit.h"
+#include "fuzz/shards.h"
 #include "tools/cli/backends.h"
 #include "tools/cli/commands.h"
 
@@ -29,11 +32,15 @@ struct CampaignFlags {
   double seconds = 60;
   uint64_t seed = 1;
   int jobs = 1;
+  std::string shard;  // "I/N"
+  uint64_t seeds = 0;
+  std::string junit;
   bool guided = false;
   std::string corpus;
   std::string backend = "cpu";
   bool exec_workers = false;
   std::string out = "report";
+  bool out_default = true;   // --out not given
   IsolationFlags isolation;  // the worker's, and each minimizing run's
   double minimize_seconds = 30;
   OracleFlags oracles;
@@ -75,8 +82,34 @@ uint64_t count_with_prefix(const std::map<std::string, uint64_t>& buckets, const
 }
 
 int campaign(const CampaignFlags& flags) {
+  fuzz::ShardSpec shard;
+  if (!flags.shard.empty()) {
+    std::optional<fuzz::ShardSpec> parsed = fuzz::parse_shard(flags.shard);
+    if (!parsed) {
+      std::fprintf(stderr, "campaign: --shard wants I/N with 0 <= I < N (e.g. 0/4), not '%s'\n",
+                   flags.shard.c_str());
+      return kExitUsage;
+    }
+    shard = *parsed;
+  }
+  if (!flags.junit.empty()) {
+    if (std::optional<std::string> why = fuzz::check_writable_file(flags.junit)) {
+      std::fprintf(stderr, "campaign: cannot write %s: %s\n", flags.junit.c_str(), why->c_str());
+      return kExitUsage;
+    }
+  }
   fuzz::ReportOptions ropts;
   ropts.out_dir = flags.out;
+  // A shard writes under its own name unless told where.
+  if (shard.count > 1 && flags.out_default) {
+    ropts.out_dir = ropts.out_dir /
+                    ("shard-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.count));
+  }
+  ropts.first_seed = flags.seed;
+  ropts.seeds = flags.seeds;
+  ropts.jobs = flags.jobs;
+  ropts.shard = shard.index;
+  ropts.shards = shard.count;
   ropts.minimize_seconds = flags.minimize_seconds;
   ropts.campaign_seconds = flags.seconds;
   ropts.pipeline = flags.oracles.options();
@@ -89,6 +122,9 @@ int campaign(const CampaignFlags& flags) {
   opts.seconds = flags.seconds;
   opts.first_seed = flags.seed;
   opts.jobs = flags.jobs;
+  opts.shard = shard.index;
+  opts.shards = shard.count;
+  opts.seeds = flags.seeds;
   opts.stop = &g_stop_signal;
   opts.guided = flags.guided || !flags.corpus.empty();
   opts.corpus_dir = flags.corpus;
@@ -128,9 +164,9 @@ int campaign(const CampaignFlags& flags) {
     }
   }
   uint64_t features = 0;
-  opts.on_coverage = [&](double, uint64_t n) {
-    features = n;
-    report.coverage(n);
+  opts.on_coverage = [&](double, const std::unordered_set<uint64_t>& reached) {
+    features = reached.size();
+    report.coverage(reached);
   };
   opts.timeout = flags.isolation.limits.timeout_seconds;
   opts.memory_mb = flags.isolation.limits.memory_mb;
@@ -200,6 +236,15 @@ int campaign(const CampaignFlags& flags) {
                 static_cast<unsigned long long>(r.workers_lost));
   }
   bool failed = false;
+  std::optional<std::string> final_json = fuzz::read_text_file(ropts.out_dir / "report.json");
+  nlohmann::ordered_json final_report =
+      final_json ? nlohmann::ordered_json::parse(*final_json, nullptr, false)
+                 : nlohmann::ordered_json();
+  if (!flags.junit.empty() && final_report.is_object()) {
+    fuzz::write_atomically(
+        flags.junit,
+        fuzz::junit_xml("shapefuzz campaign", fuzz::report_junit(final_report, std::nullopt)));
+  }
   for (const fuzz::CampaignReport::Entry& e : report.entries()) {
     std::printf("%s x%llu seed=%llu: %s\n    %s%s%s\n", e.bucket.c_str(),
                 static_cast<unsigned long long>(e.count),
@@ -208,6 +253,8 @@ int campaign(const CampaignFlags& flags) {
                 e.minimized.empty() ? "" : (ropts.out_dir / e.minimized).c_str());
     failed = failed || fuzz::is_finding_bucket(e.bucket);
   }
+  if (final_report.is_object())
+    std::printf("%s\n", fuzz::report_summary_line(final_report).c_str());
   if (int sig = g_stop_signal) {
     std::fflush(nullptr);
     signal(sig, SIG_DFL);
@@ -238,6 +285,18 @@ void add_campaign_command(CLI::App& app, Action* action) {
                   "libFuzzer's -jobs")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
+  cmd->add_option("--shard", f->shard,
+                  "I/N: run shard I of N of the campaign (the seeds S+I, S+I+N, ...; each of J "
+                  "jobs every J-th of those), for one machine of many; N shards of J jobs give the "
+                  "verdicts of one campaign of N*J jobs; OUT defaults to report/shard-I-of-N; "
+                  "`shapefuzz merge` makes one report of the shards");
+  cmd->add_option("--seeds", f->seeds,
+                  "run only the seeds S..S+N-1 (all shards together); the campaign ends when they "
+                  "are done or at the time box, whichever first (0: no bound)")
+      ->capture_default_str();
+  cmd->add_option("--junit", f->junit,
+                  "write JUnit XML at the end: a case per finding signature (failures and crashes "
+                  "fail, triage is skipped) and one for the campaign");
   cmd->add_flag("--guided", f->guided,
                 "coverage-guided: keep the programs that reach a new engine-level feature (ops "
                 "and op pairs, binding paths, replacement kinds, runtime-assert and guard shapes, "
@@ -253,7 +312,9 @@ void add_campaign_command(CLI::App& app, Action* action) {
       ->check(CLI::IsMember({"cpu", "cuda"}));
   cmd->add_flag("--exec-workers", f->exec_workers,
                 "fork+exec workers (as --backend cuda does) on the CPU backend too");
-  cmd->add_option("--out", f->out, "output directory")->capture_default_str();
+  cmd->add_option("--out", f->out, "output directory")
+      ->capture_default_str()
+      ->each([f](const std::string&) { f->out_default = false; });
   f->isolation.add_to(cmd);
   cmd->add_option("--minimize-seconds", f->minimize_seconds,
                   "time box for minimizing each new finding (0: do not minimize)")
@@ -266,9 +327,8 @@ void add_campaign_command(CLI::App& app, Action* action) {
 namespace {
 
 struct WorkerFlags {
-  uint64_t first = 1, stride = 1;
-  double deadline = 0;
-  int64_t replay_share = -1;
+  fuzz::WorkerPlan plan;
+  int jobs = 1;
   std::string backend = "cpu";
   std::string corpus;
   size_t memory_mb = 4096;
@@ -284,10 +344,13 @@ void add_campaign_worker_command(CLI::App& app, Action* action) {
   auto f = std::make_shared<WorkerFlags>();
   CLI::App* cmd = app.add_subcommand("campaign-worker", "a campaign's fork+exec'd worker");
   cmd->group("");
-  cmd->add_option("--first", f->first)->required();
-  cmd->add_option("--stride", f->stride)->required();
-  cmd->add_option("--deadline", f->deadline)->required();
-  cmd->add_option("--replay-share", f->replay_share);
+  cmd->add_option("--first", f->plan.first)->required();
+  cmd->add_option("--stride", f->plan.stride)->required();
+  cmd->add_option("--end", f->plan.end);
+  cmd->add_option("--jobs", f->jobs);
+  cmd->add_option("--deadline", f->plan.deadline)->required();
+  cmd->add_option("--replay-share", f->plan.replay_share);
+  cmd->add_option("--restart", f->plan.restart);
   cmd->add_option("--backend", f->backend)->check(CLI::IsMember({"cpu", "cuda"}));
   cmd->add_option("--corpus", f->corpus);
   cmd->add_option("--memory-mb", f->memory_mb);
@@ -297,6 +360,7 @@ void add_campaign_worker_command(CLI::App& app, Action* action) {
     *action = [=]() -> int {
       fuzz::CampaignOptions o;
       o.pipeline = f->oracles.options();
+      o.jobs = f->jobs;
       o.memory_mb = f->memory_mb;
       if (f->backend == "cuda") o.memory_cap = fuzz::MemoryCap::kDataSegment;
       o.quiet_workers = f->quiet;
@@ -304,8 +368,7 @@ void add_campaign_worker_command(CLI::App& app, Action* action) {
       o.corpus_dir = f->corpus;
       std::string name = f->backend;
       o.make_backend = [name] { return make_backend(name); };
-      fuzz::run_campaign_worker(3, f->quiet ? -1 : 2, f->first, f->stride, f->deadline, o,
-                                f->replay_share);
+      fuzz::run_campaign_worker(3, f->quiet ? -1 : 2, f->plan, o);
     };
   });
 }

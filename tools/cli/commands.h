@@ -42,6 +42,7 @@ void add_fuzz_shape_env_command(CLI::App& app, Action* action);
 void add_check_command(CLI::App& app, Action* action);
 void add_export_torch_command(CLI::App& app, Action* action);
 void add_torch_diff_command(CLI::App& app, Action* action);
+void add_merge_command(CLI::App& app, Action* action);
 
 // The oracle flags shared by the commands that run the pipeline (--oracles, --oracle-timeout-ms,
 // --oracle-deadline-ms, --cross-check); `options()` gives the pipeline options they select (no

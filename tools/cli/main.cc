@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   Action action;
   add_campaign_command(app, &action);
+  add_merge_command(app, &action);
   add_run_command(app, &action);
   add_repro_command(app, &action);
   add_minimize_command(app, &action);

@@ -1,0 +1,343 @@
+// Merging shard directories into one campaign report, and the CI summaries of a report.
+#include "fuzz/shards.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <system_error>
+
+#include "fuzz/campaign_report.h"
+#include "fuzz/files.h"
+#include "fuzz/report_html.h"
+#include "fuzz/sancov.h"
+
+namespace sf::fuzz {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+std::optional<ShardSpec> parse_shard(const std::string& text) {
+  size_t slash = text.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == text.size()) return std::nullopt;
+  std::string i = text.substr(0, slash), n = text.substr(slash + 1);
+  auto digits = [](const std::string& s) {
+    return s.size() <= 5 && s.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (!digits(i) || !digits(n)) return std::nullopt;
+  ShardSpec spec{std::stoi(i), std::stoi(n)};
+  if (spec.count < 1 || spec.count > 65536 || spec.index >= spec.count) return std::nullopt;
+  return spec;
+}
+
+std::set<std::string> parse_known_signatures(const std::string& text) {
+  std::set<std::string> out;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t nl = text.find('\n', at);
+    if (nl == std::string::npos) nl = text.size();
+    std::string line = text.substr(at, nl - at);
+    at = nl + 1;
+    size_t b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
+    if (b == std::string::npos || line[b] == '#') continue;
+    out.insert(line.substr(b, e - b + 1));
+  }
+  return out;
+}
+
+namespace {
+
+struct Shard {
+  fs::path dir;
+  Json report;
+  int index = 0;
+};
+
+// The shard's reading of a field of "campaign" (reports of a campaign before shards: one shard).
+int64_t campaign_field(const Json& report, const char* name, int64_t otherwise) {
+  const Json* c = report.contains("campaign") ? &report["campaign"] : nullptr;
+  return c && c->contains(name) ? (*c)[name].get<int64_t>() : otherwise;
+}
+
+void add_counts(Json& into, const Json& from) {
+  for (const auto& [k, v] : from.items()) {
+    into[k] = (into.contains(k) ? into[k].get<uint64_t>() : 0) + v.get<uint64_t>();
+  }
+}
+
+// At every moment any shard sampled: the sum over shards of each one's latest sample then
+// (programs, buckets), and the most features of one shard (a lower bound of the union, which the
+// samples cannot give). At most 600 samples, as a campaign's own.
+const Json& timeline_of(const Shard& s) {
+  static const Json kNone = Json::array();
+  return s.report.contains("timeline") && s.report["timeline"].is_array() ? s.report["timeline"]
+                                                                          : kNone;
+}
+
+Json combined_timeline(const std::vector<Shard>& shards) {
+  std::set<double> moments;
+  for (const Shard& s : shards) {
+    for (const Json& sample : timeline_of(s)) {
+      moments.insert(sample["seconds"].get<double>());
+    }
+  }
+  std::vector<double> at(moments.begin(), moments.end());
+  while (at.size() > 600) {
+    std::vector<double> kept;
+    for (size_t i = 0; i < at.size(); i += 2) kept.push_back(at[i]);
+    if (kept.back() != at.back()) kept.push_back(at.back());
+    at = std::move(kept);
+  }
+  Json out = Json::array();
+  for (double t : at) {
+    uint64_t programs = 0, features = 0;
+    Json buckets = Json::object();
+    for (const Shard& s : shards) {
+      const Json* latest = nullptr;
+      for (const Json& sample : timeline_of(s)) {
+        if (sample["seconds"].get<double>() <= t) latest = &sample;
+      }
+      if (!latest) continue;
+      programs += (*latest)["programs"].get<uint64_t>();
+      features = std::max(features, (*latest)["features"].get<uint64_t>());
+      add_counts(buckets, (*latest)["buckets"]);
+    }
+    out.push_back(
+        {{"seconds", t}, {"programs", programs}, {"features", features}, {"buckets", buckets}});
+  }
+  return out;
+}
+
+void copy_file_into(const fs::path& from_dir, const fs::path& to_dir, const std::string& rel) {
+  if (rel.empty()) return;
+  std::optional<std::string> text = read_text_file(from_dir / rel);
+  if (!text) return;
+  fs::create_directories((to_dir / rel).parent_path());
+  write_atomically(to_dir / rel, *text);
+}
+
+bool is_failure_or_crash(const Json& finding) {
+  std::string c = finding.value("class", "");
+  return c == "failures" || c == "crashes";
+}
+
+}  // namespace
+
+MergeResult merge_shards(const MergeOptions& opts) {
+  MergeResult r;
+  std::vector<Shard> shards;
+  for (const fs::path& dir : opts.shard_dirs) {
+    std::optional<std::string> text = read_text_file(dir / "report.json");
+    Json report = text ? Json::parse(*text, nullptr, false) : Json();
+    if (!text || report.is_discarded() || !report.is_object() ||
+        report.value("schema_version", 0) != kReportSchemaVersion) {
+      r.problems.push_back(dir.string() + ": no readable report.json (schema version " +
+                           std::to_string(kReportSchemaVersion) + ")");
+      continue;
+    }
+    shards.push_back({dir, std::move(report), 0});
+    shards.back().index = static_cast<int>(campaign_field(shards.back().report, "shard", 0));
+  }
+  r.shards_read = shards.size();
+  std::sort(shards.begin(), shards.end(),
+            [](const Shard& a, const Shard& b) { return a.index < b.index; });
+  // One campaign's shards: the same seeds, each shard once.
+  int64_t count = shards.empty() ? 0 : campaign_field(shards[0].report, "shards", 1);
+  int64_t first_seed = shards.empty() ? 1 : campaign_field(shards[0].report, "first_seed", 1);
+  int64_t seeds = shards.empty() ? 0 : campaign_field(shards[0].report, "seeds", 0);
+  std::set<int> seen;
+  for (const Shard& s : shards) {
+    if (campaign_field(s.report, "shards", 1) != count ||
+        campaign_field(s.report, "first_seed", 1) != first_seed ||
+        campaign_field(s.report, "seeds", 0) != seeds) {
+      r.problems.push_back(s.dir.string() + ": a shard of another campaign (first seed, seed " +
+                           "count or shard count differ from " + shards[0].dir.string() + ")");
+    }
+    if (!seen.insert(s.index).second) {
+      r.problems.push_back(s.dir.string() + ": shard " + std::to_string(s.index) + " given twice");
+    }
+  }
+  for (int i = 0; i < count; ++i) {
+    if (!seen.count(i)) {
+      r.problems.push_back("shard " + std::to_string(i) + "/" + std::to_string(count) +
+                           " is missing: its seeds are not in the merged report");
+    }
+  }
+
+  Json& j = r.report;
+  bool finished = !shards.empty();
+  double seconds = 0;
+  uint64_t programs = 0, workers_lost = 0, jobs = 0;
+  Json buckets = Json::object(), listed = Json::array();
+  for (const Shard& s : shards) {
+    std::string status = s.report.value("status", "running");
+    finished = finished && status == "finished";
+    seconds = std::max(seconds, s.report.value("seconds", 0.0));
+    programs += s.report.value("programs", uint64_t{0});
+    workers_lost += s.report.value("workers_lost", uint64_t{0});
+    jobs += static_cast<uint64_t>(campaign_field(s.report, "jobs", 1));
+    add_counts(buckets, s.report.value("buckets", Json::object()));
+    listed.push_back({{"dir", s.dir.string()},
+                      {"shard", s.index},
+                      {"status", status},
+                      {"programs", s.report.value("programs", uint64_t{0})},
+                      {"seconds", s.report.value("seconds", 0.0)}});
+  }
+  // The union of the shards' features (a shard without features.txt adds what its count says, at
+  // least: the most of any single shard).
+  std::set<uint64_t> features;
+  uint64_t most_of_one = 0, edge_features = 0;
+  for (const Shard& s : shards) {
+    most_of_one = std::max(most_of_one, s.report.value("features", uint64_t{0}));
+    std::optional<std::string> text = read_text_file(s.dir / "features.txt");
+    std::optional<std::vector<uint64_t>> hashes = text ? parse_feature_file(*text) : std::nullopt;
+    if (hashes) features.insert(hashes->begin(), hashes->end());
+  }
+  for (uint64_t f : features) edge_features += (f & kEdgeFeatureBit) ? 1 : 0;
+  std::vector<uint64_t> sorted(features.begin(), features.end());
+
+  j["schema_version"] = kReportSchemaVersion;
+  j["status"] = finished ? "finished" : "interrupted";
+  j["seconds"] = seconds;
+  j["programs"] = programs;
+  j["programs_per_second"] = seconds > 0 ? static_cast<double>(programs) / seconds : 0.0;
+  j["workers_lost"] = workers_lost;
+  j["features"] = std::max<uint64_t>(features.size(), most_of_one);
+  j["edge_features"] = edge_features;
+  j["campaign"] = {
+      {"first_seed", first_seed}, {"seeds", seeds}, {"jobs", jobs}, {"shard", 0}, {"shards", 1},
+      {"merged_shards", count}};
+  j["shards"] = listed;
+  j["buckets"] = buckets;
+
+  // Findings by signature: counts summed; the files and fields of the smallest first seed (the
+  // same whichever order the shards finished in); found when first found anywhere.
+  std::map<std::string, Json> by_signature;
+  std::map<std::string, const Shard*> source;
+  for (const Shard& s : shards) {
+    for (const Json& f : s.report.value("findings", Json::array())) {
+      std::string sig = f.value("signature", "");
+      auto it = by_signature.find(sig);
+      if (it == by_signature.end()) {
+        by_signature[sig] = f;
+        source[sig] = &s;
+        continue;
+      }
+      Json& kept = it->second;
+      uint64_t count_sum = kept["count"].get<uint64_t>() + f.value("count", uint64_t{0});
+      double found_at =
+          std::min(kept["found_at_seconds"].get<double>(), f.value("found_at_seconds", 0.0));
+      if (f.value("first_seed", uint64_t{0}) < kept["first_seed"].get<uint64_t>()) {
+        kept = f;
+        source[sig] = &s;
+      }
+      kept["count"] = count_sum;
+      kept["found_at_seconds"] = found_at;
+    }
+  }
+  std::vector<Json> findings;
+  for (auto& [sig, f] : by_signature) {
+    for (const char* field : {"original", "minimized", "test"}) {
+      copy_file_into(source[sig]->dir, opts.out_dir, f.value(field, ""));
+    }
+    if (is_failure_or_crash(f) && (!opts.known || !opts.known->count(sig))) {
+      r.new_signatures.push_back(sig);
+    }
+    findings.push_back(f);
+  }
+  std::stable_sort(findings.begin(), findings.end(), [](const Json& a, const Json& b) {
+    return a["found_at_seconds"].get<double>() < b["found_at_seconds"].get<double>();
+  });
+  j["findings"] = Json::array();
+  for (Json& f : findings) j["findings"].push_back(std::move(f));
+  j["timeline"] = combined_timeline(shards);
+  for (const Shard& s : shards) {  // the same seeds' statistics in every shard: the first's
+    if (s.report.contains("generator")) {
+      j["generator"] = s.report["generator"];
+      break;
+    }
+  }
+
+  std::vector<fs::path> corpora;
+  for (const Shard& s : shards) {
+    std::error_code ec;
+    if (fs::is_directory(s.dir / "corpus", ec)) corpora.push_back(s.dir / "corpus");
+  }
+  if (opts.distill && !corpora.empty()) {
+    r.corpus = distill_corpus(corpora, opts.out_dir / "corpus", opts.pipeline, opts.limits);
+    j["corpus"] = {{"read", r.corpus->read},
+                   {"kept", r.corpus->kept},
+                   {"crashed", r.corpus->crashed},
+                   {"features", r.corpus->features}};
+  }
+  fs::create_directories(opts.out_dir);
+  if (!sorted.empty()) write_atomically(opts.out_dir / "features.txt", feature_file_text(sorted));
+  write_atomically(opts.out_dir / "report.json",
+                   j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+  write_atomically(opts.out_dir / "report.html", report_html(j));
+  return r;
+}
+
+std::string report_summary_line(const Json& report, long new_signatures) {
+  uint64_t failures = 0, crashes = 0, triage = 0;
+  for (const Json& f : report.value("findings", Json::array())) {
+    std::string c = f.value("class", "");
+    (c == "failures" ? failures : c == "crashes" ? crashes : triage) += 1;
+  }
+  double seconds = report.value("seconds", 0.0);
+  uint64_t programs = report.value("programs", uint64_t{0});
+  bool bad = new_signatures >= 0 ? new_signatures > 0 : failures + crashes > 0;
+  char line[512];
+  std::snprintf(
+      line, sizeof line,
+      "shapefuzz %s: %s, %llu programs in %.1fs (%.0f/s), %llu failure and %llu crash "
+      "signatures%s, %llu triage, %llu features",
+      bad ? "FAIL" : "PASS", report.value("status", "running").c_str(),
+      static_cast<unsigned long long>(programs), seconds, seconds > 0 ? programs / seconds : 0.0,
+      static_cast<unsigned long long>(failures), static_cast<unsigned long long>(crashes),
+      new_signatures >= 0 ? (" (" + std::to_string(new_signatures) + " new)").c_str() : "",
+      static_cast<unsigned long long>(triage),
+      static_cast<unsigned long long>(report.value("features", uint64_t{0})));
+  return line;
+}
+
+std::vector<JUnitSuite> report_junit(const Json& report,
+                                     const std::optional<std::set<std::string>>& known) {
+  JUnitSuite suite;
+  const Json& c = report.value("campaign", Json::object());
+  int shards = c.value("shards", 1);
+  suite.name = shards > 1 ? "campaign shard " + std::to_string(c.value("shard", 0)) + "/" +
+                                std::to_string(shards)
+                          : "campaign";
+  JUnitCase whole;
+  whole.name = "campaign";
+  whole.classname = suite.name;
+  whole.seconds = report.value("seconds", 0.0);
+  whole.details = report_summary_line(report);
+  if (report.value("status", "running") != "finished") {
+    whole.status = JUnitCase::Status::kSkipped;
+    whole.message = "the campaign did not finish (status " + report.value("status", "") + ")";
+  }
+  suite.cases.push_back(whole);
+  for (const Json& f : report.value("findings", Json::array())) {
+    JUnitCase k;
+    std::string sig = f.value("signature", "");
+    k.name = sig;
+    k.classname = suite.name + "." + f.value("class", "triage");
+    k.message = f.value("bucket", "") + " x" + std::to_string(f.value("count", uint64_t{0})) +
+                ", first seed " + std::to_string(f.value("first_seed", uint64_t{0}));
+    k.details = "shapefuzz repro " + f.value("original", "") + "\n" + f.value("detail", "");
+    if (!is_failure_or_crash(f)) {
+      k.status = JUnitCase::Status::kSkipped;
+      k.message = "triage: " + k.message;
+    } else if (known && known->count(sig)) {
+      k.status = JUnitCase::Status::kSkipped;
+      k.message = "known: " + k.message;
+    } else {
+      k.status = JUnitCase::Status::kFailed;
+    }
+    suite.cases.push_back(std::move(k));
+  }
+  return {suite};
+}
+
+}  // namespace sf::fuzz
