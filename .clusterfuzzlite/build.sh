@@ -21,6 +21,11 @@ mkdir -p "$OUT" "$WORK_DIR"
 # What the targets link: the engine without the CUDA backend, the oracles, the generators. Found
 # by directory, so a new source file needs no edit here. SF_LIBFUZZER empties the seeded driver.
 FLAGS="$CXXFLAGS -std=c++20 -I$ROOT -DSF_LIBFUZZER=1 -Wno-unknown-warning-option"
+# The pipeline target's oracles (a build setting: the Dockerfile sets it to "all", so batch and
+# code-change fuzzing reach the Z3 oracles; SHAPEFUZZ_ORACLES at run time still overrides it).
+PIPELINE_FLAGS=""
+[ -n "${SHAPEFUZZ_PIPELINE_ORACLES:-}" ] &&
+  PIPELINE_FLAGS="-DSF_PIPELINE_ORACLES=\"$SHAPEFUZZ_PIPELINE_ORACLES\""
 mapfile -t SOURCES < <(
   { find engine oracles fuzz/gen -name '*.cc' -not -path 'engine/backend/cuda/*'
     echo fuzz/fuzz_source.cc
@@ -48,7 +53,9 @@ rm -f "$WORK_DIR/libshapefuzz.a"
 ar rcs "$WORK_DIR/libshapefuzz.a" $(printf "$WORK_DIR/obj/%s.o " "${SOURCES[@]}")
 
 for target in pipeline shape_env simplify parser; do
-  $CXX $FLAGS "fuzz/targets/${target}_fuzzer.cc" "$WORK_DIR/libshapefuzz.a" \
+  extra=""
+  [ "$target" = pipeline ] && extra="$PIPELINE_FLAGS"
+  $CXX $FLAGS $extra "fuzz/targets/${target}_fuzzer.cc" "$WORK_DIR/libshapefuzz.a" \
     $LIB_FUZZING_ENGINE -lz3 -lpthread -o "$OUT/${target}_fuzzer"
   seeds=("corpus/$target")
   # The parser's seeds are every program the project keeps, too.

