@@ -70,4 +70,20 @@ std::string junit_xml(const std::string& name, const std::vector<JUnitSuite>& su
   return out;
 }
 
+std::string junit_summary_line(const std::string& tool, const std::vector<JUnitSuite>& suites) {
+  size_t cases = 0, skipped = 0;
+  int failures = 0;
+  std::string parts;
+  for (const JUnitSuite& s : suites) {
+    failures += s.failures();
+    cases += s.cases.size();
+    for (const JUnitCase& c : s.cases) skipped += c.status == JUnitCase::Status::kSkipped ? 1 : 0;
+    parts += (parts.empty() ? "" : "; ") + s.name + " " + std::to_string(s.cases.size()) +
+             " cases, " + std::to_string(s.failures()) + " failed";
+  }
+  return "shapefuzz " + tool + (failures ? " FAIL: " : " PASS: ") + parts + " (" +
+         std::to_string(cases) + " cases, " + std::to_string(failures) + " failed, " +
+         std::to_string(skipped) + " skipped)";
+}
+
 }  // namespace sf::fuzz

@@ -133,7 +133,8 @@ grep -q '<testcase classname="corpus.checkc" name="wrong.sfz"' "$tmp/check1.xml"
 sed -i 's/# expect: error check_failed/# expect: ok/' "$tmp/checkc/wrong.sfz"
 expect_rc 0 "check of a sound corpus" "$cli" check --corpus "$tmp/checkc" --seconds 0 \
   --property-cases 20
-expect_output "check: 6 cases, 0 failed: ok"  # the file and the five oracle properties
+# The file and the five oracle properties, in the one-line summary a CI log shows.
+expect_output "shapefuzz check PASS: corpus 1 cases, 0 failed; properties 5 cases, 0 failed (6 cases, 0 failed, 0 skipped)"
 SHAPEFUZZ_FAULTS=refine_ranges_off_by_one expect_rc 1 "check finds a planted fault" "$cli" check \
   --corpus "$tmp/checkc" --seconds 10 --property-cases 20 --oracles structural,differential --junit "$tmp/check2.xml"
 grep -q '<testcase classname="campaign" name="fail:' "$tmp/check2.xml" ||

@@ -50,3 +50,20 @@ TEST(JUnitTest, ReplacesUtf8ThatLooksWellFormedButIsNot) {
 
 }  // namespace
 }  // namespace sf::fuzz
+
+namespace sf::fuzz {
+namespace {
+
+TEST(JUnitTest, SummaryLineCountsEverySuite) {
+  JUnitCase ok{"a", "corpus"}, bad{"b", "campaign"}, skip{"c", "campaign"};
+  bad.status = JUnitCase::Status::kFailed;
+  skip.status = JUnitCase::Status::kSkipped;
+  EXPECT_EQ(junit_summary_line("check", {{"corpus", {ok}}, {"campaign", {bad, skip}}}),
+            "shapefuzz check FAIL: corpus 1 cases, 0 failed; campaign 2 cases, 1 failed (3 "
+            "cases, 1 failed, 1 skipped)");
+  EXPECT_EQ(junit_summary_line("check", {{"corpus", {ok}}}),
+            "shapefuzz check PASS: corpus 1 cases, 0 failed (1 cases, 0 failed, 0 skipped)");
+}
+
+}  // namespace
+}  // namespace sf::fuzz
