@@ -257,7 +257,10 @@ SeedPlan seed_plan(const CampaignOptions& opts) {
   p.first = opts.first_seed + static_cast<uint64_t>(opts.shard);
   p.spacing = shards;
   p.stride = shards * jobs;
-  if (opts.seeds > 0) p.end = opts.first_seed + opts.seeds;
+  if (opts.seeds > 0) {
+    p.end = opts.first_seed + opts.seeds;
+    if (p.end < opts.first_seed) p.end = UINT64_MAX;  // past the last seed: no bound
+  }
   return p;
 }
 

@@ -119,7 +119,9 @@ class CampaignReport {
   std::map<std::string, uint64_t> buckets_;
   uint64_t programs_ = 0, workers_lost_ = 0, features_ = 0, edge_features_ = 0;
   std::vector<uint64_t> feature_hashes_;  // sorted; written to features.txt when it grew
-  size_t feature_hashes_written_ = 0;
+  // SIZE_MAX: not written yet (the first report writes it, empty or not, replacing what an
+  // earlier campaign in the same directory left).
+  size_t feature_hashes_written_ = SIZE_MAX;
   double elapsed_ = 0, last_write_ = -1e9;
   bool interrupted_ = false;
   // The counts about once a second (progress calls), for the report's charts.

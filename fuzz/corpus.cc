@@ -2,7 +2,13 @@
 // set with the same features (greedy set cover over each entry's features).
 #include "fuzz/corpus.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -14,6 +20,7 @@
 #include "fuzz/features.h"
 #include "fuzz/files.h"
 #include "fuzz/outcome.h"
+#include "fuzz/sancov.h"
 
 namespace sf::fuzz {
 
@@ -85,33 +92,125 @@ std::optional<std::vector<uint64_t>> parse_hex_list(const std::string& text) {
   return out;
 }
 
+double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// The features of each recipe, or nullopt for one whose run crashed or hung. Batches of recipes
+// run in `jobs` child processes at once; each writes "index hexlist" lines to a file of its own
+// as it goes, so a batch that crashes loses only its rest, which then runs one recipe per child.
+std::vector<std::optional<std::vector<uint64_t>>> features_of(
+    const std::vector<Recipe>& recipes, const oracles::PipelineOptions& pipeline,
+    const IsolationLimits& limits, int jobs) {
+  const size_t n = recipes.size(), workers = static_cast<size_t>(std::max(1, jobs));
+  std::vector<std::optional<std::vector<uint64_t>>> out(n);
+  const size_t batch = std::clamp<size_t>(n / (workers * 4), 1, 64);
+  struct Running {
+    pid_t pid;
+    size_t begin, end;
+    int file;
+    double deadline;
+  };
+  std::vector<Running> running;
+  size_t next = 0;
+  std::fflush(nullptr);
+  auto collect = [&](const Running& r) {
+    std::string text = read_stderr_file(r.file, size_t{1} << 30);
+    close(r.file);
+    for (size_t at = 0; at < text.size();) {
+      size_t nl = text.find('\n', at);
+      if (nl == std::string::npos) break;  // a line cut by a crash
+      std::string line = text.substr(at, nl - at);
+      at = nl + 1;
+      size_t sp = line.find(' ');
+      if (sp == std::string::npos) continue;
+      size_t i = std::stoull(line.substr(0, sp));
+      if (i >= r.begin && i < r.end) out[i] = parse_hex_list(line.substr(sp + 1));
+    }
+  };
+  while (next < n || !running.empty()) {
+    while (running.size() < workers && next < n) {
+      Running r{-1, next, std::min(n, next + batch), make_stderr_file(), 0};
+      next = r.end;
+      r.deadline = seconds_now() + limits.timeout_seconds * static_cast<double>(r.end - r.begin);
+      r.pid = r.file < 0 ? -1 : fork();
+      if (r.pid == 0) {
+        silence_stderr();
+        limit_memory(limits.memory_mb, limits.cap);
+        try {
+          for (size_t i = r.begin; i < r.end; ++i) {
+            std::string line =
+                std::to_string(i) + " " + hex_list(recipe_features(recipes[i], pipeline)) + "\n";
+            if (write(r.file, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+              _exit(1);
+            }
+          }
+        } catch (...) {
+          _exit(1);
+        }
+        _exit(0);
+      }
+      if (r.pid < 0) {  // no process to spare: these run one per child below
+        if (r.file >= 0) close(r.file);
+        continue;
+      }
+      running.push_back(r);
+    }
+    bool reaped = false;
+    for (size_t k = 0; k < running.size(); ++k) {
+      int status = 0;
+      pid_t got = waitpid(running[k].pid, &status, WNOHANG);
+      if (got == 0 && seconds_now() > running[k].deadline) {
+        kill(running[k].pid, SIGKILL);
+        got = waitpid(running[k].pid, &status, 0);
+      }
+      if (got != running[k].pid) continue;
+      collect(running[k]);
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k--));
+      reaped = true;
+    }
+    if (!reaped && !running.empty()) {
+      struct timespec tick = {0, 5 * 1000 * 1000};
+      nanosleep(&tick, nullptr);
+    }
+  }
+  // What a crashed or hung batch did not get to: one recipe per child, so only the culprit is lost.
+  for (size_t i = 0; i < n; ++i) {
+    if (out[i]) continue;
+    IsolatedResult run =
+        run_isolated([&] { return hex_list(recipe_features(recipes[i], pipeline)); }, limits);
+    if (run.crash.empty()) out[i] = parse_hex_list(run.output);
+  }
+  return out;
+}
+
 }  // namespace
 
 DistillResult distill_corpus(const std::vector<std::filesystem::path>& dirs,
                              const std::filesystem::path& out,
                              const oracles::PipelineOptions& pipeline,
-                             const IsolationLimits& limits) {
+                             const IsolationLimits& limits, int jobs) {
   DistillResult r;
-  std::map<std::string, Recipe> recipes;  // by text: the same entry in two corpora runs once
+  std::map<std::string, Recipe> by_text;  // the same entry in two corpora runs once
   for (const std::filesystem::path& dir : dirs) {
-    for (const Recipe& recipe : read_corpus(dir.string())) recipes.emplace(recipe.str(), recipe);
+    for (const Recipe& recipe : read_corpus(dir.string())) by_text.emplace(recipe.str(), recipe);
   }
-  r.read = recipes.size();
+  r.read = by_text.size();
+  std::vector<Recipe> recipes;
+  for (const auto& [text, recipe] : by_text) recipes.push_back(recipe);
   struct Candidate {
     Recipe recipe;
     std::vector<uint64_t> features;
   };
   std::vector<Candidate> candidates;
-  for (const auto& [text, recipe] : recipes) {
-    IsolatedResult run =
-        run_isolated([&] { return hex_list(recipe_features(recipe, pipeline)); }, limits);
-    std::optional<std::vector<uint64_t>> features;
-    if (run.crash.empty()) features = parse_hex_list(run.output);
-    if (!features) {
+  std::vector<std::optional<std::vector<uint64_t>>> features =
+      features_of(recipes, pipeline, limits, jobs);
+  for (size_t i = 0; i < recipes.size(); ++i) {
+    if (!features[i]) {
       ++r.crashed;
       continue;
     }
-    candidates.push_back({recipe, std::move(*features)});
+    candidates.push_back({recipes[i], std::move(*features[i])});
   }
   std::set<uint64_t> all, reached;
   for (const Candidate& c : candidates) all.insert(c.features.begin(), c.features.end());

@@ -1,7 +1,7 @@
 // A guided campaign's corpus directory: programs kept for reaching a feature, each an .sfz file
 // with a "# recipe:" line. Written and read by the campaign's workers, and distilled (the union
-// of several corpora cut to a minimal set that reaches the same features, as libFuzzer's
-// -merge=1) by `shapefuzz merge`.
+// of several corpora cut to a small set that reaches the same engine-level features, as
+// libFuzzer's -merge=1) by `shapefuzz merge`.
 #pragma once
 
 #include <cstddef>
@@ -23,7 +23,7 @@ void write_corpus_entry(const std::string& dir, const Recipe& r, const program::
 std::vector<Recipe> read_corpus(const std::string& dir);
 
 // The engine-level features (fuzz/features.h) of a recipe's program run through the pipeline on
-// the CPU backend with `pipeline`'s oracles: sorted, unique.
+// the CPU backend with `pipeline`'s oracles, as a campaign's worker counts them: sorted, unique.
 std::vector<uint64_t> recipe_features(Recipe recipe, oracles::PipelineOptions pipeline);
 
 struct DistillResult {
@@ -33,13 +33,15 @@ struct DistillResult {
   size_t features = 0;  // distinct features of the entries read, all reached by those kept
 };
 
-// Reads the corpora in `dirs`, runs each distinct recipe once (crash-isolated, within `limits`)
-// for its features, and writes to `out` a set reaching all of them: entries taken greedily, the
-// one adding most features not yet reached first (ties: the recipe's text), until none adds any.
-// Deterministic for the same corpora.
+// Reads the corpora in `dirs`, runs each distinct recipe once (crash-isolated, within `limits`;
+// `jobs` child processes at once, each running a batch) for its engine-level features, and writes
+// to `out` a set reaching all of them: entries taken greedily, the one adding most features not
+// yet reached first (ties: the recipe's text), until none adds any. Code-edge features (a sancov
+// build's) are not kept: an entry that reached only edges is dropped. Deterministic for the same
+// corpora.
 DistillResult distill_corpus(const std::vector<std::filesystem::path>& dirs,
                              const std::filesystem::path& out,
                              const oracles::PipelineOptions& pipeline,
-                             const IsolationLimits& limits);
+                             const IsolationLimits& limits, int jobs = 1);
 
 }  // namespace sf::fuzz

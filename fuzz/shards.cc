@@ -46,16 +46,92 @@ std::set<std::string> parse_known_signatures(const std::string& text) {
 
 namespace {
 
-struct Shard {
-  fs::path dir;
-  Json report;
-  int index = 0;
-};
-
 // The shard's reading of a field of "campaign" (reports of a campaign before shards: one shard).
 int64_t campaign_field(const Json& report, const char* name, int64_t otherwise) {
   const Json* c = report.contains("campaign") ? &report["campaign"] : nullptr;
   return c && c->contains(name) ? (*c)[name].get<int64_t>() : otherwise;
+}
+
+struct Shard {
+  fs::path dir;
+  Json report;  // checked by report_problem: every field read below has its type
+  int64_t index = 0;
+  int64_t shards() const { return campaign_field(report, "shards", 1); }
+  int64_t first_seed() const { return campaign_field(report, "first_seed", 1); }
+  int64_t seeds() const { return campaign_field(report, "seeds", 0); }
+};
+
+// A file a report names: relative and inside its directory (a report is data, not a path to
+// anywhere on the machine).
+bool is_inner_path(const std::string& rel) {
+  fs::path p(rel);
+  if (p.is_absolute()) return false;
+  for (const fs::path& part : p) {
+    if (part == "..") return false;
+  }
+  return true;
+}
+
+bool is_count_map(const Json& j) {
+  if (!j.is_object()) return false;
+  for (const auto& [k, v] : j.items()) {
+    if (!v.is_number_unsigned()) return false;
+  }
+  return true;
+}
+
+// Why a shard's report.json cannot be merged (a field merge reads is missing or of another type,
+// a file it names is outside its directory), or nullopt.
+std::optional<std::string> report_problem(const Json& r) {
+  auto has = [&](const Json& o, const char* k, bool (Json::*is)() const noexcept) {
+    return o.contains(k) && (o[k].*is)();
+  };
+  if (!r.is_object()) return "not a JSON object";
+  if (!has(r, "schema_version", &Json::is_number_integer) ||
+      r["schema_version"] != kReportSchemaVersion) {
+    return "not schema version " + std::to_string(kReportSchemaVersion);
+  }
+  if (!has(r, "status", &Json::is_string) || !has(r, "seconds", &Json::is_number) ||
+      !has(r, "programs", &Json::is_number_unsigned) ||
+      !has(r, "workers_lost", &Json::is_number_unsigned) ||
+      !has(r, "features", &Json::is_number_unsigned) || !r.contains("buckets") ||
+      !is_count_map(r["buckets"]) || !has(r, "findings", &Json::is_array) ||
+      !has(r, "timeline", &Json::is_array)) {
+    return "a counter, the buckets, findings or timeline is missing or not of its type";
+  }
+  if (r.contains("campaign")) {
+    const Json& c = r["campaign"];
+    if (!c.is_object()) return "campaign is not an object";
+    for (const char* k : {"first_seed", "seeds", "jobs", "shard", "shards"}) {
+      if (c.contains(k) && !c[k].is_number_unsigned()) return std::string("campaign.") + k;
+    }
+    if (c.contains("shard") && c.contains("shards") && c["shard"] >= c["shards"]) {
+      return "campaign.shard is not below campaign.shards";
+    }
+  }
+  for (const Json& f : r["findings"]) {
+    if (!f.is_object() || !has(f, "signature", &Json::is_string) ||
+        !has(f, "class", &Json::is_string) || !has(f, "bucket", &Json::is_string) ||
+        !has(f, "count", &Json::is_number_unsigned) ||
+        !has(f, "first_seed", &Json::is_number_unsigned) ||
+        !has(f, "found_at_seconds", &Json::is_number)) {
+      return "a finding lacks a field or has one of another type";
+    }
+    for (const char* k : {"original", "minimized", "test"}) {
+      if (!has(f, k, &Json::is_string) || !is_inner_path(f[k].get<std::string>())) {
+        return std::string("a finding's ") + k + " is not a file inside the directory";
+      }
+    }
+  }
+  for (const Json& t : r["timeline"]) {
+    if (!t.is_object() || !has(t, "seconds", &Json::is_number) ||
+        !has(t, "programs", &Json::is_number_unsigned) ||
+        !has(t, "features", &Json::is_number_unsigned) || !t.contains("buckets") ||
+        !is_count_map(t["buckets"])) {
+      return "a timeline sample lacks a field or has one of another type";
+    }
+  }
+  return std::nullopt;
 }
 
 void add_counts(Json& into, const Json& from) {
@@ -107,12 +183,13 @@ Json combined_timeline(const std::vector<Shard>& shards) {
   return out;
 }
 
-void copy_file_into(const fs::path& from_dir, const fs::path& to_dir, const std::string& rel) {
-  if (rel.empty()) return;
+// False when the file is not there to copy.
+bool copy_file_into(const fs::path& from_dir, const fs::path& to_dir, const std::string& rel) {
   std::optional<std::string> text = read_text_file(from_dir / rel);
-  if (!text) return;
+  if (!text) return false;
   fs::create_directories((to_dir / rel).parent_path());
   write_atomically(to_dir / rel, *text);
+  return true;
 }
 
 bool is_failure_or_crash(const Json& finding) {
@@ -125,43 +202,54 @@ bool is_failure_or_crash(const Json& finding) {
 MergeResult merge_shards(const MergeOptions& opts) {
   MergeResult r;
   std::vector<Shard> shards;
+  // The first shard read is the reference: another campaign's shards, and a shard index given
+  // again, are named and left out of every count.
+  std::optional<Shard> reference;
+  std::set<int64_t> seen;
   for (const fs::path& dir : opts.shard_dirs) {
     std::optional<std::string> text = read_text_file(dir / "report.json");
     Json report = text ? Json::parse(*text, nullptr, false) : Json();
-    if (!text || report.is_discarded() || !report.is_object() ||
-        report.value("schema_version", 0) != kReportSchemaVersion) {
-      r.problems.push_back(dir.string() + ": no readable report.json (schema version " +
-                           std::to_string(kReportSchemaVersion) + ")");
+    if (!text || report.is_discarded()) {
+      r.problems.push_back(dir.string() + ": no readable report.json");
       continue;
     }
-    shards.push_back({dir, std::move(report), 0});
-    shards.back().index = static_cast<int>(campaign_field(shards.back().report, "shard", 0));
-  }
-  r.shards_read = shards.size();
-  std::sort(shards.begin(), shards.end(),
-            [](const Shard& a, const Shard& b) { return a.index < b.index; });
-  // One campaign's shards: the same seeds, each shard once.
-  int64_t count = shards.empty() ? 0 : campaign_field(shards[0].report, "shards", 1);
-  int64_t first_seed = shards.empty() ? 1 : campaign_field(shards[0].report, "first_seed", 1);
-  int64_t seeds = shards.empty() ? 0 : campaign_field(shards[0].report, "seeds", 0);
-  std::set<int> seen;
-  for (const Shard& s : shards) {
-    if (campaign_field(s.report, "shards", 1) != count ||
-        campaign_field(s.report, "first_seed", 1) != first_seed ||
-        campaign_field(s.report, "seeds", 0) != seeds) {
-      r.problems.push_back(s.dir.string() + ": a shard of another campaign (first seed, seed " +
-                           "count or shard count differ from " + shards[0].dir.string() + ")");
+    if (std::optional<std::string> why = report_problem(report)) {
+      r.problems.push_back(dir.string() + "/report.json: " + *why);
+      continue;
+    }
+    Shard s{dir, std::move(report), 0};
+    s.index = campaign_field(s.report, "shard", 0);
+    if (reference && (campaign_field(s.report, "shards", 1) != reference->shards() ||
+                      campaign_field(s.report, "first_seed", 1) != reference->first_seed() ||
+                      campaign_field(s.report, "seeds", 0) != reference->seeds())) {
+      r.problems.push_back(dir.string() + ": a shard of another campaign (first seed, seed " +
+                           "count or shard count differ from " + reference->dir.string() +
+                           "): left out");
+      continue;
     }
     if (!seen.insert(s.index).second) {
-      r.problems.push_back(s.dir.string() + ": shard " + std::to_string(s.index) + " given twice");
+      r.problems.push_back(dir.string() + ": shard " + std::to_string(s.index) +
+                           " given twice: left out");
+      continue;
     }
+    if (!reference)
+      reference = Shard{
+          s.dir, Json::object({{"campaign", s.report.value("campaign", Json::object())}}), s.index};
+    shards.push_back(std::move(s));
   }
-  for (int i = 0; i < count; ++i) {
+  std::stable_sort(shards.begin(), shards.end(),
+                   [](const Shard& a, const Shard& b) { return a.index < b.index; });
+  r.shards_read = shards.size();
+  int64_t count = shards.empty() ? 0 : shards[0].shards();
+  int64_t first_seed = shards.empty() ? 1 : shards[0].first_seed();
+  int64_t seeds = shards.empty() ? 0 : shards[0].seeds();
+  for (int64_t i = 0; i < count; ++i) {
     if (!seen.count(i)) {
       r.problems.push_back("shard " + std::to_string(i) + "/" + std::to_string(count) +
                            " is missing: its seeds are not in the merged report");
     }
   }
+  r.complete = !shards.empty() && r.problems.empty();
 
   Json& j = r.report;
   bool finished = !shards.empty();
@@ -196,7 +284,9 @@ MergeResult merge_shards(const MergeOptions& opts) {
   std::vector<uint64_t> sorted(features.begin(), features.end());
 
   j["schema_version"] = kReportSchemaVersion;
-  j["status"] = finished ? "finished" : "interrupted";
+  // Finished only when every shard of the campaign was read, once, and finished.
+  j["status"] = finished && r.complete ? "finished" : "interrupted";
+  j["complete"] = r.complete;
   j["seconds"] = seconds;
   j["programs"] = programs;
   j["programs_per_second"] = seconds > 0 ? static_cast<double>(programs) / seconds : 0.0;
@@ -237,7 +327,11 @@ MergeResult merge_shards(const MergeOptions& opts) {
   std::vector<Json> findings;
   for (auto& [sig, f] : by_signature) {
     for (const char* field : {"original", "minimized", "test"}) {
-      copy_file_into(source[sig]->dir, opts.out_dir, f.value(field, ""));
+      std::string rel = f[field].get<std::string>();
+      if (rel.empty() || copy_file_into(source[sig]->dir, opts.out_dir, rel)) continue;
+      r.problems.push_back((source[sig]->dir / rel).string() + " is named by its report but " +
+                           "missing: the merged finding names no " + field + " file");
+      f[field] = "";
     }
     if (is_failure_or_crash(f) && (!opts.known || !opts.known->count(sig))) {
       r.new_signatures.push_back(sig);
@@ -263,12 +357,16 @@ MergeResult merge_shards(const MergeOptions& opts) {
     if (fs::is_directory(s.dir / "corpus", ec)) corpora.push_back(s.dir / "corpus");
   }
   if (opts.distill && !corpora.empty()) {
-    r.corpus = distill_corpus(corpora, opts.out_dir / "corpus", opts.pipeline, opts.limits);
+    // The distilled corpus replaces what an earlier merge into the same directory left.
+    fs::remove_all(opts.out_dir / "corpus");
+    r.corpus =
+        distill_corpus(corpora, opts.out_dir / "corpus", opts.pipeline, opts.limits, opts.jobs);
     j["corpus"] = {{"read", r.corpus->read},
                    {"kept", r.corpus->kept},
                    {"crashed", r.corpus->crashed},
                    {"features", r.corpus->features}};
   }
+  j["problems"] = r.problems;
   fs::create_directories(opts.out_dir);
   if (!sorted.empty()) write_atomically(opts.out_dir / "features.txt", feature_file_text(sorted));
   write_atomically(opts.out_dir / "report.json",

@@ -37,14 +37,18 @@ struct MergeOptions {
   bool distill = true;                         // union and distill the shards' corpora
   oracles::PipelineOptions pipeline;           // for the corpus entries' features
   IsolationLimits limits;                      // for each corpus entry's run
+  int jobs = 1;                                // corpus entries run at once
 };
 
 struct MergeResult {
   nlohmann::ordered_json report;  // what OUT/report.json holds
   size_t shards_read = 0;
-  // Shard directories without a readable report, shards missing from 0..N-1 or given twice,
-  // and reports from different campaigns (first seed, seed count or shard count differ).
+  // Shard directories without a readable (well-typed) report, shards missing from 0..N-1, given
+  // twice or of another campaign than the first read (first seed, seed count or shard count
+  // differ; those two are left out of every count), and files a report names that are missing.
   std::vector<std::string> problems;
+  // Every shard 0..N-1 of one campaign was read once (whether each finished is its status).
+  bool complete = false;
   // Failure and crash signatures not in the known list (every one when there is no list).
   std::vector<std::string> new_signatures;
   std::optional<DistillResult> corpus;  // when some shard had a corpus
@@ -52,8 +56,10 @@ struct MergeResult {
 
 // Reads OUT_i/report.json (and features.txt, corpus/) of every shard directory, a shard that died
 // mid-run included (its last report is complete, and names only files it wrote), and writes into
-// out_dir: report.json and report.html (docs/report-schema.md, with "shards"), features.txt, the
-// reproducer files of every finding (those of its first seed's shard), and corpus/.
+// out_dir: report.json and report.html (docs/report-schema.md, with "shards", "complete" and
+// "problems"), features.txt, the reproducer files of every finding (those of its smallest first
+// seed's shard), and corpus/ (replaced). A report whose fields are not of their types is a
+// problem, never a crash.
 MergeResult merge_shards(const MergeOptions& opts);
 
 // One line for a CI log: status, programs, findings by class (new ones when a known list was

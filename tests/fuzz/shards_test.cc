@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <set>
 
 #include "fuzz/campaign.h"
@@ -143,6 +144,7 @@ TEST(Shards, MergeDeduplicatesBySignatureAndKeepsTheSmallestSeed) {
   o.known = std::set<std::string>{"fail:INV-6: y"};
   MergeResult r = merge_shards(o);
   EXPECT_TRUE(r.problems.empty()) << r.problems[0];
+  EXPECT_TRUE(r.complete);
   EXPECT_EQ(r.shards_read, 2u);
   const Json& j = r.report;
   EXPECT_EQ(j["status"], "interrupted");  // shard 1 had not finished
@@ -194,10 +196,71 @@ TEST(Shards, MergeTellsMissingRepeatedAndForeignShards) {
   std::string all;
   for (const std::string& p : r.problems) all += p + "\n";
   EXPECT_NE(all.find("nothing: no readable report.json"), std::string::npos) << all;
-  EXPECT_NE(all.find("shard 0 given twice"), std::string::npos) << all;
+  EXPECT_NE(all.find("shard 0 given twice: left out"), std::string::npos) << all;
   EXPECT_NE(all.find("a shard of another campaign"), std::string::npos) << all;
+  EXPECT_NE(all.find("shard 1/3 is missing"), std::string::npos) << all;
   EXPECT_NE(all.find("shard 2/3 is missing"), std::string::npos) << all;
-  EXPECT_EQ(r.shards_read, 3u);
+  // The repeated and the foreign shard are left out of every count.
+  EXPECT_EQ(r.shards_read, 1u);
+  EXPECT_EQ(r.report["programs"], 100);
+  EXPECT_FALSE(r.complete);
+  EXPECT_EQ(r.report["complete"], false);
+  EXPECT_EQ(r.report["status"], "interrupted");
+  EXPECT_EQ(r.report["problems"].size(), r.problems.size());
+}
+
+TEST(Shards, MergeTakesIllTypedReportsAsProblemsNotCrashes) {
+  fs::path root = fresh_dir("merge_ill_typed");
+  Json none = Json::array();
+  write_shard(root / "good", 0, 2, "finished", {}, {1}, none);
+  auto mangled = [&](const std::string& name, const std::function<void(Json&)>& edit) {
+    write_shard(
+        root / name, 1, 2, "finished",
+        {finding("fail:INV-6: x", "failures", 3, 1, 1.0, "failures/a.sfz")}, {2},
+        Json::array(
+            {{{"seconds", 1.0}, {"programs", 1}, {"features", 1}, {"buckets", {{"pass", 1}}}}}));
+    Json j = Json::parse(*read_text_file(root / name / "report.json"));
+    edit(j);
+    write_atomically(root / name / "report.json", j.dump());
+    return root / name;
+  };
+  std::vector<fs::path> bad = {
+      mangled("programs_string", [](Json& j) { j["programs"] = "many"; }),
+      mangled("schema_string", [](Json& j) { j["schema_version"] = "2"; }),
+      mangled("no_count", [](Json& j) { j["findings"][0].erase("count"); }),
+      mangled("negative", [](Json& j) { j["buckets"]["pass"] = -1; }),
+      mangled("sample", [](Json& j) { j["timeline"][0].erase("seconds"); }),
+      mangled("escape", [](Json& j) { j["findings"][0]["original"] = "../../etc/passwd"; }),
+      mangled("absolute", [](Json& j) { j["findings"][0]["test"] = "/etc/passwd"; }),
+      mangled("shard_range", [](Json& j) { j["campaign"]["shard"] = 7; }),
+      mangled("not_object",
+              [](Json& j) {
+                j = Json::array({1, 2});
+              }),
+  };
+  for (const fs::path& dir : bad) {
+    MergeOptions o;
+    o.out_dir = root / "out";
+    o.shard_dirs = {root / "good", dir};
+    MergeResult r;
+    ASSERT_NO_THROW(r = merge_shards(o)) << dir;
+    EXPECT_EQ(r.shards_read, 1u) << dir;
+    ASSERT_FALSE(r.problems.empty()) << dir;
+    EXPECT_NE(r.problems[0].find(dir.string() + "/report.json: "), std::string::npos)
+        << r.problems[0];
+    EXPECT_FALSE(r.complete);
+  }
+  // A named file that is missing: the finding stays, without the file, and it is told.
+  fs::path lost = mangled("lost_file", [](Json&) {});
+  fs::remove(lost / "failures/a.sfz");
+  MergeOptions o;
+  o.out_dir = root / "out2";
+  o.shard_dirs = {root / "good", lost};
+  MergeResult r = merge_shards(o);
+  EXPECT_TRUE(r.complete);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_NE(r.problems[0].find("is named by its report but missing"), std::string::npos);
+  EXPECT_EQ(r.report["findings"][0]["original"], "");
 }
 
 TEST(Shards, SummaryLineAndJUnit) {

@@ -240,7 +240,10 @@ int campaign(const CampaignFlags& flags) {
   nlohmann::ordered_json final_report =
       final_json ? nlohmann::ordered_json::parse(*final_json, nullptr, false)
                  : nlohmann::ordered_json();
-  if (!flags.junit.empty() && final_report.is_object()) {
+  if (!flags.junit.empty() && !final_report.is_object()) {
+    std::fprintf(stderr, "campaign: no JUnit written: %s could not be read back\n",
+                 (ropts.out_dir / "report.json").c_str());
+  } else if (!flags.junit.empty()) {
     fuzz::write_atomically(
         flags.junit,
         fuzz::junit_xml("shapefuzz campaign", fuzz::report_junit(final_report, std::nullopt)));

@@ -1,6 +1,7 @@
 // `shapefuzz merge OUT DIR...`: one report of a campaign's shard directories (fuzz/shards.h does
 // the merging); prints the one-line summary, writes JUnit on request, and exits 1 on a failure or
-// crash signature not in the --known list (every such signature when no list is given).
+// crash signature not in the --known list (every such signature when no list is given), else 5
+// when a shard is missing or unreadable (unless --allow-incomplete).
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -21,7 +22,8 @@ struct MergeFlags {
   std::string out;
   std::vector<std::string> shards;
   std::string known, junit;
-  bool no_distill = false;
+  bool no_distill = false, allow_incomplete = false;
+  int jobs = 1;
   IsolationFlags isolation;
   OracleFlags oracles;
 };
@@ -46,6 +48,7 @@ int merge(const MergeFlags& f) {
     }
   }
   opts.distill = !f.no_distill;
+  opts.jobs = f.jobs;
   opts.pipeline = f.oracles.options();
   opts.limits = f.isolation.limits;
   fuzz::MergeResult r = fuzz::merge_shards(opts);
@@ -69,7 +72,15 @@ int merge(const MergeFlags& f) {
   std::printf("%s (%zu shards merged into %s)\n",
               fuzz::report_summary_line(r.report, fresh).c_str(), r.shards_read,
               (opts.out_dir / "report.json").c_str());
-  return r.new_signatures.empty() ? kExitOk : kExitFindings;
+  if (!r.new_signatures.empty()) return kExitFindings;
+  if (!r.complete && !f.allow_incomplete) {
+    std::fprintf(stderr,
+                 "merge: incomplete (a shard is missing or could not be read; see above): exit "
+                 "%d (--allow-incomplete to accept it)\n",
+                 kExitInconclusive);
+    return kExitInconclusive;
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -82,7 +93,8 @@ void add_merge_command(CLI::App& app, Action* action) {
       "included), features.txt and corpus/, and writes OUT/report.json, report.html, "
       "features.txt, every finding's reproducers (deduplicated by signature: counts summed, the "
       "smallest first seed kept) and OUT/corpus (the shards' corpora distilled to a minimal set "
-      "with the same features); exit 1 on a failure or crash signature not in --known");
+      "with the same engine-level features); exit 1 on a failure or crash signature not in "
+      "--known, 5 when a shard is missing or unreadable, 2 when none could be read");
   cmd->add_option("OUT", f->out, "the merged report's directory")->required();
   cmd->add_option("DIR", f->shards, "shard directories (campaign --shard I/N --out DIR)")
       ->required();
@@ -91,6 +103,11 @@ void add_merge_command(CLI::App& app, Action* action) {
                   "fails the merge");
   cmd->add_option("--junit", f->junit, "write JUnit XML: a case per finding signature");
   cmd->add_flag("--no-distill", f->no_distill, "leave the shards' corpora out");
+  cmd->add_flag("--allow-incomplete", f->allow_incomplete,
+                "exit 0 (when nothing new was found) even if a shard is missing or unreadable");
+  cmd->add_option("--jobs", f->jobs, "corpus entries run at once while distilling")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
   f->isolation.add_to(cmd);
   f->oracles.add_to(cmd);
   cmd->callback([=] { *action = [=] { return merge(*f); }; });
