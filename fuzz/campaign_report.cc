@@ -20,6 +20,7 @@
 #include "engine/base/faults.h"
 #include "engine/base/sha256.h"
 #include "engine/program/printer.h"
+#include "fuzz/features.h"
 #include "fuzz/files.h"
 #include "fuzz/gtest_file.h"
 #include "fuzz/outcome.h"
@@ -306,34 +307,6 @@ void CampaignReport::coverage(const std::unordered_set<uint64_t>& features) {
   std::sort(feature_hashes_.begin(), feature_hashes_.end());
 }
 
-std::string feature_file_text(const std::vector<uint64_t>& sorted_hashes) {
-  std::string out;
-  out.reserve(sorted_hashes.size() * 17);
-  char hex[24];
-  for (uint64_t h : sorted_hashes) {
-    std::snprintf(hex, sizeof hex, "%llx\n", static_cast<unsigned long long>(h));
-    out += hex;
-  }
-  return out;
-}
-
-std::optional<std::vector<uint64_t>> parse_feature_file(const std::string& text) {
-  std::vector<uint64_t> out;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t nl = text.find('\n', at);
-    if (nl == std::string::npos) return std::nullopt;  // every line ends (written atomically)
-    std::string line = text.substr(at, nl - at);
-    if (line.empty() || line.size() > 16 ||
-        line.find_first_not_of("0123456789abcdef") != std::string::npos) {
-      return std::nullopt;
-    }
-    out.push_back(std::stoull(line, nullptr, 16));
-    at = nl + 1;
-  }
-  return out;
-}
-
 void CampaignReport::add_sample() {
   timeline_.push_back({elapsed_, programs_, features_, buckets_});
   // Bounded however long the campaign: past kMaxSamples, every other sample goes (the last stays).
@@ -405,7 +378,7 @@ void CampaignReport::write_report(bool finished) {
   }
   // The features first: a report never counts more features than features.txt beside it holds.
   if (feature_hashes_.size() != feature_hashes_written_) {
-    write_atomically(opts_.out_dir / "features.txt", feature_file_text(feature_hashes_));
+    write_atomically(opts_.out_dir / "features.txt", hash_list_text(feature_hashes_, '\n'));
     feature_hashes_written_ = feature_hashes_.size();
   }
   // Details may hold bytes that are not UTF-8 (a program's text): replaced, never a throw.

@@ -140,11 +140,6 @@ class CampaignReport {
 // "failures", "crashes" or "triage": where a bucket's files go.
 std::string finding_class(const std::string& bucket);
 
-// features.txt's text for these hashes (sorted, one hex hash per line), and back (nullopt for a
-// malformed file).
-std::string feature_file_text(const std::vector<uint64_t>& sorted_hashes);
-std::optional<std::vector<uint64_t>> parse_feature_file(const std::string& text);
-
 // report.json's schema_version (docs/report-schema.md).
 inline constexpr int kReportSchemaVersion = 2;
 

@@ -68,30 +68,6 @@ std::vector<uint64_t> recipe_features(Recipe recipe, oracles::PipelineOptions pi
 
 namespace {
 
-std::string hex_list(const std::vector<uint64_t>& v) {
-  std::string out;
-  char hex[24];
-  for (uint64_t x : v) {
-    std::snprintf(hex, sizeof hex, "%llx,", static_cast<unsigned long long>(x));
-    out += hex;
-  }
-  return out;
-}
-
-std::optional<std::vector<uint64_t>> parse_hex_list(const std::string& text) {
-  std::vector<uint64_t> out;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t comma = text.find(',', at);
-    if (comma == std::string::npos || comma == at || comma - at > 16) return std::nullopt;
-    std::string item = text.substr(at, comma - at);
-    if (item.find_first_not_of("0123456789abcdef") != std::string::npos) return std::nullopt;
-    out.push_back(std::stoull(item, nullptr, 16));
-    at = comma + 1;
-  }
-  return out;
-}
-
 double seconds_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -125,7 +101,7 @@ std::vector<std::optional<std::vector<uint64_t>>> features_of(
       size_t sp = line.find(' ');
       if (sp == std::string::npos) continue;
       size_t i = std::stoull(line.substr(0, sp));
-      if (i >= r.begin && i < r.end) out[i] = parse_hex_list(line.substr(sp + 1));
+      if (i >= r.begin && i < r.end) out[i] = parse_hash_list(line.substr(sp + 1), ',');
     }
   };
   while (next < n || !running.empty()) {
@@ -139,8 +115,8 @@ std::vector<std::optional<std::vector<uint64_t>>> features_of(
         limit_memory(limits.memory_mb, limits.cap);
         try {
           for (size_t i = r.begin; i < r.end; ++i) {
-            std::string line =
-                std::to_string(i) + " " + hex_list(recipe_features(recipes[i], pipeline)) + "\n";
+            std::string line = std::to_string(i) + " " +
+                               hash_list_text(recipe_features(recipes[i], pipeline), ',') + "\n";
             if (write(r.file, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
               _exit(1);
             }
@@ -177,9 +153,9 @@ std::vector<std::optional<std::vector<uint64_t>>> features_of(
   // What a crashed or hung batch did not get to: one recipe per child, so only the culprit is lost.
   for (size_t i = 0; i < n; ++i) {
     if (out[i]) continue;
-    IsolatedResult run =
-        run_isolated([&] { return hex_list(recipe_features(recipes[i], pipeline)); }, limits);
-    if (run.crash.empty()) out[i] = parse_hex_list(run.output);
+    IsolatedResult run = run_isolated(
+        [&] { return hash_list_text(recipe_features(recipes[i], pipeline), ','); }, limits);
+    if (run.crash.empty()) out[i] = parse_hash_list(run.output, ',');
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include "fuzz/features.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <regex>
 #include <set>
 
@@ -87,6 +88,31 @@ std::vector<uint64_t> program_features(const program::Program& p, const oracles:
                                        const std::string& bucket) {
   std::vector<uint64_t> out;
   for (const std::string& f : program_feature_texts(p, r, bucket)) out.push_back(fnv1a(f));
+  return out;
+}
+
+std::string hash_list_text(const std::vector<uint64_t>& hashes, char end) {
+  std::string out;
+  out.reserve(hashes.size() * 17);
+  char hex[24];
+  for (uint64_t h : hashes) {
+    std::snprintf(hex, sizeof hex, "%llx%c", static_cast<unsigned long long>(h), end);
+    out += hex;
+  }
+  return out;
+}
+
+std::optional<std::vector<uint64_t>> parse_hash_list(const std::string& text, char end) {
+  std::vector<uint64_t> out;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t stop = text.find(end, at);  // every item ends (a cut one is not taken)
+    if (stop == std::string::npos || stop == at || stop - at > 16) return std::nullopt;
+    std::string item = text.substr(at, stop - at);
+    if (item.find_first_not_of("0123456789abcdef") != std::string::npos) return std::nullopt;
+    out.push_back(std::stoull(item, nullptr, 16));
+    at = stop + 1;
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,5 +24,10 @@ std::vector<std::string> program_feature_texts(const program::Program& p,
                                                const std::string& bucket);
 std::vector<uint64_t> program_features(const program::Program& p, const oracles::PipelineResult& r,
                                        const std::string& bucket);
+
+// Feature hashes as text, each in lowercase hex followed by `end` (features.txt: one per line;
+// corpus distillation's children: comma-terminated items), and back: nullopt for any other text.
+std::string hash_list_text(const std::vector<uint64_t>& hashes, char end);
+std::optional<std::vector<uint64_t>> parse_hash_list(const std::string& text, char end);
 
 }  // namespace sf::fuzz

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "fuzz/campaign_report.h"
+#include "fuzz/features.h"
 #include "fuzz/files.h"
 #include "fuzz/report_html.h"
 #include "fuzz/sancov.h"
@@ -277,7 +278,8 @@ MergeResult merge_shards(const MergeOptions& opts) {
   for (const Shard& s : shards) {
     most_of_one = std::max(most_of_one, s.report.value("features", uint64_t{0}));
     std::optional<std::string> text = read_text_file(s.dir / "features.txt");
-    std::optional<std::vector<uint64_t>> hashes = text ? parse_feature_file(*text) : std::nullopt;
+    std::optional<std::vector<uint64_t>> hashes =
+        text ? parse_hash_list(*text, '\n') : std::nullopt;
     if (hashes) features.insert(hashes->begin(), hashes->end());
   }
   for (uint64_t f : features) edge_features += (f & kEdgeFeatureBit) ? 1 : 0;
@@ -368,7 +370,8 @@ MergeResult merge_shards(const MergeOptions& opts) {
   }
   j["problems"] = r.problems;
   fs::create_directories(opts.out_dir);
-  if (!sorted.empty()) write_atomically(opts.out_dir / "features.txt", feature_file_text(sorted));
+  if (!sorted.empty())
+    write_atomically(opts.out_dir / "features.txt", hash_list_text(sorted, '\n'));
   write_atomically(opts.out_dir / "report.json",
                    j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
   write_atomically(opts.out_dir / "report.html", report_html(j));

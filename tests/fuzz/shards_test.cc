@@ -13,6 +13,7 @@
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_report.h"
 #include "fuzz/corpus.h"
+#include "fuzz/features.h"
 #include "fuzz/files.h"
 #include "fuzz/recipe.h"
 
@@ -80,9 +81,13 @@ TEST(Shards, KnownSignatures) {
 
 TEST(Shards, FeatureFileRoundTripsAndRejectsGarbage) {
   std::vector<uint64_t> h = {1, 0xabc, uint64_t{1} << 63};
-  EXPECT_EQ(parse_feature_file(feature_file_text(h)), h);
-  EXPECT_FALSE(parse_feature_file("12\nzz\n"));
-  EXPECT_FALSE(parse_feature_file("12"));  // a last line without its newline
+  EXPECT_EQ(parse_hash_list(hash_list_text(h, '\n'), '\n'), h);
+  EXPECT_EQ(hash_list_text({10, 255}, ','), "a,ff,");
+  EXPECT_EQ(parse_hash_list("a,ff,", ','), (std::vector<uint64_t>{10, 255}));
+  EXPECT_FALSE(parse_hash_list("12\nzz\n", '\n'));
+  EXPECT_FALSE(parse_hash_list("12", '\n'));  // a last line without its newline
+  EXPECT_FALSE(parse_hash_list("1,,2,", ','));
+  EXPECT_FALSE(parse_hash_list("12345678901234567,", ','));  // over 64 bits
 }
 
 // A shard's directory as a campaign leaves it: report.json, features.txt, one reproducer per
@@ -117,7 +122,7 @@ void write_shard(const fs::path& dir, int index, int shards, const std::string& 
     write_atomically(dir / f["original"].get<std::string>(),
                      "# sfz 1\n# from shard " + std::to_string(index) + "\n");
   }
-  write_atomically(dir / "features.txt", feature_file_text(features));
+  write_atomically(dir / "features.txt", hash_list_text(features, '\n'));
   write_atomically(dir / "report.json", j.dump(2) + "\n");
 }
 
@@ -180,7 +185,7 @@ TEST(Shards, MergeDeduplicatesBySignatureAndKeepsTheSmallestSeed) {
   ASSERT_TRUE(text);
   EXPECT_EQ(Json::parse(*text)["programs"], 200);
   EXPECT_TRUE(fs::exists(o.out_dir / "report.html"));
-  EXPECT_EQ(parse_feature_file(*read_text_file(o.out_dir / "features.txt"))->size(), 5u);
+  EXPECT_EQ(parse_hash_list(*read_text_file(o.out_dir / "features.txt"), '\n')->size(), 5u);
 }
 
 TEST(Shards, MergeTellsMissingRepeatedAndForeignShards) {
