@@ -128,6 +128,14 @@ for i in 0 1; do
     --out "$tmp/guided/s$i" >/dev/null 2>&1 &
 done
 wait
+# Their seeds done, they end long before the time box: a worker replaced after a crash in a
+# mutant does not draw that mutant again (it did, until the time box, before WorkerPlan::restart).
+python3 - "$tmp/guided" <<'PY' || fail "a guided shard ran to its time box"
+import json, sys
+for i in (0, 1):
+    r = json.load(open(f"{sys.argv[1]}/s{i}/report.json"))
+    assert r["status"] == "finished" and r["seconds"] < 40, (i, r["seconds"], r["programs"])
+PY
 env -u SHAPEFUZZ_FAULTS "$cli" merge "$tmp/guided/merged" "$tmp"/guided/s{0,1} \
   --oracles structural >"$tmp/guided.log" 2>&1
 grep -q '^corpus: [0-9]* entries read, [0-9]* kept' "$tmp/guided.log" ||
