@@ -131,14 +131,14 @@ struct Worker {
 
 // Worker: runs programs until `deadline`, writing "start\tRECIPE\tFRESH" before each (FRESH: 1
 // when it is the next of the worker's own seeds, whose successor a replacement goes on from) and
-// "done\tRECIPE\tBUCKET\tDETAIL\tFEATURES" after it (FEATURES: the hashes, in hex, of the
-// features this worker had not seen), so the parent knows which program was in flight at a crash.
-// Random mode runs seeds first, first + stride, ...; guided mode (o.guided) also keeps the
-// programs that reached a new feature (in o.corpus_dir, read when a worker starts) and three
-// times in four runs a mutant of one of them instead of the next seed. A slot's first worker
-// (replay_share >= 0) first runs its share of the corpus (entry i when i % jobs is its share),
-// to learn the features reached so far; a replacement does not, so an entry that now crashes
-// costs one worker, not every one.
+// "done\tRECIPE\tBUCKET\tDETAIL\tFEATURES" after it (FEATURES: the hashes of the features this
+// worker had not seen, as hash_list_text writes them with commas), so the parent knows which
+// program was in flight at a crash. Random mode runs seeds first, first + stride, ...; guided mode
+// (o.guided) also keeps the programs that reached a new feature (in o.corpus_dir, read when a
+// worker starts) and three times in four runs a mutant of one of them instead of the next seed. A
+// slot's first worker (replay_share >= 0) first runs its share of the corpus (entry i when i % jobs
+// is its share), to learn the features reached so far; a replacement does not, so an entry that now
+// crashes costs one worker, not every one.
 [[noreturn]] void worker(int fd, int err_fd, const WorkerPlan& plan, const CampaignOptions& o) {
   const uint64_t stride = plan.stride, end = plan.end;
   const double deadline = plan.deadline;
@@ -205,13 +205,9 @@ struct Worker {
       for (uint64_t f : program_features(g.program, result, outcome.bucket)) {
         features.push_back(f & ~kEdgeFeatureBit);
       }
-      std::string fresh;
+      std::vector<uint64_t> fresh;
       for (uint64_t f : features) {
-        if (!seen.insert(f).second) continue;
-        char hex[24];
-        std::snprintf(hex, sizeof hex, "%s%llx", fresh.empty() ? "" : ",",
-                      static_cast<unsigned long long>(f));
-        fresh += hex;
+        if (seen.insert(f).second) fresh.push_back(f);
       }
       if (o.guided && !fresh.empty() && !is_finding_bucket(outcome.bucket)) {
         corpus.push_back(recipe);
@@ -219,7 +215,8 @@ struct Worker {
       }
       outcome.detail = printable(utf8_prefix(outcome.detail, 4000));  // one pipe line
       std::fprintf(out, "done\t%s\t%s\t%s\t%s\n", id.c_str(), outcome.bucket.c_str(),
-                   is_plain_bucket(outcome.bucket) ? "" : outcome.detail.c_str(), fresh.c_str());
+                   is_plain_bucket(outcome.bucket) ? "" : outcome.detail.c_str(),
+                   hash_list_text(fresh, ',').c_str());
       std::fflush(out);
     }
     std::fclose(out);
@@ -352,14 +349,11 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
     size_t t2 = s.find('\t', t1 + 1), t3 = s.find('\t', t2 + 1), t4 = s.find('\t', t3 + 1);
     slot.in_flight = false;
     // The features new to that worker, in hex: the campaign's coverage is their union.
-    for (size_t at = t4 + 1; t4 != std::string::npos && at < s.size();) {
-      size_t comma = s.find(',', at);
-      if (comma == std::string::npos) comma = s.size();
-      if (comma > at) {
-        uint64_t f = std::stoull(s.substr(at, comma - at), nullptr, 16);
-        if (r.feature_set.insert(f).second && (f & kEdgeFeatureBit)) ++r.edge_features;
-      }
-      at = comma + 1;
+    std::optional<std::vector<uint64_t>> fresh =
+        parse_hash_list(t4 == std::string::npos ? "" : s.substr(t4 + 1), ',');
+    SF_CHECK(fresh) << "worker sent a bad feature list: " << s;
+    for (uint64_t f : *fresh) {
+      if (r.feature_set.insert(f).second && (f & kEdgeFeatureBit)) ++r.edge_features;
     }
     r.features = r.feature_set.size();
     if (record(s.substr(t2 + 1, t3 - t2 - 1), slot.current, s.substr(t3 + 1, t4 - t3 - 1))) {

@@ -385,6 +385,7 @@ void CampaignReport::write_report(bool finished) {
   write_atomically(opts_.out_dir / "report.json",
                    j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
   write_atomically(opts_.out_dir / "report.html", report_html(j));
+  json_ = std::move(j);
 }
 
 }  // namespace sf::fuzz

@@ -16,6 +16,7 @@
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -91,6 +92,8 @@ class CampaignReport {
     bool replays = true;
   };
   const std::vector<Entry>& entries() const { return entries_; }
+  // What report.json holds now (final after finish): for the summary line and JUnit.
+  const nlohmann::ordered_json& json() const { return json_; }
 
  private:
   void write_report(bool finished);
@@ -118,6 +121,7 @@ class CampaignReport {
   std::map<std::string, size_t> by_signature_;
   std::map<std::string, uint64_t> buckets_;
   uint64_t programs_ = 0, workers_lost_ = 0, features_ = 0, edge_features_ = 0;
+  nlohmann::ordered_json json_;           // the report last written
   std::vector<uint64_t> feature_hashes_;  // sorted; written to features.txt when it grew
   // SIZE_MAX: not written yet (the first report writes it, empty or not, replacing what an
   // earlier campaign in the same directory left).

@@ -61,6 +61,7 @@ std::vector<uint64_t> recipe_features(Recipe recipe, oracles::PipelineOptions pi
   pipeline.eager_reference = &g.eager;
   oracles::PipelineResult result = oracles::run_pipeline(g.program, pipeline);
   std::vector<uint64_t> f = program_features(g.program, result, outcome_of(result.verdict).bucket);
+  for (uint64_t& x : f) x &= ~kEdgeFeatureBit;  // as a worker counts them: edges are apart
   std::sort(f.begin(), f.end());
   f.erase(std::unique(f.begin(), f.end()), f.end());
   return f;

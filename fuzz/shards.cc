@@ -6,6 +6,7 @@
 #include <map>
 #include <system_error>
 
+#include "fuzz/campaign.h"
 #include "fuzz/campaign_report.h"
 #include "fuzz/features.h"
 #include "fuzz/files.h"
@@ -144,16 +145,10 @@ void add_counts(Json& into, const Json& from) {
 // At every moment any shard sampled: the sum over shards of each one's latest sample then
 // (programs, buckets), and the most features of one shard (a lower bound of the union, which the
 // samples cannot give). At most 600 samples, as a campaign's own.
-const Json& timeline_of(const Shard& s) {
-  static const Json kNone = Json::array();
-  return s.report.contains("timeline") && s.report["timeline"].is_array() ? s.report["timeline"]
-                                                                          : kNone;
-}
-
 Json combined_timeline(const std::vector<Shard>& shards) {
   std::set<double> moments;
   for (const Shard& s : shards) {
-    for (const Json& sample : timeline_of(s)) {
+    for (const Json& sample : s.report["timeline"]) {
       moments.insert(sample["seconds"].get<double>());
     }
   }
@@ -170,7 +165,7 @@ Json combined_timeline(const std::vector<Shard>& shards) {
     Json buckets = Json::object();
     for (const Shard& s : shards) {
       const Json* latest = nullptr;
-      for (const Json& sample : timeline_of(s)) {
+      for (const Json& sample : s.report["timeline"]) {
         if (sample["seconds"].get<double>() <= t) latest = &sample;
       }
       if (!latest) continue;
@@ -193,9 +188,9 @@ bool copy_file_into(const fs::path& from_dir, const fs::path& to_dir, const std:
   return true;
 }
 
+// A failure or a crash (what fails a campaign), not a triage finding.
 bool is_failure_or_crash(const Json& finding) {
-  std::string c = finding.value("class", "");
-  return c == "failures" || c == "crashes";
+  return is_finding_bucket(finding.value("bucket", ""));
 }
 
 }  // namespace
@@ -203,9 +198,8 @@ bool is_failure_or_crash(const Json& finding) {
 MergeResult merge_shards(const MergeOptions& opts) {
   MergeResult r;
   std::vector<Shard> shards;
-  // The first shard read is the reference: another campaign's shards, and a shard index given
-  // again, are named and left out of every count.
-  std::optional<Shard> reference;
+  // The first shard read (shards.front() until the sort) is the reference: another campaign's
+  // shards, and a shard index given again, are named and left out of every count.
   std::set<int64_t> seen;
   for (const fs::path& dir : opts.shard_dirs) {
     std::optional<std::string> text = read_text_file(dir / "report.json");
@@ -220,9 +214,10 @@ MergeResult merge_shards(const MergeOptions& opts) {
     }
     Shard s{dir, std::move(report), 0};
     s.index = campaign_field(s.report, "shard", 0);
-    if (reference && (campaign_field(s.report, "shards", 1) != reference->shards() ||
-                      campaign_field(s.report, "first_seed", 1) != reference->first_seed() ||
-                      campaign_field(s.report, "seeds", 0) != reference->seeds())) {
+    const Shard* reference = shards.empty() ? nullptr : &shards.front();
+    if (reference &&
+        (s.shards() != reference->shards() || s.first_seed() != reference->first_seed() ||
+         s.seeds() != reference->seeds())) {
       r.problems.push_back(dir.string() + ": a shard of another campaign (first seed, seed " +
                            "count or shard count differ from " + reference->dir.string() +
                            "): left out");
@@ -233,9 +228,6 @@ MergeResult merge_shards(const MergeOptions& opts) {
                            " given twice: left out");
       continue;
     }
-    if (!reference)
-      reference = Shard{
-          s.dir, Json::object({{"campaign", s.report.value("campaign", Json::object())}}), s.index};
     shards.push_back(std::move(s));
   }
   std::stable_sort(shards.begin(), shards.end(),
