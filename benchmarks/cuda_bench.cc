@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "engine/backend/cuda/codegen.h"
 #include "engine/backend/cuda/cuda_externs.h"
@@ -75,6 +76,9 @@ Kernel pointwise(const std::vector<int64_t>& sizes, std::vector<Access> inputs, 
   k.inputs = std::move(inputs);
   k.body = std::move(body);
   k.output = contiguous(out, sizes);
+  // Distinct buffers, as a plan's kernels have (the same id would mean an in-place kernel).
+  for (size_t i = 0; i < k.inputs.size(); ++i) k.inputs[i].buffer = static_cast<int>(i);
+  k.output.buffer = static_cast<int>(k.inputs.size());
   return k;
 }
 
@@ -92,6 +96,7 @@ Kernel sum_of(const std::vector<int64_t>& sizes, const std::vector<bool>& reduce
     if (reduced[d]) strides[d] = 0;
   }
   k.output = contiguous(DType::kFloat32, sizes, strides);
+  k.output.buffer = 1;
   return k;
 }
 
@@ -124,6 +129,61 @@ struct Bench {
   }
 };
 
+// The generated kernels the bench times (built without a device, so --sources works anywhere).
+struct BenchKernels {
+  static constexpr int64_t r = 8192, c = kN / 8192;
+  KExprPtr add = KExpr::binary_of(program::BinaryOp::kAdd, KExpr::load(0, DType::kFloat32),
+                                  KExpr::load(1, DType::kFloat32), DType::kFloat32);
+  Kernel add1 =
+      pointwise({kN}, {contiguous(DType::kFloat32, {kN}), contiguous(DType::kFloat32, {kN})}, add,
+                DType::kFloat32);
+  Kernel add2 = pointwise(
+      {r, c}, {contiguous(DType::kFloat32, {r, c}), contiguous(DType::kFloat32, {r, c}, {0, 1})},
+      add, DType::kFloat32);
+  Kernel transpose = pointwise({c, r}, {contiguous(DType::kFloat32, {c, r}, {1, c})},
+                               KExpr::load(0, DType::kFloat32), DType::kFloat32);
+  Kernel fused =
+      pointwise({kN}, {contiguous(DType::kFloat32, {kN}), contiguous(DType::kFloat32, {kN})},
+                relu_chain(add), DType::kFloat32);
+  Kernel full = sum_of({kN}, {true});
+  Kernel rows = sum_of({r, c}, {false, true});
+  Kernel cols = sum_of({r, c}, {true, false});
+
+  // relu((x + y) * 2 - 1): one generated kernel, as lowering fuses the chain.
+  static KExprPtr relu_chain(const KExprPtr& sum) {
+    auto f32 = [](program::BinaryOp op, KExprPtr a, KExprPtr b) {
+      return KExpr::binary_of(op, std::move(a), std::move(b), DType::kFloat32);
+    };
+    return f32(
+        program::BinaryOp::kMaximum,
+        f32(program::BinaryOp::kSub, f32(program::BinaryOp::kMul, sum, KExpr::constant_f(2.0)),
+            KExpr::constant_f(1.0)),
+        KExpr::constant_f(0.0));
+  }
+};
+
+// --sources DIR: each timed kernel's CUDA source as DIR/<name>.cu (for ptxas -v here, without a
+// GPU: registers, spills).
+int write_sources(const std::string& dir) {
+  BenchKernels ks;
+  const std::pair<const char*, const Kernel*> all[] = {
+      {"add_1d", &ks.add1},  {"add_broadcast", &ks.add2}, {"transpose", &ks.transpose},
+      {"chain", &ks.fused},  {"sum_full", &ks.full},      {"sum_dim1", &ks.rows},
+      {"sum_dim0", &ks.cols}};
+  for (const auto& [name, k] : all) {
+    std::string path = dir + "/" + name + ".cu";
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) {
+      std::fprintf(stderr, "cuda_bench: cannot write %s\n", path.c_str());
+      return 1;
+    }
+    std::string src = kernel_source(*k);
+    std::fwrite(src.data(), 1, src.size(), f);
+    std::fclose(f);
+  }
+  return 0;
+}
+
 int bench_main() {
   const Driver& d = Driver::get();
   std::string why;
@@ -155,21 +215,12 @@ int bench_main() {
     std::printf("%-38s %8.3f ms  %7.1f GB/s  (%5.1f%% of copy)\n", what, secs * 1e3, gbs,
                 100.0 * gbs / copy_gbs);
   };
-  KExprPtr add = KExpr::binary_of(program::BinaryOp::kAdd, KExpr::load(0, DType::kFloat32),
-                                  KExpr::load(1, DType::kFloat32), DType::kFloat32);
-  Kernel add1 =
-      pointwise({kN}, {contiguous(DType::kFloat32, {kN}), contiguous(DType::kFloat32, {kN})}, add,
-                DType::kFloat32);
-  report("generated add, 2^26 f32 (1-D):", time_it(d, b.prepare(add1, {x, y}, z)), 3.0 * kN * 4);
-  int64_t r = 8192, c = kN / r;
-  Kernel add2 = pointwise(
-      {r, c}, {contiguous(DType::kFloat32, {r, c}), contiguous(DType::kFloat32, {r, c}, {0, 1})},
-      add, DType::kFloat32);
-  report("generated add, [8192, 8192] + [8192]:", time_it(d, b.prepare(add2, {x, y}, z)),
+  BenchKernels ks;
+  const int64_t r = BenchKernels::r, c = BenchKernels::c;
+  report("generated add, 2^26 f32 (1-D):", time_it(d, b.prepare(ks.add1, {x, y}, z)), 3.0 * kN * 4);
+  report("generated add, [8192, 8192] + [8192]:", time_it(d, b.prepare(ks.add2, {x, y}, z)),
          2.0 * kN * 4);
-  Kernel transpose = pointwise({c, r}, {contiguous(DType::kFloat32, {c, r}, {1, c})},
-                               KExpr::load(0, DType::kFloat32), DType::kFloat32);
-  report("generated transposing copy, 8192^2:", time_it(d, b.prepare(transpose, {x}, z)),
+  report("generated transposing copy, 8192^2:", time_it(d, b.prepare(ks.transpose, {x}, z)),
          2.0 * kN * 4);
   // nonzero on a [8192, 8192] bool tensor with a third of the elements set.
   DeviceBuffer m{b.mem.alloc(kN), DType::kBool, kN};
@@ -236,26 +287,12 @@ int bench_main() {
       5);
   std::printf("unique: %lld values\n", static_cast<long long>(runs));
   report("unique 2^26 i64, 1000 values (in):", secs, kN * 8.0);
-  // relu((x + y) * 2 - 1): one generated kernel, as lowering fuses the chain.
-  auto f32 = [](program::BinaryOp op, KExprPtr a, KExprPtr b) {
-    return KExpr::binary_of(op, std::move(a), std::move(b), DType::kFloat32);
-  };
-  KExprPtr chain =
-      f32(program::BinaryOp::kMaximum,
-          f32(program::BinaryOp::kSub, f32(program::BinaryOp::kMul, add, KExpr::constant_f(2.0)),
-              KExpr::constant_f(1.0)),
-          KExpr::constant_f(0.0));
-  Kernel fused =
-      pointwise({kN}, {contiguous(DType::kFloat32, {kN}), contiguous(DType::kFloat32, {kN})}, chain,
-                DType::kFloat32);
-  report("generated chain relu((x+y)*2-1):", time_it(d, b.prepare(fused, {x, y}, z)), 3.0 * kN * 4);
+  report("generated chain relu((x+y)*2-1):", time_it(d, b.prepare(ks.fused, {x, y}, z)),
+         3.0 * kN * 4);
   // Sums: the whole tensor, each row of [8192, 8192] (contiguous reduced dim), each column.
-  Kernel full = sum_of({kN}, {true});
-  report("generated sum, 2^26 f32 (full):", time_it(d, b.prepare(full, {x}, z)), kN * 4.0);
-  Kernel rows = sum_of({r, c}, {false, true});
-  report("generated sum over dim 1, 8192^2:", time_it(d, b.prepare(rows, {x}, z)), kN * 4.0);
-  Kernel cols = sum_of({r, c}, {true, false});
-  report("generated sum over dim 0, 8192^2:", time_it(d, b.prepare(cols, {x}, z)), kN * 4.0);
+  report("generated sum, 2^26 f32 (full):", time_it(d, b.prepare(ks.full, {x}, z)), kN * 4.0);
+  report("generated sum over dim 1, 8192^2:", time_it(d, b.prepare(ks.rows, {x}, z)), kN * 4.0);
+  report("generated sum over dim 0, 8192^2:", time_it(d, b.prepare(ks.cols, {x}, z)), kN * 4.0);
   std::printf("NVRTC cache: %lld compiles, %lld hits (dir %s)\n",
               static_cast<long long>(NvrtcCache::shared().misses()),
               static_cast<long long>(NvrtcCache::shared().hits()),
@@ -266,8 +303,11 @@ int bench_main() {
 }  // namespace
 }  // namespace sf::backend::cuda
 
-int main() {
+int main(int argc, char** argv) {
   try {
+    if (argc == 3 && std::string(argv[1]) == "--sources") {
+      return sf::backend::cuda::write_sources(argv[2]);
+    }
     return sf::backend::cuda::bench_main();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuda_bench: %s\n", e.what());
