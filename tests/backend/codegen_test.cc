@@ -45,13 +45,26 @@ TEST(CodegenTest, PointwiseKernelHasEntriesGridStrideLoopAndIeeeAdd) {
       src.find("extern \"C\" __global__ void __launch_bounds__(256) sf_kernel(const SfArgs a)"),
       std::string::npos);
   EXPECT_NE(src.find("sf_kernel_i32"), std::string::npos);
-  EXPECT_NE(src.find("i += step"), std::string::npos);
+  // Each thread takes kUnroll points per step and loads all of them before any body runs.
+  EXPECT_NE(src.find("i0 += 4 * step"), std::string::npos) << src;
+  EXPECT_NE(src.find("pre0[u] = __ldg(&a.in0[inb ? off0 : 0]);"), std::string::npos) << src;
+  EXPECT_NE(src.find("const float t0 = pre0[u];"), std::string::npos) << src;
+  EXPECT_LT(src.find("pre1[u] = __ldg("), src.find("__fadd_rn(t0, t1)"));
   EXPECT_NE(src.find("__fadd_rn(t0, t1)"), std::string::npos) << src;
   EXPECT_NE(src.find("const float* in0;"), std::string::npos);
   EXPECT_EQ(code.rank, 2);
   EXPECT_EQ(code.num_inputs, 2);
   EXPECT_EQ(code.param_count(), KernelCode::kFixedSlots + 2 + 3 * (2 + 2));
   EXPECT_NE(src.find("sf_i64 v[" + std::to_string(code.param_count()) + "]"), std::string::npos);
+}
+
+TEST(CodegenTest, AnInputTheKernelAlsoWritesIsNotLoadedAheadOfEarlierStores) {
+  Kernel k = add_kernel(sym::integer(3), sym::integer(4));
+  k.inputs[0].buffer = k.output.buffer;  // in place: out = out + in1
+  std::string src = kernel_source(k);
+  EXPECT_EQ(src.find("pre0["), std::string::npos) << src;
+  EXPECT_NE(src.find("a.in0[inb"), std::string::npos) << src;
+  EXPECT_NE(src.find("pre1[u] = __ldg("), std::string::npos) << src;
 }
 
 TEST(CodegenTest, SourceIsDeterministicAndIndependentOfSymbolicValues) {
@@ -111,7 +124,8 @@ TEST(CodegenTest, FloatSumAccumulatesInDoubleOverTheReducedPoints) {
   std::string src = kernel_source(k);
   EXPECT_NE(src.find("double facc = 0.0;"), std::string::npos);
   // Each of a split reduction's threads takes every groups-th point of its output.
-  EXPECT_NE(src.find("for (I r = g; r < n_red; r += groups)"), std::string::npos);
+  EXPECT_NE(src.find("for (I r0 = g; r0 < n_red; r0 += 4 * groups)"), std::string::npos) << src;
+  EXPECT_NE(src.find("const I r = r0 + (I)u * groups;"), std::string::npos) << src;
   EXPECT_NE(src.find("facc += (double)t0;"), std::string::npos) << src;
   EXPECT_NE(src.find("a.out[po] = (float)facc;"), std::string::npos) << src;
 }

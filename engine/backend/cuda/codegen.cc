@@ -86,6 +86,80 @@ const char* kLocalError = "  SfLocalError le = {0, 0, 0, 0};\n";
 const char* kReportError =
     "  if (le.code != 0) sf_fail(a.err, seq, le.code, le.aux, le.key, le.value);\n";
 
+// kUnroll points per thread per loop step: their plain loads are all issued before any point's
+// body and store, so each thread has kUnroll loads per input in flight (one point at a time left
+// a 1-D add at 72% of copy and a broadcast add at 52% on an H200: loads could not pass the
+// previous point's store or its error branches).
+
+// Inputs whose plain loads are issued ahead: every input the body reads, but one the kernel also
+// writes (a load must not pass an earlier point's store to the same buffer).
+std::vector<bool> preloadable(const Kernel& k) {
+  std::vector<bool> out;
+  for (const lower::Access& a : k.inputs) out.push_back(a.buffer != k.output.buffer);
+  return out;
+}
+
+// Two unrolled passes over a thread's kUnroll points u = 0..kUnroll-1 (`point_u` is point u's
+// loop variable expression, `live` whether it exists): the first runs `setup` (which defines
+// `lin`, the j of each dim in `varying`, the offset `off<in>` of each input the body reads and,
+// unless `no_output`, `po`), saves them and loads the preloaded inputs; the second restores them
+// and runs `point`.
+std::string unrolled_points(const Kernel& k, const KernelCode& code, const BodyEmitter& body,
+                            const std::vector<bool>& pre, const std::vector<int>& varying,
+                            const std::string& point_var, const std::string& point_u,
+                            const std::string& live, const std::string& setup,
+                            const std::string& point, bool no_output, const std::string& indent) {
+  const std::string u = std::to_string(kUnroll);
+  std::string decl, save, restore, loads;
+  decl += indent + "sf_i64 ll[" + u + "];\n" + indent + "bool live[" + u + "];\n";
+  save += "ll[u] = lin;\n";
+  restore += "const sf_i64 lin = ll[u];\n";
+  for (int d : varying) {
+    std::string j = "j" + std::to_string(d);
+    decl += indent + "I " + j + "_[" + u + "];\n";
+    save += j + "_[u] = " + j + ";\n";
+    restore += "const I " + j + " = " + j + "_[u];\n";
+  }
+  if (!no_output) {
+    decl += indent + "I po_[" + u + "];\n";
+    save += "po_[u] = po;\n";
+    restore += "const I po = po_[u];\n";
+  }
+  for (int in = 0; in < code.num_inputs; ++in) {
+    if (!body.used_inputs()[in]) continue;
+    std::string i = std::to_string(in), off = "off" + i;
+    decl += indent + "I " + off + "_[" + u + "];\n";
+    save += off + "_[u] = " + off + ";\n";
+    restore += "const I " + off + " = " + off + "_[u];\n";
+    int ord = body.plain_load_ordinal(in);
+    if (!pre[in] || ord < 0) continue;
+    std::string type = detail::storage_type(k.inputs[in].dtype);
+    decl += indent + type + " pre" + i + "[" + u + "];\n";
+    loads += "{\n  const bool inb = " + off + " >= 0 && (sf_i64)" + off + " < " +
+             slot(code.numel_slot(in)) + ";\n  if (!inb) sf_note(le, " +
+             std::to_string(static_cast<int>(DeviceError::kBadRead)) + ", " + i + ", sf_key(" +
+             std::to_string(ord) + ", lin), (sf_i64)" + off + ");\n  pre" + i +
+             "[u] = __ldg(&a.in" + i + "[inb ? " + off + " : 0]);\n}\n";
+  }
+  std::string inner = indent + "  ";
+  std::string out = decl;
+  out += "#pragma unroll\n";
+  out += indent + "for (int u = 0; u < " + u + "; ++u) {\n";
+  out += inner + "const I " + point_var + " = " + point_u + ";\n";
+  out += inner + "live[u] = " + live + ";\n";
+  out += inner + "if (live[u]) {\n";
+  out += indent_lines(setup + save + loads, inner + "  ");
+  out += inner + "}\n";
+  out += indent + "}\n";
+  out += "#pragma unroll\n";
+  out += indent + "for (int u = 0; u < " + u + "; ++u) {\n";
+  out += inner + "if (!live[u]) continue;\n";
+  out += indent_lines(restore, inner);
+  out += point;
+  out += indent + "}\n";
+  return out;
+}
+
 // A grid-stride loop over every point, or (rank >= 2, v[kRowsSlot]) blocks striding over the rows
 // of the last dim and threads over a row's points: the row's index division and offsets once per
 // row instead of once per point. Both visit each point once with the same `lin` (the row-major
@@ -94,11 +168,14 @@ std::string pointwise_body(const Kernel& k, KernelCode& code) {
   std::vector<int> all, outer;
   for (int d = 0; d < code.rank; ++d) all.push_back(d);
   for (int d = 0; d + 1 < code.rank; ++d) outer.push_back(d);
-  BodyEmitter body(k, code, "lin", "    ");
+  const std::vector<bool> pre = preloadable(k);
+  BodyEmitter body(k, code, "lin", "      ");
+  body.preload(pre, "[u]");
   body.collect(*k.body);
   std::string result = body.emit(*k.body);
   std::string point =
-      body.statements() + store(code, k, result, k.body->dtype, body.ordinals(), "    ");
+      body.statements() + store(code, k, result, k.body->dtype, body.ordinals(), "      ");
+  const std::string u = std::to_string(kUnroll);
   std::string out;
   out += "  const I n = " + islot(KernelCode::kCountSlot) + ";\n";
   out += kLocalError;
@@ -114,26 +191,28 @@ std::string pointwise_body(const Kernel& k, KernelCode& code) {
     out += "      const I row_po = " +
            offset_expr(code, code.num_inputs, outer, islot(code.offset_slot(code.num_inputs))) +
            ";\n";
-    out += "#pragma unroll 4\n";
-    out += "      for (I " + jl + " = (I)threadIdx.x; " + jl + " < row_size; " + jl +
-           " += (I)blockDim.x) {\n";
-    out += "        const sf_i64 lin = (sf_i64)row * (sf_i64)row_size + (sf_i64)" + jl + ";\n";
-    out += input_offsets(code, body, {last}, "off", "row_off", "        ");
-    out += "        const I po = " + offset_expr(code, code.num_inputs, {last}, "row_po") + ";\n";
-    out += indent_lines(point, "    ");
+    out +=
+        "      for (I jl0 = (I)threadIdx.x; jl0 < row_size; jl0 += " + u + " * (I)blockDim.x) {\n";
+    std::string setup = "const sf_i64 lin = (sf_i64)row * (sf_i64)row_size + (sf_i64)" + jl +
+                        ";\n" + input_offsets(code, body, {last}, "off", "row_off", "") +
+                        "const I po = " + offset_expr(code, code.num_inputs, {last}, "row_po") +
+                        ";\n";
+    out +=
+        unrolled_points(k, code, body, pre, {last}, jl, "jl0 + (I)u * (I)blockDim.x",
+                        jl + " < row_size", setup, indent_lines(point, "    "), false, "        ");
     out += "      }\n";
     out += "    }\n";
     out += "  } else {\n";
   }
   out += "  const I step = (I)gridDim.x * (I)blockDim.x;\n";
-  out += "#pragma unroll 4\n";
-  out += "  for (I i = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; i < n; i += step) {\n";
-  out += "    const sf_i64 lin = (sf_i64)i;\n";
-  out += decompose(code, all, "i", "rest", "    ");
-  out += input_offsets(code, body, all, "off", "", "    ");
-  out += "    const I po = " +
-         offset_expr(code, code.num_inputs, all, islot(code.offset_slot(code.num_inputs))) + ";\n";
-  out += point;
+  out += "  for (I i0 = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; i0 < n; i0 += " + u +
+         " * step) {\n";
+  std::string setup =
+      "const sf_i64 lin = (sf_i64)i;\n" + decompose(code, all, "i", "rest", "") +
+      input_offsets(code, body, all, "off", "", "") + "const I po = " +
+      offset_expr(code, code.num_inputs, all, islot(code.offset_slot(code.num_inputs))) + ";\n";
+  out += unrolled_points(k, code, body, pre, all, "i", "i0 + (I)u * step", "i < n", setup, point,
+                         false, "    ");
   out += "  }\n";
   if (code.rank >= 2) out += "  }\n";
   out += kReportError;
@@ -196,7 +275,9 @@ std::string reduction_body(const Kernel& k, KernelCode& code) {
     (k.reduced[d] ? red : kept).push_back(d);
     all.push_back(d);
   }
-  BodyEmitter body(k, code, "lin", "        ");
+  const std::vector<bool> pre = preloadable(k);
+  BodyEmitter body(k, code, "lin", "          ");
+  body.preload(pre, "[u]");
   body.collect(*k.body);
   std::string result = body.emit(*k.body);
   auto phase = [](ReducePhase p) { return std::to_string(static_cast<int>(p)); };
@@ -224,22 +305,24 @@ std::string reduction_body(const Kernel& k, KernelCode& code) {
   out += std::string("    sf_i64 iacc = ") + (k.reduce == ReduceOp::kAll ? "1" : "0") + ";\n";
   out += "    bool seen = false;\n";
   out += "    if (phase <= " + phase(ReducePhase::kPartials) + ") {\n";
-  // Four iterations' loads in flight per thread (one at a time left a full sum at 24% of copy).
-  out += "#pragma unroll 4\n";
-  out += "      for (I r = g; r < n_red; r += groups) {\n";
-  out += decompose(code, red, "r", "rr", "        ");
+  // kUnroll points' loads in flight per thread, combined in the order r = g, g + groups, ...
+  // (one at a time left a full sum at 24% of copy).
+  out += "      for (I r0 = g; r0 < n_red; r0 += " + std::to_string(kUnroll) + " * groups) {\n";
   // The point's row-major index in the whole iteration space (ranks errors as the CPU does).
   std::string lin = "0";
   for (int d : all)
     lin = "(" + lin + ") * " + slot(code.size_slot(d)) + " + (sf_i64)j" + std::to_string(d);
-  out += "        const sf_i64 lin = " + lin + ";\n";
-  out += input_offsets(code, body, red, "off", "base", "        ");
-  out += body.statements();
-  out += indent_lines(combine(k, result, k.body->dtype), "        ");
-  out += "        seen = true;\n";
+  std::string setup = decompose(code, red, "r", "rr", "") + "const sf_i64 lin = " + lin + ";\n" +
+                      input_offsets(code, body, red, "off", "base", "");
+  std::string point =
+      body.statements() +
+      indent_lines(combine(k, result, k.body->dtype) + "seen = true;\n", "          ");
+  out += unrolled_points(k, code, body, pre, red, "r", "r0 + (I)u * groups", "r < n_red", setup,
+                         point, true, "        ");
   out += "      }\n";
   out += "    } else {\n";
   out += partial_arrays("p", "pin", false);
+  out += "#pragma unroll 4\n";
   out += "      for (I q = g; q < in_groups; q += groups) {\n";
   out += "        const I at = o * in_groups + q;\n";
   out += indent_lines(merge_partial(k), "        ");

@@ -17,6 +17,9 @@ inline constexpr const char* kEntry64 = "sf_kernel";
 inline constexpr const char* kEntry32 = "sf_kernel_i32";
 // Threads per block of every launch (the kernels' __launch_bounds__).
 inline constexpr int kBlockThreads = 256;
+// Points a thread takes per loop step: their loads are issued before any of their bodies runs
+// (codegen.cc), so the last step may pass the end of the loop by kUnroll - 1 strides.
+inline constexpr int kUnroll = 4;
 // The portable kernel-parameter limit: a larger SfArgs passes v through device memory instead.
 inline constexpr int kMaxParamBytes = 4096;
 

@@ -57,6 +57,14 @@ BodyEmitter::BodyEmitter(const lower::Kernel& k, KernelCode& code, std::string l
                          std::string indent)
     : k_(k), code_(code), linear_(std::move(linear)), indent_(std::move(indent)) {
   used_.assign(k.inputs.size(), false);
+  preloaded_.assign(k.inputs.size(), false);
+  plain_ordinal_.assign(k.inputs.size(), -1);
+}
+
+void BodyEmitter::preload(const std::vector<bool>& inputs, std::string index) {
+  SF_CHECK(inputs.size() == preloaded_.size()) << "preload: input count";
+  preloaded_ = inputs;
+  preload_index_ = std::move(index);
 }
 
 void BodyEmitter::collect(const KExpr& e) {
@@ -128,6 +136,12 @@ std::string BodyEmitter::emit_load(const KExpr& e) {
   // Named after the next temporary, so names stay unique when the gather itself loads.
   std::string in = std::to_string(e.input), n = std::to_string(temps_);
   int ord = ordinal_++;
+  if (!e.gather && preloaded_[e.input]) {
+    int& first = plain_ordinal_[e.input];
+    if (first < 0) first = ord;
+    std::string value = "pre" + in + preload_index_;
+    return temp(e.dtype, e.dtype == DType::kBool ? "(" + value + " != 0)" : value);
+  }
   std::string p = "p" + n, ok = "ok" + n, inb = "inb" + n;
   line("sf_i64 " + p + " = (sf_i64)off" + in + ";");
   line("bool " + ok + " = true;");

@@ -31,6 +31,13 @@ class BodyEmitter {
   const std::vector<bool>& used_inputs() const { return used_; }
   int ordinals() const { return ordinal_; }  // error-capable nodes emitted so far
 
+  // Loads of `inputs` without a gather read `pre<in><index>` (e.g. "pre0[u]"), a value the caller
+  // loaded before the body, instead of memory (call before emit). The caller checks the access
+  // and notes a bad read with plain_load_ordinal(in), the smallest ordinal of those loads (their
+  // errors have the same key otherwise, so the smallest is the one the body would keep).
+  void preload(const std::vector<bool>& inputs, std::string index);
+  int plain_load_ordinal(int in) const { return plain_ordinal_.at(in); }  // -1: none
+
  private:
   std::string temp(program::DType d, const std::string& init);
   void line(const std::string& s) { out_ += indent_ + s + "\n"; }
@@ -42,7 +49,9 @@ class BodyEmitter {
   const lower::Kernel& k_;
   KernelCode& code_;
   std::string linear_, indent_, out_;
-  std::vector<bool> used_;
+  std::vector<bool> used_, preloaded_;
+  std::string preload_index_;
+  std::vector<int> plain_ordinal_;
   int temps_ = 0, ordinal_ = 0, next_scalar_ = 0, next_gather_ = 0;
 };
 
