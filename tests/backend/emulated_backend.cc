@@ -71,6 +71,7 @@ void EmulatedCudaBackend::launch(const lower::Plan&, const lower::Kernel& k,
     narrow_launches_ += !wide;
     split_launches_ += step.phase != cuda::ReducePhase::kDirect;
     row_launches_ += step.by_rows;
+    tiled_launches_ += step.tiled;
     fn(block.data(), static_cast<unsigned>(step.blocks), wide ? 1 : 0);
     launches_.push_back(cuda::launch_info(k, code, ck, ins, out));
   }

@@ -25,6 +25,8 @@ class EmulatedCudaBackend : public PlanRunner {
   int64_t split_launches() const { return split_launches_; }
   // Pointwise launches whose blocks take whole rows (LaunchStep::by_rows).
   int64_t row_launches() const { return row_launches_; }
+  // Pointwise launches through shared-memory tiles (LaunchStep::tiled).
+  int64_t tiled_launches() const { return tiled_launches_; }
 
  protected:
   void begin_run() override;
@@ -56,6 +58,7 @@ class EmulatedCudaBackend : public PlanRunner {
   int64_t narrow_launches_ = 0;
   int64_t split_launches_ = 0;
   int64_t row_launches_ = 0;
+  int64_t tiled_launches_ = 0;
 };
 
 }  // namespace sf::backend::testing

@@ -1,5 +1,6 @@
 // Host compilation of generated kernels: each source goes into its own namespace of one
-// translation unit, after a shim that maps the CUDA builtins onto sequential host code.
+// translation unit, after a shim that maps the CUDA builtins onto sequential host code (fibers
+// for the threads of kernels with barriers).
 #include "tests/backend/host_kernels.h"
 
 #include <dlfcn.h>
@@ -22,8 +23,61 @@ const char* kShim = R"(// CUDA builtins for sequential host execution of generat
 #define __forceinline__ inline
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(n)
+#define __shared__ static
+#include <ucontext.h>
+#include <vector>
 struct SfDim3 { unsigned x = 0, y = 1, z = 1; };
 static SfDim3 gridDim, blockDim, blockIdx, threadIdx;
+// Kernels with barriers run each block's threads as fibers: a thread runs until its next
+// __syncthreads() or its end, then the next thread runs; a round over the block passes one barrier.
+static ucontext_t sf_scheduler;
+static ucontext_t* sf_running = nullptr;
+static inline void __syncthreads() {
+  if (sf_running) swapcontext(sf_running, &sf_scheduler);
+}
+struct SfFiber {
+  ucontext_t context;
+  std::vector<char> stack;
+  bool done = false;
+};
+static void (*sf_fiber_fn)(const void*, int) = nullptr;
+static const void* sf_fiber_args = nullptr;
+static int sf_fiber_wide = 0;
+static std::vector<SfFiber> sf_fibers;
+static void sf_fiber_main() {
+  const unsigned me = threadIdx.x;
+  sf_fiber_fn(sf_fiber_args, sf_fiber_wide);
+  sf_fibers[me].done = true;  // returns to uc_link: the scheduler
+}
+static void sf_run_fibers(void (*fn)(const void*, int), const void* args, unsigned grid,
+                          int wide) {
+  sf_fiber_fn = fn;
+  sf_fiber_args = args;
+  sf_fiber_wide = wide;
+  sf_fibers.resize(blockDim.x);
+  for (blockIdx.x = 0; blockIdx.x < grid; ++blockIdx.x) {
+    for (SfFiber& f : sf_fibers) {
+      f.stack.resize(1 << 18);
+      f.done = false;
+      getcontext(&f.context);
+      f.context.uc_stack.ss_sp = f.stack.data();
+      f.context.uc_stack.ss_size = f.stack.size();
+      f.context.uc_link = &sf_scheduler;
+      makecontext(&f.context, sf_fiber_main, 0);
+    }
+    for (bool running = true; running;) {
+      running = false;
+      for (threadIdx.x = 0; threadIdx.x < blockDim.x; ++threadIdx.x) {
+        SfFiber& f = sf_fibers[threadIdx.x];
+        if (f.done) continue;
+        sf_running = &f.context;
+        swapcontext(&sf_scheduler, &f.context);
+        sf_running = nullptr;
+        running = true;
+      }
+    }
+  }
+}
 static inline unsigned atomicCAS(unsigned* p, unsigned expected, unsigned desired) {
   unsigned old = *p;
   if (old == expected) *p = desired;
@@ -71,13 +125,20 @@ bool HostKernels::build(const std::string& dir, std::string* log) {
       std::string ns = "sfk" + std::to_string(i);
       f << "\nnamespace " << ns << " {\n"
         << strip_extern_c(src) << "}  // namespace " << ns << "\n";
-      f << "extern \"C\" void sf_run_" << i << "(const void* args, unsigned grid, int wide) {\n"
+      f << "static void sf_thread_" << i << "(const void* args, int wide) {\n"
         << "  const " << ns << "::SfArgs& a = *static_cast<const " << ns << "::SfArgs*>(args);\n"
-        << "  gridDim.x = grid;\n  blockDim.x = " << cuda::kBlockThreads << ";\n"
-        << "  for (blockIdx.x = 0; blockIdx.x < grid; ++blockIdx.x) {\n"
-        << "    for (threadIdx.x = 0; threadIdx.x < blockDim.x; ++threadIdx.x) {\n"
-        << "      if (wide) " << ns << "::sf_kernel(a); else " << ns << "::sf_kernel_i32(a);\n"
-        << "    }\n  }\n}\n";
+        << "  if (wide) " << ns << "::sf_kernel(a); else " << ns << "::sf_kernel_i32(a);\n}\n";
+      f << "extern \"C\" void sf_run_" << i << "(const void* args, unsigned grid, int wide) {\n"
+        << "  gridDim.x = grid;\n  blockDim.x = " << cuda::kBlockThreads << ";\n";
+      if (src.find("__syncthreads") != std::string::npos) {
+        f << "  sf_run_fibers(sf_thread_" << i << ", args, grid, wide);\n}\n";
+      } else {
+        // Without barriers each thread runs to its end in turn (no context switches).
+        f << "  for (blockIdx.x = 0; blockIdx.x < grid; ++blockIdx.x) {\n"
+          << "    for (threadIdx.x = 0; threadIdx.x < blockDim.x; ++threadIdx.x) {\n"
+          << "      sf_thread_" << i << "(args, wide);\n"
+          << "    }\n  }\n}\n";
+      }
     }
   }
   std::string cmd =

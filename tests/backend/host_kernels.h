@@ -1,5 +1,7 @@
 // Generated CUDA kernels compiled for the host: a shim defines the CUDA builtins the sources use
-// (thread indices, atomics, IEEE intrinsics) and every (block, thread) of the grid runs in turn.
+// (thread indices, atomics, IEEE intrinsics, shared memory, barriers) and every (block, thread) of
+// the grid runs in turn; a kernel with barriers runs each block's threads as fibers that switch at
+// __syncthreads().
 // Lets tests execute codegen's output without a GPU.
 #pragma once
 

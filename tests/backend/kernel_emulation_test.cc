@@ -9,6 +9,7 @@
 
 #include "engine/backend/cuda/codegen.h"
 #include "engine/base/errors.h"
+#include "engine/sym/make.h"
 #include "oracles/differential.h"
 #include "tests/backend/emulated_backend.h"
 #include "tests/backend/test_util.h"
@@ -69,6 +70,8 @@ TEST(KernelEmulationTest, GeneratedKernelsMatchTheCpuBackendOnEveryProgram) {
   EXPECT_GT(natural.split_launches(), 0);
   // Pointwise kernels over long rows ran by rows (tests/backend/programs/rows_pointwise.sfz).
   EXPECT_GT(natural.row_launches(), 0);
+  // Transposed reads ran through shared-memory tiles (tests/backend/programs/tiled.sfz).
+  EXPECT_GT(natural.tiled_launches(), 0);
 }
 
 // Parameters past the 4 KiB limit go through (here host) memory; both entry points read them.
@@ -104,6 +107,66 @@ TEST(KernelEmulationTest, ParametersPastTheLimitAreReadFromMemory) {
       ASSERT_EQ(out[i], i + int64_t{kScalars} * (kScalars + 1) / 2)
           << "wide " << wide << " at " << i;
     }
+  }
+}
+
+// out[i, j] = x[j, i] for a contiguous x of [cols, rows]: the tiled path. Without its barriers a
+// thread would read tile slots other threads have not written yet, so the same kernel with them
+// removed must give a wrong result under the fiber emulation (it honours __syncthreads).
+TEST(KernelEmulationTest, TransposedReadsGoThroughTheTileAndItsBarriersHold) {
+  constexpr int64_t kRows = 45, kCols = 70;
+  lower::Kernel k;
+  k.name = "k0_transpose";
+  k.sizes = {sym::integer(kRows), sym::integer(kCols)};
+  lower::Access in;
+  in.buffer = 0;
+  in.dtype = DType::kFloat32;
+  in.offset = sym::integer(0);
+  in.strides = {sym::integer(1), sym::integer(kRows)};
+  k.inputs = {in};
+  k.body = lower::KExpr::load(0, DType::kFloat32);
+  k.output = in;
+  k.output.buffer = 1;
+  k.output.strides = {sym::integer(kCols), sym::integer(1)};
+  cuda::KernelCode code = cuda::generate_kernel(k);
+  ASSERT_EQ(code.tile_dim, 0);
+  std::string no_barriers = code.source;
+  for (size_t p; (p = no_barriers.find("__syncthreads();")) != std::string::npos;) {
+    no_barriers.replace(p, 16, ";");
+  }
+  HostKernels kernels;
+  kernels.add(code.source);
+  kernels.add(no_barriers);
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  std::string dir = std::string(tmp ? tmp : "/tmp") + "/tiled";
+  std::filesystem::create_directories(dir);
+  std::string log;
+  ASSERT_TRUE(kernels.build(dir, &log)) << "host build failed:\n" << log.substr(0, 20000);
+  ShapeEnv env;
+  cuda::ConcreteKernel ck = cuda::evaluate_kernel(k, code, SymbolEnv(env));
+  std::vector<float> x(kRows * kCols), out(kRows * kCols);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  std::vector<cuda::DeviceBuffer> ins{{x.data(), DType::kFloat32, kRows * kCols}};
+  cuda::DeviceBuffer dst{out.data(), DType::kFloat32, kRows * kCols};
+  cuda::ErrorRecord record;
+  cuda::LaunchGeometry g = cuda::launch_geometry(k, code, ck, ins, dst, /*sm_count=*/2);
+  ASSERT_EQ(g.steps.size(), 1u);
+  ASSERT_TRUE(g.steps[0].tiled);
+  std::vector<int64_t> values = cuda::param_values(k, code, ck, g, ins, dst, 0, &g.steps[0]);
+  std::vector<uint64_t> block = cuda::param_block(code, ins, dst, &record, values);
+  auto wrong = [&](const std::string& source, int wide) {
+    std::fill(out.begin(), out.end(), -1.0f);
+    kernels.fn(source)(block.data(), static_cast<unsigned>(g.steps[0].blocks), wide);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < kRows; ++i) {
+      for (int64_t j = 0; j < kCols; ++j) bad += out[i * kCols + j] != x[j * kRows + i];
+    }
+    return bad;
+  };
+  for (int wide : {0, 1}) {
+    EXPECT_EQ(wrong(code.source, wide), 0) << "wide " << wide;
+    EXPECT_EQ(record.code, 0);
+    EXPECT_GT(wrong(no_barriers, wide), 0) << "wide " << wide;
   }
 }
 

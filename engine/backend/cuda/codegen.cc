@@ -160,6 +160,95 @@ std::string unrolled_points(const Kernel& k, const KernelCode& code, const BodyE
   return out;
 }
 
+bool is_literal(const ExprRef& e, int64_t value) {
+  return e->kind() == sym::ExprKind::kInteger && e->int_value() == value;
+}
+
+// The first dim d < last along which an input has the literal stride 1 and its last dim does
+// not have a literal 0 or 1 (a transposed read), or -1.
+int find_tile_dim(const Kernel& k) {
+  const int last = static_cast<int>(k.sizes.size()) - 1;
+  for (int d = 0; d < last; ++d) {
+    for (const lower::Access& a : k.inputs) {
+      if (is_literal(a.strides[d], 1) && !is_literal(a.strides[last], 0) &&
+          !is_literal(a.strides[last], 1)) {
+        return d;
+      }
+    }
+  }
+  return -1;
+}
+
+// The tiled path (v[kTiledSlot]): blocks stride over kTile x kTile tiles of (t, last) times the
+// other dims. Threads first take the tile's points with threadIdx along t (the transposed input's
+// contiguous dim: coalesced reads) and keep each value in shared memory, then write them with
+// threadIdx along the last dim (coalesced writes). Every point is visited once with its own `lin`,
+// so errors rank as on the other paths. The tile loop is uniform across a block (barriers).
+std::string tiled_body(const Kernel& k, KernelCode& code, const std::vector<bool>& pre) {
+  const int t = code.tile_dim, last = code.rank - 1;
+  const std::string tt = "j" + std::to_string(t), tl = "j" + std::to_string(last);
+  const std::string edge = std::to_string(kTile), rows = std::to_string(kBlockThreads / kTile);
+  std::vector<int> others, all;
+  for (int d = 0; d < code.rank; ++d) {
+    all.push_back(d);
+    if (d != t && d != last) others.push_back(d);
+  }
+  // A second emission of the same body: the same slots and ordinals (collect() ran once).
+  BodyEmitter body(k, code, "lin", "          ");
+  body.preload(pre, "[u]");
+  std::string result = body.emit(*k.body);
+  std::string value = detail::convert(result, k.body->dtype, k.output.dtype);
+  if (k.output.dtype == DType::kBool) value = "(unsigned char)(" + value + " ? 1 : 0)";
+  std::string lin = "0";
+  for (int d : all)
+    lin = "(" + lin + ") * " + slot(code.size_slot(d)) + " + (sf_i64)j" + std::to_string(d);
+  const std::string size_t_ = islot(code.size_slot(t)), size_l = islot(code.size_slot(last));
+  std::string out;
+  out += "    __shared__ " + std::string(detail::storage_type(k.output.dtype)) + " sf_tile[" +
+         edge + "][" + edge + " + 1];\n";
+  out += "    const I tiles_t = (" + size_t_ + " + " + edge + " - 1) / " + edge + ";\n";
+  out += "    const I tiles_l = (" + size_l + " + " + edge + " - 1) / " + edge + ";\n";
+  out += "    const I n_tiles = n / (" + size_t_ + " * " + size_l + ") * tiles_t * tiles_l;\n";
+  out += "    const I tx = (I)threadIdx.x % " + edge + ", ty = (I)threadIdx.x / " + edge + ";\n";
+  out += "    for (I tile = (I)blockIdx.x; tile < n_tiles; tile += (I)gridDim.x) {\n";
+  out += "      I trest = tile;\n";
+  out += "      const I t_l = trest % tiles_l;\n      trest /= tiles_l;\n";
+  out += "      const I t_t = trest % tiles_t;\n      trest /= tiles_t;\n";
+  out += decompose(code, others, "trest", "rest", "      ");
+  out += input_offsets(code, body, others, "tile_off", "", "      ");
+  // Reads: point u of a thread is (t: tx, last: ty + rows * u) within the tile.
+  std::string setup = "const I " + tt + " = t_t * " + edge + " + tx;\nconst I " + tl + " = t_l * " +
+                      edge + " + tk;\nconst sf_i64 lin = " + lin + ";\n" +
+                      input_offsets(code, body, {t, last}, "off", "tile_off", "");
+  std::string point = body.statements() + "          sf_tile[" + tl + " - t_l * " + edge +
+                      "][tx] = " + value + ";\n";
+  out += unrolled_points(
+      k, code, body, pre, {t, last}, "tk", "ty + (I)u * " + rows,
+      "t_t * " + edge + " + tx < " + size_t_ + " && t_l * " + edge + " + tk < " + size_l, setup,
+      point, true, "      ");
+  out += "      __syncthreads();\n";
+  // Writes: point u of a thread is (t: ty + rows * u, last: tx).
+  out += "#pragma unroll\n";
+  out += "      for (int u = 0; u < " + std::to_string(kUnroll) + "; ++u) {\n";
+  out += "        const I " + tt + " = t_t * " + edge + " + ty + (I)u * " + rows + ";\n";
+  out += "        const I " + tl + " = t_l * " + edge + " + tx;\n";
+  out += "        if (" + tt + " >= " + size_t_ + " || " + tl + " >= " + size_l + ") continue;\n";
+  out += "        const sf_i64 lin = " + lin + ";\n";
+  out += "        const I po = " +
+         offset_expr(code, code.num_inputs, all, islot(code.offset_slot(code.num_inputs))) + ";\n";
+  out += "        if ((sf_i64)po >= 0 && (sf_i64)po < " + slot(code.numel_slot(code.num_inputs)) +
+         ") {\n";
+  out += "          a.out[po] = sf_tile[tx][ty + (I)u * " + rows + "];\n";
+  out += "        } else {\n";
+  out += "          sf_note(le, " + std::to_string(static_cast<int>(DeviceError::kBadWrite)) +
+         ", 0, sf_key(" + std::to_string(body.ordinals()) + ", lin), (sf_i64)po);\n";
+  out += "        }\n";
+  out += "      }\n";
+  out += "      __syncthreads();\n";
+  out += "    }\n";
+  return out;
+}
+
 // A grid-stride loop over every point, or (rank >= 2, v[kRowsSlot]) blocks striding over the rows
 // of the last dim and threads over a row's points: the row's index division and offsets once per
 // row instead of once per point. Both visit each point once with the same `lin` (the row-major
@@ -179,6 +268,12 @@ std::string pointwise_body(const Kernel& k, KernelCode& code) {
   std::string out;
   out += "  const I n = " + islot(KernelCode::kCountSlot) + ";\n";
   out += kLocalError;
+  if (code.rank >= 2) code.tile_dim = find_tile_dim(k);
+  if (code.tile_dim >= 0) {
+    out += "  if (" + slot(KernelCode::kTiledSlot) + " != 0) {\n";
+    out += tiled_body(k, code, pre);
+    out += "  } else\n";
+  }
   if (code.rank >= 2) {
     int last = code.rank - 1;
     std::string jl = "j" + std::to_string(last);

@@ -20,6 +20,10 @@ inline constexpr int kBlockThreads = 256;
 // Points a thread takes per loop step: their loads are issued before any of their bodies runs
 // (codegen.cc), so the last step may pass the end of the loop by kUnroll - 1 strides.
 inline constexpr int kUnroll = 4;
+// The tiled path's tile edge (tile_dim x last dim); a block is kTile x (kBlockThreads / kTile)
+// threads, each taking kUnroll points of a tile.
+inline constexpr int kTile = 32;
+static_assert(kTile * kTile == kBlockThreads * kUnroll, "a block covers its tile in one step");
 // The portable kernel-parameter limit: a larger SfArgs passes v through device memory instead.
 inline constexpr int kMaxParamBytes = 4096;
 
@@ -52,16 +56,21 @@ struct KernelCode {
   std::vector<const lower::KExpr*> scalars;  // kScalar nodes, in slot order
   std::vector<const lower::KExpr*> gathers;  // gathering kLoad nodes, in slot order
   bool values_in_memory = false;
+  // Pointwise: a dim other than the last along which some input is contiguous (stride 1) while
+  // its last dim is not: that input is read transposed, so the kernel has a tiled path that reads
+  // it along tile_dim and writes the output along the last dim, through shared memory. -1: none.
+  int tile_dim = -1;
 
   // v[0] = iteration points (pointwise) or output points (reduction); v[1] = reduced points per
   // output (1 for pointwise); v[2] = launch sequence number (orders errors across launches);
   // reductions: v[3] = ReducePhase, v[4] = threads per output, v[5] = partials per output read,
   // v[6] = 1 when consecutive threads take consecutive outputs, v[7] = partials capacity;
   // pointwise: v[8] = 1 when each block takes whole rows of the last dim (no index division per
-  // element), 0 for one grid-stride loop over all points.
+  // element), 0 for one grid-stride loop over all points; v[9] = 1 when blocks take 32 x 32 tiles
+  // of (tile_dim, last dim) through shared memory (only when tile_dim >= 0).
   static constexpr int kCountSlot = 0, kInnerSlot = 1, kSeqSlot = 2, kPhaseSlot = 3,
                        kGroupsSlot = 4, kInGroupsSlot = 5, kOrderSlot = 6, kCapacitySlot = 7,
-                       kRowsSlot = 8, kFixedSlots = 9;
+                       kRowsSlot = 8, kTiledSlot = 9, kFixedSlots = 10;
   int size_slot(int d) const { return kFixedSlots + d; }
   // Access a: inputs 0..num_inputs-1, then the output as num_inputs.
   int numel_slot(int a) const { return kFixedSlots + rank + a * (rank + 2); }

@@ -142,7 +142,14 @@ LaunchGeometry launch_geometry(const lower::Kernel& k, const KernelCode& code,
     int64_t row = code.rank >= 2 ? ck.sizes[code.rank - 1] : 0;
     LaunchStep step;
     step.blocks = g.blocks;
-    if (row >= kBlockThreads / 2) {
+    const int last = code.rank - 1;
+    if (code.tile_dim >= 0 && ck.sizes[code.tile_dim] >= kTile && ck.sizes[last] >= kTile) {
+      // A transposed read over whole tiles: the tiled path (codegen.cc).
+      const int64_t st = ck.sizes[code.tile_dim], sl = ck.sizes[last];
+      const int64_t tiles = g.count / (st * sl) * ceil_div(st, kTile) * ceil_div(sl, kTile);
+      step.tiled = true;
+      step.blocks = std::min<int64_t>(tiles, int64_t{std::max(sm_count, 1)} * 32);
+    } else if (row >= kBlockThreads / 2) {
       step.by_rows = true;
       step.blocks = std::min<int64_t>(g.count / row, int64_t{std::max(sm_count, 1)} * 32);
     }
@@ -183,6 +190,7 @@ std::vector<int64_t> param_values(const lower::Kernel& k, const KernelCode& code
   v[KernelCode::kOrderSlot] = step->out_fastest ? 1 : 0;
   v[KernelCode::kCapacitySlot] = g.partials;
   v[KernelCode::kRowsSlot] = step->by_rows ? 1 : 0;
+  v[KernelCode::kTiledSlot] = step->tiled ? 1 : 0;
   for (int d = 0; d < code.rank; ++d) v[code.size_slot(d)] = ck.sizes[d];
   auto put_access = [&](int a, const ConcreteAccess& acc, int64_t numel) {
     v[code.numel_slot(a)] = numel;

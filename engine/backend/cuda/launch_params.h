@@ -53,6 +53,7 @@ struct LaunchStep {
   bool by_rows = false;      // pointwise: blocks take rows of the last dim (KernelCode::kRowsSlot)
   int64_t blocks = 0;
   int pin = -1, pout = -1;  // the scratch half it reads / writes (0 or 1), -1: none
+  bool tiled = false;       // pointwise: blocks take tiles through shared memory (kTiledSlot)
 };
 
 struct LaunchGeometry {
