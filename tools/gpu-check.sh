@@ -6,7 +6,11 @@
 #   tools/gpu-check.sh bundle
 #   device run, carry [".gpu"]:  tools/gpu-check.sh run [SECONDS]   ($OUT/gpu-check.tgz)
 # SECONDS: the CUDA campaign's length, with torch-diff (the device's PyTorch) beside it;
-# CAMPAIGN_JOBS (default 7) its workers, the other 9 cores torch-diff's.
+# CAMPAIGN_JOBS (default 7) its workers, DIFF_JOBS (default 9) torch-diff's; DIFF_BACKENDS
+# (default eager,aot_eager) the backends of its first pass (corpus/program and 500 generated
+# programs); with inductor among them the later inductor-only passes are skipped.
+# A "before" bench (.gpu/before/cuda_bench, copied there by hand from an older build) makes the
+# bench step alternate before, after, before, after in the same run.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -65,20 +69,29 @@ run)
     step "diff_${dir//\//_}" "$cli" diff-backends "$dir"
   done
   # Timings while nothing else runs on the device.
-  step bench "$bundle/bin/cuda_bench"
+  if [[ -x "$bundle/before/cuda_bench" ]]; then
+    for round in 1 2; do
+      step "bench_before_$round" "$bundle/before/cuda_bench"
+      step "bench_after_$round" "$bundle/bin/cuda_bench"
+    done
+  else
+    step bench "$bundle/bin/cuda_bench"
+  fi
   have_torch=0
   if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then have_torch=1; fi
   [[ $have_torch == 1 ]] && step torch_bench python3 tools/bench/torch_gpu_bench.py
   if [[ "$seconds" -gt 0 ]]; then
     # The campaign and torch-diff share the machine's 16 cores for the same window.
     deadline=$((SECONDS + seconds))
+    # Each new finding is minimized for at most MINIMIZE_SECONDS (default 10) after the box.
     "$cli" campaign --backend cuda --jobs "${CAMPAIGN_JOBS:-7}" --seconds "$seconds" \
-      --out /tmp/gpu-campaign \
+      --minimize-seconds "${MINIMIZE_SECONDS:-10}" --out /tmp/gpu-campaign \
       >"$logs/campaign.log" 2>&1 &
     campaign_pid=$!
     if [[ $have_torch == 1 ]]; then
-      diff=("$cli" torch-diff --python python3 --device cuda --ours-backend cuda --jobs 9
-        --timeout 90 --minimize 0)
+      diff=("$cli" torch-diff --python python3 --device cuda --ours-backend cuda
+        --jobs "${DIFF_JOBS:-9}" --timeout 90 --minimize 0)
+      first_backends="${DIFF_BACKENDS:-eager,aot_eager}"
       left() { local l=$((deadline - SECONDS)); echo $((l > 1 ? l : 1)); }
       # torch-diff's own time box ends each step with its report written (what the box cut off
       # is "not run"); the outer timeout only guards against a hang of the tool itself.
@@ -87,13 +100,15 @@ run)
       # then inductor on the corpus programs and on generated ones, 40 at a time, while the
       # window lasts.
       step torch_diff_fast boxed corpus/program --seeds 500 \
-        --backends eager,aot_eager --out "$logs/td_fast"
+        --backends "$first_backends" --out "$logs/td_fast"
       step torch_diff_fast_regressions boxed corpus/regressions \
-        --backends eager,aot_eager --out "$logs/td_fast_regressions"
-      step torch_diff_inductor_corpus boxed corpus/program \
-        --backends inductor --out "$logs/td_inductor_corpus"
+        --backends "$first_backends" --out "$logs/td_fast_regressions"
+      if [[ $first_backends != *inductor* ]]; then
+        step torch_diff_inductor_corpus boxed corpus/program \
+          --backends inductor --out "$logs/td_inductor_corpus"
+      fi
       first=0
-      while [[ $(left) -gt 60 ]]; do
+      while [[ $first_backends != *inductor* && $(left) -gt 60 ]]; do
         step "torch_diff_inductor_$first" boxed --seeds 40 \
           --seed "$first" --backends inductor --out "$logs/td_inductor_$first"
         first=$((first + 40))
