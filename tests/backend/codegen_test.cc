@@ -124,7 +124,12 @@ TEST(CodegenTest, FloatSumAccumulatesInDoubleOverTheReducedPoints) {
   std::string src = kernel_source(k);
   EXPECT_NE(src.find("double facc = 0.0;"), std::string::npos);
   // Each of a split reduction's threads takes every groups-th point of its output.
-  EXPECT_NE(src.find("for (I r0 = g; r0 < n_red; r0 += 4 * groups)"), std::string::npos) << src;
+  EXPECT_NE(src.find("for (I r0 = g; valid && r0 < n_red; r0 += 4 * groups)"), std::string::npos)
+      << src;
+  // The threads of a block that share an output merge through a tree in shared memory.
+  EXPECT_NE(src.find("__shared__ double sf_rf[256];"), std::string::npos) << src;
+  EXPECT_NE(src.find("for (I s = seg / 2; s > 0; s /= 2)"), std::string::npos) << src;
+  EXPECT_NE(src.find("__syncthreads();"), std::string::npos) << src;
   EXPECT_NE(src.find("const I r = r0 + (I)u * groups;"), std::string::npos) << src;
   EXPECT_NE(src.find("facc += (double)t0;"), std::string::npos) << src;
   EXPECT_NE(src.find("a.out[po] = (float)facc;"), std::string::npos) << src;

@@ -25,6 +25,8 @@ class EmulatedCudaBackend : public PlanRunner {
   int64_t split_launches() const { return split_launches_; }
   // Pointwise launches whose blocks take whole rows (LaunchStep::by_rows).
   int64_t row_launches() const { return row_launches_; }
+  // Reduction launches whose threads merge through a tree, by ReducePhase (LaunchStep::segment).
+  int64_t tree_launches(cuda::ReducePhase p) const { return tree_launches_[static_cast<int>(p)]; }
   // Pointwise launches through shared-memory tiles (LaunchStep::tiled).
   int64_t tiled_launches() const { return tiled_launches_; }
 
@@ -59,6 +61,7 @@ class EmulatedCudaBackend : public PlanRunner {
   int64_t split_launches_ = 0;
   int64_t row_launches_ = 0;
   int64_t tiled_launches_ = 0;
+  int64_t tree_launches_[3] = {0, 0, 0};
 };
 
 }  // namespace sf::backend::testing

@@ -70,6 +70,11 @@ TEST(KernelEmulationTest, GeneratedKernelsMatchTheCpuBackendOnEveryProgram) {
   EXPECT_GT(natural.split_launches(), 0);
   // Pointwise kernels over long rows ran by rows (tests/backend/programs/rows_pointwise.sfz).
   EXPECT_GT(natural.row_launches(), 0);
+  // Trees: one launch per output segment, partials and their merge, both thread orders
+  // (tests/backend/programs/split_reductions.sfz, tree_reductions.sfz).
+  EXPECT_GT(natural.tree_launches(cuda::ReducePhase::kDirect), 0);
+  EXPECT_GT(natural.tree_launches(cuda::ReducePhase::kPartials), 0);
+  EXPECT_GT(natural.tree_launches(cuda::ReducePhase::kMergeStore), 0);
   // Transposed reads ran through shared-memory tiles (tests/backend/programs/tiled.sfz).
   EXPECT_GT(natural.tiled_launches(), 0);
 }

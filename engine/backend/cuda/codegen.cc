@@ -1,10 +1,10 @@
-// Kernel assembly: the parameter block, the index decomposition (a grid-stride loop over the
-// iteration space for pointwise kernels; for reductions one or several threads per output element,
-// each looping over its share of the reduced points, see ReducePhase) and the store, around the
-// body from codegen_expr.cc.
+// Kernel assembly: the parameter block and entry points around the loops of a pointwise kernel (a
+// grid-stride loop, rows of the last dim, or shared-memory tiles for transposed reads) or of a
+// reduction (codegen_reduction.cc), with the body from codegen_expr.cc.
 #include "engine/backend/cuda/codegen.h"
 
 #include "engine/backend/cuda/codegen_expr.h"
+#include "engine/backend/cuda/codegen_loops.h"
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
 
@@ -13,152 +13,19 @@ namespace sf::backend::cuda {
 namespace {
 
 using detail::BodyEmitter;
+using detail::decompose;
+using detail::indent_lines;
+using detail::input_offsets;
+using detail::islot;
+using detail::kLocalError;
+using detail::kReportError;
+using detail::offset_expr;
+using detail::preloadable;
+using detail::slot;
+using detail::store;
+using detail::unrolled_points;
 using lower::Kernel;
-using lower::ReduceOp;
 using program::DType;
-
-std::string slot(int s) { return "a.v[" + std::to_string(s) + "]"; }
-std::string islot(int s) { return "(I)" + slot(s); }
-
-// `I j<d> = ...` for `dims` (row-major: the last one varies fastest) from the linear index `from`.
-std::string decompose(const KernelCode& code, const std::vector<int>& dims, const std::string& from,
-                      const std::string& rest, const std::string& indent) {
-  if (dims.empty()) return "";
-  std::string out = indent + "I " + rest + " = " + from + ";\n";
-  for (size_t k = dims.size(); k-- > 1;) {
-    std::string size = islot(code.size_slot(dims[k]));
-    std::string j = "j" + std::to_string(dims[k]);
-    out += indent + "const I " + j + " = " + rest + " % " + size + ";\n";
-    out += indent + rest + " /= " + size + ";\n";
-  }
-  out += indent + "const I j" + std::to_string(dims[0]) + " = " + rest + ";\n";
-  return out;
-}
-
-// Σ j_d * stride over `dims` for access `acc`, added to `base`.
-std::string offset_expr(const KernelCode& code, int acc, const std::vector<int>& dims,
-                        const std::string& base) {
-  std::string out = base;
-  for (int d : dims) out += " + j" + std::to_string(d) + " * " + islot(code.stride_slot(acc, d));
-  return out;
-}
-
-// `const I <name><in> = <base> + sum(j_d * stride)` over `dims` for each input the body reads;
-// the base is `<from><in>`, or the access's offset parameter when `from` is empty.
-std::string input_offsets(const KernelCode& code, const BodyEmitter& body,
-                          const std::vector<int>& dims, const std::string& name,
-                          const std::string& from, const std::string& indent) {
-  std::string out;
-  for (int in = 0; in < code.num_inputs; ++in) {
-    if (!body.used_inputs()[in]) continue;
-    std::string base = from.empty() ? islot(code.offset_slot(in)) : from + std::to_string(in);
-    out += indent + "const I " + name + std::to_string(in) + " = " +
-           offset_expr(code, in, dims, base) + ";\n";
-  }
-  return out;
-}
-
-std::string store(const KernelCode& code, const Kernel& k, const std::string& value, DType from,
-                  int ordinal, const std::string& indent) {
-  std::string numel = slot(code.numel_slot(code.num_inputs));
-  std::string v = detail::convert(value, from, k.output.dtype);
-  if (k.output.dtype == DType::kBool) v = "(unsigned char)(" + v + " ? 1 : 0)";
-  return indent + "if ((sf_i64)po >= 0 && (sf_i64)po < " + numel + ") {\n" + indent +
-         "  a.out[po] = " + v + ";\n" + indent + "} else {\n" + indent + "  sf_note(le, " +
-         std::to_string(static_cast<int>(DeviceError::kBadWrite)) + ", 0, sf_key(" +
-         std::to_string(ordinal) + ", lin), (sf_i64)po);\n" + indent + "}\n";
-}
-
-std::string indent_lines(const std::string& s, const std::string& indent) {
-  std::string out;
-  size_t start = 0;
-  while (start < s.size()) {
-    size_t end = s.find('\n', start);
-    out += indent + s.substr(start, end - start) + "\n";
-    start = end + 1;
-  }
-  return out;
-}
-
-// Errors are noted per thread (the smallest key wins) and reported once, after the loop, so the
-// loop body has no calls and its loads can be scheduled freely.
-const char* kLocalError = "  SfLocalError le = {0, 0, 0, 0};\n";
-const char* kReportError =
-    "  if (le.code != 0) sf_fail(a.err, seq, le.code, le.aux, le.key, le.value);\n";
-
-// kUnroll points per thread per loop step: their plain loads are all issued before any point's
-// body and store, so each thread has kUnroll loads per input in flight (one point at a time left
-// a 1-D add at 72% of copy and a broadcast add at 52% on an H200: loads could not pass the
-// previous point's store or its error branches).
-
-// Inputs whose plain loads are issued ahead: every input the body reads, but one the kernel also
-// writes (a load must not pass an earlier point's store to the same buffer).
-std::vector<bool> preloadable(const Kernel& k) {
-  std::vector<bool> out;
-  for (const lower::Access& a : k.inputs) out.push_back(a.buffer != k.output.buffer);
-  return out;
-}
-
-// Two unrolled passes over a thread's kUnroll points u = 0..kUnroll-1 (`point_u` is point u's
-// loop variable expression, `live` whether it exists): the first runs `setup` (which defines
-// `lin`, the j of each dim in `varying`, the offset `off<in>` of each input the body reads and,
-// unless `no_output`, `po`), saves them and loads the preloaded inputs; the second restores them
-// and runs `point`.
-std::string unrolled_points(const Kernel& k, const KernelCode& code, const BodyEmitter& body,
-                            const std::vector<bool>& pre, const std::vector<int>& varying,
-                            const std::string& point_var, const std::string& point_u,
-                            const std::string& live, const std::string& setup,
-                            const std::string& point, bool no_output, const std::string& indent) {
-  const std::string u = std::to_string(kUnroll);
-  std::string decl, save, restore, loads;
-  decl += indent + "sf_i64 ll[" + u + "];\n" + indent + "bool live[" + u + "];\n";
-  save += "ll[u] = lin;\n";
-  restore += "const sf_i64 lin = ll[u];\n";
-  for (int d : varying) {
-    std::string j = "j" + std::to_string(d);
-    decl += indent + "I " + j + "_[" + u + "];\n";
-    save += j + "_[u] = " + j + ";\n";
-    restore += "const I " + j + " = " + j + "_[u];\n";
-  }
-  if (!no_output) {
-    decl += indent + "I po_[" + u + "];\n";
-    save += "po_[u] = po;\n";
-    restore += "const I po = po_[u];\n";
-  }
-  for (int in = 0; in < code.num_inputs; ++in) {
-    if (!body.used_inputs()[in]) continue;
-    std::string i = std::to_string(in), off = "off" + i;
-    decl += indent + "I " + off + "_[" + u + "];\n";
-    save += off + "_[u] = " + off + ";\n";
-    restore += "const I " + off + " = " + off + "_[u];\n";
-    int ord = body.plain_load_ordinal(in);
-    if (!pre[in] || ord < 0) continue;
-    std::string type = detail::storage_type(k.inputs[in].dtype);
-    decl += indent + type + " pre" + i + "[" + u + "];\n";
-    loads += "{\n  const bool inb = " + off + " >= 0 && (sf_i64)" + off + " < " +
-             slot(code.numel_slot(in)) + ";\n  if (!inb) sf_note(le, " +
-             std::to_string(static_cast<int>(DeviceError::kBadRead)) + ", " + i + ", sf_key(" +
-             std::to_string(ord) + ", lin), (sf_i64)" + off + ");\n  pre" + i +
-             "[u] = __ldg(&a.in" + i + "[inb ? " + off + " : 0]);\n}\n";
-  }
-  std::string inner = indent + "  ";
-  std::string out = decl;
-  out += "#pragma unroll\n";
-  out += indent + "for (int u = 0; u < " + u + "; ++u) {\n";
-  out += inner + "const I " + point_var + " = " + point_u + ";\n";
-  out += inner + "live[u] = " + live + ";\n";
-  out += inner + "if (live[u]) {\n";
-  out += indent_lines(setup + save + loads, inner + "  ");
-  out += inner + "}\n";
-  out += indent + "}\n";
-  out += "#pragma unroll\n";
-  out += indent + "for (int u = 0; u < " + u + "; ++u) {\n";
-  out += inner + "if (!live[u]) continue;\n";
-  out += indent_lines(restore, inner);
-  out += point;
-  out += indent + "}\n";
-  return out;
-}
 
 bool is_literal(const ExprRef& e, int64_t value) {
   return e->kind() == sym::ExprKind::kInteger && e->int_value() == value;
@@ -199,9 +66,7 @@ std::string tiled_body(const Kernel& k, KernelCode& code, const std::vector<bool
   std::string result = body.emit(*k.body);
   std::string value = detail::convert(result, k.body->dtype, k.output.dtype);
   if (k.output.dtype == DType::kBool) value = "(unsigned char)(" + value + " ? 1 : 0)";
-  std::string lin = "0";
-  for (int d : all)
-    lin = "(" + lin + ") * " + slot(code.size_slot(d)) + " + (sf_i64)j" + std::to_string(d);
+  const std::string lin = detail::row_major_index(code);
   const std::string size_t_ = islot(code.size_slot(t)), size_l = islot(code.size_slot(last));
   std::string out;
   out += "    __shared__ " + std::string(detail::storage_type(k.output.dtype)) + " sf_tile[" +
@@ -315,133 +180,6 @@ std::string pointwise_body(const Kernel& k, KernelCode& code) {
 }
 
 // The CPU reduce loop for one output element, step by step (accumulators, NaN handling).
-std::string combine(const Kernel& k, const std::string& v, DType dtype) {
-  bool is_float = dtype == DType::kFloat32;
-  std::string vi = is_float ? "" : detail::convert(v, dtype, DType::kInt64);
-  switch (k.reduce) {
-    case ReduceOp::kSum:
-      return is_float ? "facc += (double)" + v + ";\n" : "iacc = sf_add(iacc, " + vi + ");\n";
-    case ReduceOp::kMax:
-    case ReduceOp::kMin: {
-      const char* cmp = k.reduce == ReduceOp::kMax ? ">" : "<";
-      if (is_float) {
-        return "{\n  const double x = (double)" + v +
-               ";\n  if (!seen || x != x) {\n    facc = x;\n" + "  } else if (facc == facc && x " +
-               cmp + " facc) {\n    facc = x;\n  }\n}\nseen = true;\n";
-      }
-      return "if (!seen || " + vi + " " + cmp + " iacc) iacc = " + vi + ";\nseen = true;\n";
-    }
-    case ReduceOp::kAny:
-      return "iacc = (iacc != 0 || " + detail::convert(v, dtype, DType::kBool) + ") ? 1 : 0;\n";
-    case ReduceOp::kAll:
-      return "iacc = (iacc != 0 && " + detail::convert(v, dtype, DType::kBool) + ") ? 1 : 0;\n";
-  }
-  SF_UNREACHABLE();
-}
-
-// Merges the partial accumulators at index `at` of `pin` (written by a kPartials or
-// kMergePartials launch of the same kernel) into this thread's: the combine step of `reduce` on
-// the partial's value, in the accumulator's own type.
-std::string merge_partial(const Kernel& k) {
-  bool in_float =
-      k.body->dtype == DType::kFloat32 && k.reduce != ReduceOp::kAny && k.reduce != ReduceOp::kAll;
-  std::string value = in_float ? "pf[at]" : "pi[at]";
-  return "if (ps[at]) {\n" +
-         indent_lines(combine(k, value, in_float ? DType::kFloat32 : DType::kInt64), "  ") +
-         "  seen = true;\n}\n";
-}
-
-// Partial accumulators of SfArgs::pin / pout: `capacity` doubles, i64s and seen flags.
-std::string partial_arrays(const std::string& name, const std::string& field, bool writable) {
-  std::string c = writable ? "" : "const ";
-  return "      " + c + "double* " + name + "f = (" + c + "double*)a." + field + ";\n" + "      " +
-         c + "sf_i64* " + name + "i = (" + c + "sf_i64*)(a." + field + " + (sf_i64)cap * 8);\n" +
-         "      " + c + "unsigned char* " + name + "s = (" + c + "unsigned char*)(a." + field +
-         " + (sf_i64)cap * 16);\n";
-}
-
-// One thread per (output, group): the kept dims from the output index, then either the body's
-// points r = g, g + groups, ... (kDirect, kPartials) or the partials q = g, g + groups, ... of a
-// previous launch (kMerge*), then a store (kDirect, kMergeStore) or a partial (the others).
-std::string reduction_body(const Kernel& k, KernelCode& code) {
-  SF_CHECK(k.reduced.size() == static_cast<size_t>(code.rank)) << k.name << ": reduced flags";
-  std::vector<int> kept, red, all;
-  for (int d = 0; d < code.rank; ++d) {
-    (k.reduced[d] ? red : kept).push_back(d);
-    all.push_back(d);
-  }
-  const std::vector<bool> pre = preloadable(k);
-  BodyEmitter body(k, code, "lin", "          ");
-  body.preload(pre, "[u]");
-  body.collect(*k.body);
-  std::string result = body.emit(*k.body);
-  auto phase = [](ReducePhase p) { return std::to_string(static_cast<int>(p)); };
-  std::string out;
-  out += "  const I n_out = " + islot(KernelCode::kCountSlot) + ";\n";
-  out += "  const I n_red = " + islot(KernelCode::kInnerSlot) + ";\n";
-  out += "  const int phase = (int)" + slot(KernelCode::kPhaseSlot) + ";\n";
-  out += "  const I groups = " + islot(KernelCode::kGroupsSlot) + ";\n";
-  out += "  const I in_groups = " + islot(KernelCode::kInGroupsSlot) + ";\n";
-  out += "  const bool out_fastest = " + slot(KernelCode::kOrderSlot) + " != 0;\n";
-  out += "  const I cap = " + islot(KernelCode::kCapacitySlot) + ";\n";
-  out += "  const I n_threads = n_out * groups;\n";
-  out += "  const I step = (I)gridDim.x * (I)blockDim.x;\n";
-  out += kLocalError;
-  out +=
-      "  for (I t = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; t < n_threads; t += step) "
-      "{\n";
-  out += "    const I o = out_fastest ? t % n_out : t / groups;\n";
-  out += "    const I g = out_fastest ? t / n_out : t % groups;\n";
-  out += decompose(code, kept, "o", "rest", "    ");
-  out += input_offsets(code, body, kept, "base", "", "    ");
-  out += "    const I po = " +
-         offset_expr(code, code.num_inputs, kept, islot(code.offset_slot(code.num_inputs))) + ";\n";
-  out += "    double facc = 0.0;\n";
-  out += std::string("    sf_i64 iacc = ") + (k.reduce == ReduceOp::kAll ? "1" : "0") + ";\n";
-  out += "    bool seen = false;\n";
-  out += "    if (phase <= " + phase(ReducePhase::kPartials) + ") {\n";
-  // kUnroll points' loads in flight per thread, combined in the order r = g, g + groups, ...
-  // (one at a time left a full sum at 24% of copy).
-  out += "      for (I r0 = g; r0 < n_red; r0 += " + std::to_string(kUnroll) + " * groups) {\n";
-  // The point's row-major index in the whole iteration space (ranks errors as the CPU does).
-  std::string lin = "0";
-  for (int d : all)
-    lin = "(" + lin + ") * " + slot(code.size_slot(d)) + " + (sf_i64)j" + std::to_string(d);
-  std::string setup = decompose(code, red, "r", "rr", "") + "const sf_i64 lin = " + lin + ";\n" +
-                      input_offsets(code, body, red, "off", "base", "");
-  std::string point =
-      body.statements() +
-      indent_lines(combine(k, result, k.body->dtype) + "seen = true;\n", "          ");
-  out += unrolled_points(k, code, body, pre, red, "r", "r0 + (I)u * groups", "r < n_red", setup,
-                         point, true, "        ");
-  out += "      }\n";
-  out += "    } else {\n";
-  out += partial_arrays("p", "pin", false);
-  out += "#pragma unroll 4\n";
-  out += "      for (I q = g; q < in_groups; q += groups) {\n";
-  out += "        const I at = o * in_groups + q;\n";
-  out += indent_lines(merge_partial(k), "        ");
-  out += "      }\n";
-  out += "    }\n";
-  out += "    if (phase == " + phase(ReducePhase::kPartials) +
-         " || phase == " + phase(ReducePhase::kMergePartials) + ") {\n";
-  out += partial_arrays("w", "pout", true);
-  out += "      const I at = o * groups + g;\n";
-  out += "      wf[at] = facc;\n      wi[at] = iacc;\n      ws[at] = seen ? 1 : 0;\n";
-  out += "      continue;\n";
-  out += "    }\n";
-  out += "    const sf_i64 lin = 0;\n";
-  // As the CPU: an f32 output takes the double accumulator, any other the integer one.
-  if (k.output.dtype == DType::kFloat32) {
-    out += store(code, k, "(float)facc", DType::kFloat32, body.ordinals(), "    ");
-  } else {
-    out += store(code, k, "iacc", DType::kInt64, body.ordinals(), "    ");
-  }
-  out += "  }\n";
-  out += kReportError;
-  return out;
-}
-
 }  // namespace
 
 KernelCode generate_kernel(const Kernel& k) {
@@ -454,7 +192,7 @@ KernelCode generate_kernel(const Kernel& k) {
   SF_CHECK(k.output.strides.size() == k.sizes.size()) << k.name << ": output rank";
   bool reduction = k.kind == Kernel::Kind::kReduction;
   code.reduction = reduction;
-  std::string body = reduction ? reduction_body(k, code) : pointwise_body(k, code);
+  std::string body = reduction ? detail::reduction_body(k, code) : pointwise_body(k, code);
   code.values_in_memory = code.args_bytes() > kMaxParamBytes;
   SF_CHECK(code.args_bytes() <= kMaxParamBytes) << k.name << ": too many inputs for SfArgs";
   std::string src;

@@ -36,12 +36,13 @@ enum class DeviceError : int {
   kBadWrite = 4,      // value: the element offset (an engine bug)
 };
 
-// The phases of a reduction launch (SfArgs::v[kPhaseSlot]). One launch can reduce each output
-// directly (kDirect, one thread per output); a split reduction runs `groups` threads per output
-// that write partial accumulators (kPartials), then launches that merge partials until one
-// thread per output stores it (kMergePartials, kMergeStore). Each launch is independent of the
-// others' threads: no block-level cooperation, so the host emulation runs them as they are.
-enum class ReducePhase : int { kDirect = 0, kPartials = 1, kMergePartials = 2, kMergeStore = 3 };
+// The phases of a reduction launch (SfArgs::v[kPhaseSlot]). `groups` threads per output each
+// combine every groups-th reduced point; the `seg` of them in one block that share an output
+// (v[kSegmentSlot]) then merge theirs through a tree in shared memory. When a block's segment
+// holds all of an output's threads, one launch stores it (kDirect); else each segment writes a
+// partial accumulator (kPartials) and a second launch merges an output's partials, again by a
+// segment of threads and a tree, and stores it (kMergeStore).
+enum class ReducePhase : int { kDirect = 0, kPartials = 1, kMergeStore = 2 };
 
 // The parameter block `SfArgs` of a generated kernel: one pointer per input, the output pointer,
 // the error record pointer, for a reduction the partials it reads and writes (`pin`, `pout`: each
@@ -64,13 +65,15 @@ struct KernelCode {
   // v[0] = iteration points (pointwise) or output points (reduction); v[1] = reduced points per
   // output (1 for pointwise); v[2] = launch sequence number (orders errors across launches);
   // reductions: v[3] = ReducePhase, v[4] = threads per output, v[5] = partials per output read,
-  // v[6] = 1 when consecutive threads take consecutive outputs, v[7] = partials capacity;
+  // v[6] = 1 when consecutive threads take consecutive outputs, v[7] = partials capacity,
+  // v[10] = threads per output in one block (the tree's segment: 1, a power of two up to the
+  // block, or 8 with v[6]: blocks of 32 outputs by 8);
   // pointwise: v[8] = 1 when each block takes whole rows of the last dim (no index division per
   // element), 0 for one grid-stride loop over all points; v[9] = 1 when blocks take 32 x 32 tiles
   // of (tile_dim, last dim) through shared memory (only when tile_dim >= 0).
   static constexpr int kCountSlot = 0, kInnerSlot = 1, kSeqSlot = 2, kPhaseSlot = 3,
                        kGroupsSlot = 4, kInGroupsSlot = 5, kOrderSlot = 6, kCapacitySlot = 7,
-                       kRowsSlot = 8, kTiledSlot = 9, kFixedSlots = 10;
+                       kRowsSlot = 8, kTiledSlot = 9, kSegmentSlot = 10, kFixedSlots = 11;
   int size_slot(int d) const { return kFixedSlots + d; }
   // Access a: inputs 0..num_inputs-1, then the output as num_inputs.
   int numel_slot(int a) const { return kFixedSlots + rank + a * (rank + 2); }

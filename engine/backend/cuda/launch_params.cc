@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
@@ -89,36 +90,63 @@ int64_t blocks_for(int64_t threads, int sm_count) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// A reduction's launches. Direct (one thread per output) when the outputs fill the device or
-// each has few points; else `groups` threads per output, enough to fill it, each reducing at
-// least 32 points, then merges that take up to kMergeFanIn partials per thread until one thread
-// merges at most kLastMerge per output and stores. A thread merges its partials one after
-// another, so the fan-in bounds each merge launch's latency: 256 per thread (and up to 1024 in
-// the last) left a full sum of 2^26 at 25% of copy on an H200.
-constexpr int64_t kMergeFanIn = 32, kLastMerge = 64;
+// Threads a reduction launch runs (the kernel's n_threads): with segments, a whole number of
+// blocks, every one of them taking part in the tree's barriers.
+int64_t reduction_threads(int64_t count, const LaunchStep& s) {
+  if (s.segment == 1) return count * s.groups;
+  if (s.out_fastest) return ceil_div(count, 32) * 32 * s.groups;
+  return ceil_div(count * s.groups, kBlockThreads) * kBlockThreads;
+}
+
+int64_t pow2_at_most(int64_t x) { return int64_t{1} << (63 - std::countl_zero(uint64_t(x))); }
+
+// A reduction's launches. One thread per output when the outputs fill the device or each has few
+// points. Else `groups` threads per output, enough to fill the device, each reducing at least 32
+// points; the threads of a block that share an output merge through a tree (the segment: up to
+// a whole block when the reduced dims are innermost, 8 of a block of 32 outputs by 8 when the
+// kept ones are). When one segment holds all of an output's threads that launch stores; else
+// each segment writes a partial and one more launch merges an output's partials with a segment
+// of its own. (Partials merged by one thread after another, up to 1024 each, in up to three
+// launches, left a full sum of 2^26 at 25% of copy on an H200.)
 void plan_reduction(LaunchGeometry& g, bool last_dim_reduced, int sm_count) {
   const int64_t resident = int64_t{std::max(sm_count, 1)} * 2048;  // threads the device holds
-  int64_t groups = std::min(ceil_div(resident, g.count), ceil_div(g.inner, 32));
-  if (g.count >= resident / 4 || groups < 2) {
-    LaunchStep direct;
-    direct.blocks = g.blocks;
-    g.steps.push_back(direct);
+  int64_t want = std::min(ceil_div(resident, g.count), ceil_div(g.inner, 32));
+  LaunchStep first;
+  if (g.count >= resident / 4 || want < 2) {
+    first.blocks = g.blocks;
+    g.steps.push_back(first);
     return;
   }
-  g.partials = g.count * groups;
   // Kept dims inside the reduced ones: neighbouring outputs read neighbouring elements.
-  g.steps.push_back(LaunchStep{ReducePhase::kPartials, groups, 1, !last_dim_reduced, false,
-                               blocks_for(g.partials, sm_count), -1, 0});
-  int half = 0;
-  while (groups > kLastMerge) {
-    int64_t next = ceil_div(groups, kMergeFanIn);
-    g.steps.push_back(LaunchStep{ReducePhase::kMergePartials, next, groups, false, false,
-                                 blocks_for(g.count * next, sm_count), half, 1 - half});
-    half = 1 - half;
-    groups = next;
+  first.out_fastest = !last_dim_reduced;
+  if (first.out_fastest) {
+    first.segment = kBlockThreads / 32;
+    first.groups = ceil_div(want, first.segment) * first.segment;
+  } else if (want <= kBlockThreads) {
+    first.segment = first.groups = pow2_at_most(want);
+  } else {
+    first.segment = kBlockThreads;
+    first.groups = ceil_div(want, kBlockThreads) * kBlockThreads;
   }
-  g.steps.push_back(LaunchStep{ReducePhase::kMergeStore, 1, groups, false, false,
-                               blocks_for(g.count, sm_count), half, -1});
+  first.blocks = blocks_for(reduction_threads(g.count, first), sm_count);
+  const int64_t parts = first.groups / first.segment;
+  if (parts == 1) {
+    g.steps.push_back(first);
+    return;
+  }
+  first.phase = ReducePhase::kPartials;
+  first.pout = 0;
+  g.partials = g.count * parts;
+  g.steps.push_back(first);
+  // A few partials: one thread merges them; more: a segment of threads and a tree.
+  LaunchStep merge;
+  merge.phase = ReducePhase::kMergeStore;
+  merge.in_groups = parts;
+  merge.groups = merge.segment =
+      parts <= 8 ? 1 : std::min<int64_t>(pow2_at_most(parts), kBlockThreads);
+  merge.pin = 0;
+  merge.blocks = blocks_for(reduction_threads(g.count, merge), sm_count);
+  g.steps.push_back(merge);
 }
 
 }  // namespace
@@ -164,7 +192,8 @@ LaunchGeometry launch_geometry(const lower::Kernel& k, const KernelCode& code,
   g.narrow = threads + unroll * g.blocks * kBlockThreads < kI32Limit && g.inner < kI32Limit &&
              output.numel < kI32Limit && reach(ck.output, ck.sizes) < kI32Limit;
   for (const LaunchStep& s : g.steps) {
-    g.narrow = g.narrow && g.count * s.groups + s.blocks * kBlockThreads < kI32Limit &&
+    const int64_t threads = reduction ? reduction_threads(g.count, s) : g.count;
+    g.narrow = g.narrow && threads + s.blocks * kBlockThreads < kI32Limit &&
                g.inner + unroll * s.groups < kI32Limit;
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -189,6 +218,7 @@ std::vector<int64_t> param_values(const lower::Kernel& k, const KernelCode& code
   v[KernelCode::kInGroupsSlot] = step->in_groups;
   v[KernelCode::kOrderSlot] = step->out_fastest ? 1 : 0;
   v[KernelCode::kCapacitySlot] = g.partials;
+  v[KernelCode::kSegmentSlot] = step->segment;
   v[KernelCode::kRowsSlot] = step->by_rows ? 1 : 0;
   v[KernelCode::kTiledSlot] = step->tiled ? 1 : 0;
   for (int d = 0; d < code.rank; ++d) v[code.size_slot(d)] = ck.sizes[d];

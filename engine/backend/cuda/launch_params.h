@@ -43,16 +43,17 @@ ConcreteKernel evaluate_kernel(const lower::Kernel& k, const KernelCode& code,
                                const SymbolEnv& sigma);
 
 // One launch of a kernel. A pointwise kernel and a direct reduction are one launch; a split
-// reduction (few outputs, many points each) is a kPartials launch and merges (see ReducePhase),
-// through two halves of a scratch buffer of partials.
+// reduction (few outputs, many points each) may be a kPartials launch and a kMergeStore (see
+// ReducePhase), through a scratch buffer of partials.
 struct LaunchStep {
   ReducePhase phase = ReducePhase::kDirect;
   int64_t groups = 1;        // threads per output
-  int64_t in_groups = 1;     // partials per output it merges (kMerge*)
+  int64_t in_groups = 1;     // partials per output it merges (kMergeStore)
+  int64_t segment = 1;       // threads per output in one block, merged by a tree (kSegmentSlot)
   bool out_fastest = false;  // consecutive threads take consecutive outputs
   bool by_rows = false;      // pointwise: blocks take rows of the last dim (KernelCode::kRowsSlot)
   int64_t blocks = 0;
-  int pin = -1, pout = -1;  // the scratch half it reads / writes (0 or 1), -1: none
+  int pin = -1, pout = -1;  // 0: it reads / writes the scratch partials, -1: not
   bool tiled = false;       // pointwise: blocks take tiles through shared memory (kTiledSlot)
 };
 
@@ -62,12 +63,10 @@ struct LaunchGeometry {
   int64_t blocks = 0;   // 0: nothing to launch (else the blocks of a one-launch run)
   bool narrow = false;  // the 32-bit entry point is safe (for every step)
   std::vector<LaunchStep> steps;
-  int64_t partials = 0;  // capacity of each scratch half, in partials (0: no scratch)
-  // Bytes of one scratch half (a double, an i64 and a flag per partial), rounded up so that the
-  // second half's doubles are aligned too (an odd capacity misaligned them: on a GPU every
-  // launch failed with CUDA_ERROR_MISALIGNED_ADDRESS).
-  int64_t half_bytes() const { return (17 * partials + 255) / 256 * 256; }
-  int64_t scratch_bytes() const { return 2 * half_bytes(); }
+  int64_t partials = 0;  // capacity of the scratch buffer, in partials (0: no scratch)
+  // Bytes of the scratch buffer: `partials` doubles, then i64s, then seen flags (the doubles and
+  // i64s stay 8-byte aligned), rounded up to 256.
+  int64_t scratch_bytes() const { return (17 * partials + 255) / 256 * 256; }
 };
 // `sm_count` sizes the grids (and decides when a reduction is split: when its outputs alone
 // cannot fill the device).
