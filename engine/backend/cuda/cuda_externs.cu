@@ -249,14 +249,43 @@ __device__ __forceinline__ unsigned div_by(const FastDiv& f, unsigned x) {
   return (__umulhi(x, f.m) + x) >> f.s;
 }
 
-// nonzero: the tile's coordinates (count x rank i64s, contiguous in the output) written with
-// consecutive threads on consecutive i64s.
+// nonzero: the tile's coordinates (count x rank i64s, contiguous in the output). Ranks 1 to 4
+// take a thread per element: one division chain gives all its coordinates, stored as 16-byte
+// pairs when the rank is even (a warp then writes one contiguous run per store). Other ranks
+// take a thread per value, consecutive threads on consecutive i64s.
 struct NonzeroDims {
   int rank;
+  bool pairs_aligned;  // the output is 16-byte aligned
   FastDiv by_rank;
   FastDiv sizes[kMaxRank];
   FastDiv strides[kMaxRank];  // row-major: the product of the sizes after d
 };
+
+template <int R>
+__device__ void write_coordinates(const NonzeroDims& dims, const unsigned short* staged, int count,
+                                  unsigned tile_first, long long* o) {
+  for (int j = threadIdx.x; j < count; j += kThreads) {
+    unsigned q = tile_first + staged[j];
+    long long c[R];
+#pragma unroll
+    for (int d = R - 1; d > 0; --d) {
+      const unsigned next = div_by(dims.sizes[d], q);
+      c[d] = static_cast<long long>(q - next * dims.sizes[d].d);
+      q = next;
+    }
+    c[0] = static_cast<long long>(q);
+    long long* p = o + static_cast<long long>(j) * R;
+    if (R % 2 == 0 && dims.pairs_aligned) {
+#pragma unroll
+      for (int h = 0; h + 1 < R; h += 2) {
+        reinterpret_cast<longlong2*>(p)[h / 2] = make_longlong2(c[h], c[h + 1]);
+      }
+    } else {
+#pragma unroll
+      for (int d = 0; d < R; ++d) p[d] = c[d];
+    }
+  }
+}
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
@@ -266,9 +295,21 @@ __global__ void __launch_bounds__(kThreads)
   long long tile_start;
   const int count = stage_tile(data, n, aligned, tile_ends, staged, &tile_start);
   const int rank = dims.rank;
-  const int values = count * rank;
   const unsigned tile_first = blockIdx.x * static_cast<unsigned>(kTile);  // n < 2^31
   long long* o = out + tile_start * rank;
+  switch (rank) {
+    case 1:
+      return write_coordinates<1>(dims, staged, count, tile_first, o);
+    case 2:
+      return write_coordinates<2>(dims, staged, count, tile_first, o);
+    case 3:
+      return write_coordinates<3>(dims, staged, count, tile_first, o);
+    case 4:
+      return write_coordinates<4>(dims, staged, count, tile_first, o);
+    default:
+      break;
+  }
+  const int values = count * rank;
   for (int e = threadIdx.x; e < values; e += kThreads) {
     const unsigned j = div_by(dims.by_rank, e), d = e - j * rank;
     const unsigned q = div_by(dims.strides[d], tile_first + staged[j]);
@@ -474,8 +515,11 @@ void write_nonzero(const Compaction& c, const void* data, ElemType t, int64_t n,
   if (c.count == 0 || sizes.empty()) return;
   if (sizes.size() > kMaxRank) raise_extern_error("nonzero: rank above 16");
   if (n >= (int64_t{1} << 31)) raise_extern_error("nonzero: 2^31 elements or more");
-  NonzeroDims dims{
-      static_cast<int>(sizes.size()), fast_div(static_cast<unsigned>(sizes.size())), {}, {}};
+  NonzeroDims dims{static_cast<int>(sizes.size()),
+                   aligned16(out),
+                   fast_div(static_cast<unsigned>(sizes.size())),
+                   {},
+                   {}};
   unsigned stride = 1;
   for (size_t d = sizes.size(); d-- > 0;) {
     dims.sizes[d] = fast_div(static_cast<unsigned>(sizes[d]));
