@@ -46,15 +46,16 @@ int find_tile_dim(const Kernel& k) {
   return -1;
 }
 
-// The tiled path (v[kTiledSlot]): blocks stride over kTile x kTile tiles of (t, last) times the
+// The tiled path (v[kTiledSlot]): blocks stride over kTileT x kTileL tiles of (t, last) times the
 // other dims. Threads first take the tile's points with threadIdx along t (the transposed input's
 // contiguous dim: coalesced reads) and keep each value in shared memory, then write them with
-// threadIdx along the last dim (coalesced writes). Every point is visited once with its own `lin`,
+// threadIdx along the last dim (coalesced writes). (32 x 32 tiles, four points per thread, left
+// a transposing copy at 67% of copy on an H200.) Every point is visited once with its own `lin`,
 // so errors rank as on the other paths. The tile loop is uniform across a block (barriers).
 std::string tiled_body(const Kernel& k, KernelCode& code, const std::vector<bool>& pre) {
   const int t = code.tile_dim, last = code.rank - 1;
   const std::string tt = "j" + std::to_string(t), tl = "j" + std::to_string(last);
-  const std::string edge = std::to_string(kTile), rows = std::to_string(kBlockThreads / kTile);
+  const std::string et = std::to_string(kTileT), el = std::to_string(kTileL);
   std::vector<int> others, all;
   for (int d = 0; d < code.rank; ++d) {
     all.push_back(d);
@@ -69,41 +70,43 @@ std::string tiled_body(const Kernel& k, KernelCode& code, const std::vector<bool
   const std::string lin = detail::row_major_index(code);
   const std::string size_t_ = islot(code.size_slot(t)), size_l = islot(code.size_slot(last));
   std::string out;
-  out += "    __shared__ " + std::string(detail::storage_type(k.output.dtype)) + " sf_tile[" +
-         edge + "][" + edge + " + 1];\n";
-  out += "    const I tiles_t = (" + size_t_ + " + " + edge + " - 1) / " + edge + ";\n";
-  out += "    const I tiles_l = (" + size_l + " + " + edge + " - 1) / " + edge + ";\n";
+  // [last][t], a row padded by one so that a warp reading along last hits distinct banks.
+  out += "    __shared__ " + std::string(detail::storage_type(k.output.dtype)) + " sf_tile[" + el +
+         "][" + et + " + 1];\n";
+  out += "    const I tiles_t = (" + size_t_ + " + " + et + " - 1) / " + et + ";\n";
+  out += "    const I tiles_l = (" + size_l + " + " + el + " - 1) / " + el + ";\n";
   out += "    const I n_tiles = n / (" + size_t_ + " * " + size_l + ") * tiles_t * tiles_l;\n";
-  out += "    const I tx = (I)threadIdx.x % " + edge + ", ty = (I)threadIdx.x / " + edge + ";\n";
+  out += "    const I tx = (I)threadIdx.x % 32, ty = (I)threadIdx.x / 32;\n";
   out += "    for (I tile = (I)blockIdx.x; tile < n_tiles; tile += (I)gridDim.x) {\n";
   out += "      I trest = tile;\n";
   out += "      const I t_l = trest % tiles_l;\n      trest /= tiles_l;\n";
   out += "      const I t_t = trest % tiles_t;\n      trest /= tiles_t;\n";
   out += decompose(code, others, "trest", "rest", "      ");
   out += input_offsets(code, body, others, "tile_off", "", "      ");
-  // Reads: point u of a thread is (t: tx, last: ty + rows * u) within the tile.
-  std::string setup = "const I " + tt + " = t_t * " + edge + " + tx;\nconst I " + tl + " = t_l * " +
-                      edge + " + tk;\nconst sf_i64 lin = " + lin + ";\n" +
+  // Reads: point u of a thread is (t: tx, last: ty + 8u) within the tile.
+  std::string setup = "const I " + tt + " = t_t * " + et + " + tx;\nconst I " + tl + " = t_l * " +
+                      el + " + tk;\nconst sf_i64 lin = " + lin + ";\n" +
                       input_offsets(code, body, {t, last}, "off", "tile_off", "");
-  std::string point = body.statements() + "          sf_tile[" + tl + " - t_l * " + edge +
-                      "][tx] = " + value + ";\n";
+  std::string point =
+      body.statements() + "          sf_tile[" + tl + " - t_l * " + el + "][tx] = " + value + ";\n";
   out += unrolled_points(
-      k, code, body, pre, {t, last}, "tk", "ty + (I)u * " + rows,
-      "t_t * " + edge + " + tx < " + size_t_ + " && t_l * " + edge + " + tk < " + size_l, setup,
-      point, true, "      ");
+      k, code, body, pre, {t, last}, "tk", "ty + (I)u * 8",
+      "t_t * " + et + " + tx < " + size_t_ + " && t_l * " + el + " + tk < " + size_l, setup, point,
+      true, "      ", kTilePoints);
   out += "      __syncthreads();\n";
-  // Writes: point u of a thread is (t: ty + rows * u, last: tx).
+  // Writes: point u of a thread is (t: ty + 8 (u / 2), last: tx + 32 (u % 2)).
   out += "#pragma unroll\n";
-  out += "      for (int u = 0; u < " + std::to_string(kUnroll) + "; ++u) {\n";
-  out += "        const I " + tt + " = t_t * " + edge + " + ty + (I)u * " + rows + ";\n";
-  out += "        const I " + tl + " = t_l * " + edge + " + tx;\n";
+  out += "      for (int u = 0; u < " + std::to_string(kTilePoints) + "; ++u) {\n";
+  out += "        const I lt = ty + (I)(u / 2) * 8, ll = tx + (I)(u % 2) * 32;\n";
+  out += "        const I " + tt + " = t_t * " + et + " + lt;\n";
+  out += "        const I " + tl + " = t_l * " + el + " + ll;\n";
   out += "        if (" + tt + " >= " + size_t_ + " || " + tl + " >= " + size_l + ") continue;\n";
   out += "        const sf_i64 lin = " + lin + ";\n";
   out += "        const I po = " +
          offset_expr(code, code.num_inputs, all, islot(code.offset_slot(code.num_inputs))) + ";\n";
   out += "        if ((sf_i64)po >= 0 && (sf_i64)po < " + slot(code.numel_slot(code.num_inputs)) +
          ") {\n";
-  out += "          a.out[po] = sf_tile[tx][ty + (I)u * " + rows + "];\n";
+  out += "          a.out[po] = sf_tile[ll][lt];\n";
   out += "        } else {\n";
   out += "          sf_note(le, " + std::to_string(static_cast<int>(DeviceError::kBadWrite)) +
          ", 0, sf_key(" + std::to_string(body.ordinals()) + ", lin), (sf_i64)po);\n";

@@ -20,10 +20,11 @@ inline constexpr int kBlockThreads = 256;
 // Points a thread takes per loop step: their loads are issued before any of their bodies runs
 // (codegen.cc), so the last step may pass the end of the loop by kUnroll - 1 strides.
 inline constexpr int kUnroll = 4;
-// The tiled path's tile edge (tile_dim x last dim); a block is kTile x (kBlockThreads / kTile)
-// threads, each taking kUnroll points of a tile.
-inline constexpr int kTile = 32;
-static_assert(kTile * kTile == kBlockThreads * kUnroll, "a block covers its tile in one step");
+// The tiled path's tiles: kTileT points along tile_dim by kTileL along the last dim. A block is
+// 32 x 8 threads, each taking kTilePoints points of a tile (their loads in flight together).
+inline constexpr int kTileT = 32, kTileL = 64;
+inline constexpr int kTilePoints = kTileT * kTileL / kBlockThreads;
+static_assert(kTileT == 32 && kTilePoints % 2 == 0, "a warp spans the tile along either dim");
 // The portable kernel-parameter limit: a larger SfArgs passes v through device memory instead.
 inline constexpr int kMaxParamBytes = 4096;
 

@@ -92,8 +92,9 @@ std::string unrolled_points(const Kernel& k, const KernelCode& code, const BodyE
                             const std::vector<bool>& pre, const std::vector<int>& varying,
                             const std::string& point_var, const std::string& point_u,
                             const std::string& live, const std::string& setup,
-                            const std::string& point, bool no_output, const std::string& indent) {
-  const std::string u = std::to_string(kUnroll);
+                            const std::string& point, bool no_output, const std::string& indent,
+                            int points) {
+  const std::string u = std::to_string(points);
   std::string decl, save, restore, loads;
   decl += indent + "sf_i64 ll[" + u + "];\n" + indent + "bool live[" + u + "];\n";
   save += "ll[u] = lin;\n";

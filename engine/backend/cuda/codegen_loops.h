@@ -40,7 +40,7 @@ extern const char* const kReportError;
 // writes (a load must not pass an earlier point's store to the same buffer).
 std::vector<bool> preloadable(const lower::Kernel& k);
 
-// Two unrolled passes over a thread's kUnroll points u = 0..kUnroll-1 (`point_u` is point u's
+// Two unrolled passes over a thread's `points` points u = 0..points-1 (`point_u` is point u's
 // loop variable expression, `live` whether it exists): the first runs `setup` (which defines
 // `lin`, the j of each dim in `varying`, the offset `off<in>` of each input the body reads and,
 // unless `no_output`, `po`), saves them and loads the preloaded inputs; the second restores them
@@ -49,7 +49,8 @@ std::string unrolled_points(const lower::Kernel& k, const KernelCode& code, cons
                             const std::vector<bool>& pre, const std::vector<int>& varying,
                             const std::string& point_var, const std::string& point_u,
                             const std::string& live, const std::string& setup,
-                            const std::string& point, bool no_output, const std::string& indent);
+                            const std::string& point, bool no_output, const std::string& indent,
+                            int points = kUnroll);
 
 // The body of a reduction kernel (codegen_reduction.cc).
 std::string reduction_body(const lower::Kernel& k, KernelCode& code);

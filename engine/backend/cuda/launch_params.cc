@@ -171,10 +171,10 @@ LaunchGeometry launch_geometry(const lower::Kernel& k, const KernelCode& code,
     LaunchStep step;
     step.blocks = g.blocks;
     const int last = code.rank - 1;
-    if (code.tile_dim >= 0 && ck.sizes[code.tile_dim] >= kTile && ck.sizes[last] >= kTile) {
+    if (code.tile_dim >= 0 && ck.sizes[code.tile_dim] >= kTileT && ck.sizes[last] >= kTileT) {
       // A transposed read over whole tiles: the tiled path (codegen.cc).
       const int64_t st = ck.sizes[code.tile_dim], sl = ck.sizes[last];
-      const int64_t tiles = g.count / (st * sl) * ceil_div(st, kTile) * ceil_div(sl, kTile);
+      const int64_t tiles = g.count / (st * sl) * ceil_div(st, kTileT) * ceil_div(sl, kTileL);
       step.tiled = true;
       step.blocks = std::min<int64_t>(tiles, int64_t{std::max(sm_count, 1)} * 32);
     } else if (row >= kBlockThreads / 2) {
