@@ -8,7 +8,8 @@
 # SECONDS: the CUDA campaign's length, with torch-diff (the device's PyTorch) beside it;
 # CAMPAIGN_JOBS (default 7) its workers, DIFF_JOBS (default 9) torch-diff's; DIFF_BACKENDS
 # (default eager,aot_eager) the backends of its first pass (corpus/program and 500 generated
-# programs); with inductor among them the later inductor-only passes are skipped.
+# programs); with inductor among them the later inductor-only passes are skipped; TORCH_DIFF=0
+# leaves the window to the campaign alone.
 # A "before" bench (.gpu/before/cuda_bench, copied there by hand from an older build) makes the
 # bench step alternate before, after, before, after in the same run.
 set -euo pipefail
@@ -63,11 +64,19 @@ run)
       exit 1
     fi
   done
-  step exec_test "$bundle/bin/cuda_exec_test"
+  # The device tests beside diff-backends (both only check results; timings come after).
+  t_exec=$SECONDS
+  ("$bundle/bin/cuda_exec_test" >"$logs/exec_test.log" 2>&1
+    echo $? >"$logs/exec_test.rc") &
+  exec_pid=$!
   # Every corpus program but the bug zoo's (their `# faults:` headers plant engine bugs).
   for dir in corpus/program corpus/regressions corpus/pytorch corpus/open tests/backend/programs; do
     step "diff_${dir//\//_}" "$cli" diff-backends "$dir"
   done
+  wait "$exec_pid"
+  echo "== exec_test: $bundle/bin/cuda_exec_test (rc $(cat "$logs/exec_test.rc"), $((SECONDS - t_exec)) s)"
+  [[ $(cat "$logs/exec_test.rc") == 0 ]] || status=1
+  tail -n 25 "$logs/exec_test.log"
   # Timings while nothing else runs on the device.
   if [[ -x "$bundle/before/cuda_bench" ]]; then
     for round in 1 2; do
@@ -79,7 +88,10 @@ run)
   fi
   have_torch=0
   if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then have_torch=1; fi
-  [[ $have_torch == 1 ]] && step torch_bench python3 tools/bench/torch_gpu_bench.py
+  torch_bench=$have_torch
+  # TORCH_DIFF=0: the campaign alone in its window.
+  [[ ${TORCH_DIFF:-1} == 0 ]] && have_torch=0
+  [[ $torch_bench == 1 ]] && step torch_bench python3 tools/bench/torch_gpu_bench.py
   if [[ "$seconds" -gt 0 ]]; then
     # The campaign and torch-diff share the machine's 16 cores for the same window.
     deadline=$((SECONDS + seconds))
