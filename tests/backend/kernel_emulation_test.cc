@@ -42,6 +42,10 @@ TEST(KernelEmulationTest, GeneratedKernelsMatchTheCpuBackendOnEveryProgram) {
   std::vector<std::string> files = program_files();
   for (const std::string& f : files) {
     programs.push_back(compile_file(f));
+    // The hand-written backend programs exist to be run: each must compile to a plan.
+    if (f.find("tests/backend/programs/") != std::string::npos) {
+      EXPECT_TRUE(programs.back()->result.plan) << f << " has no plan";
+    }
     if (!programs.back()->result.plan) continue;
     // The kernels of the nested plans of cond / while_loop steps too.
     std::function<void(const lower::Plan&)> add_all = [&](const lower::Plan& plan) {
