@@ -16,34 +16,43 @@ namespace sf::backend::testing {
 namespace {
 
 const char* kShim = R"(// CUDA builtins for sequential host execution of generated kernels.
+#include <ucontext.h>
+
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 #define __global__
 #define __device__
 #define __forceinline__ inline
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(n)
 #define __shared__ static
-#include <ucontext.h>
-#include <vector>
 struct SfDim3 { unsigned x = 0, y = 1, z = 1; };
 static SfDim3 gridDim, blockDim, blockIdx, threadIdx;
 // Kernels with barriers run each block's threads as fibers: a thread runs until its next
-// __syncthreads() or its end, then the next thread runs; a round over the block passes one barrier.
+// __syncthreads() or its end, then the next thread runs; a round over the block passes one
+// barrier. A round in which the threads stopped at different barriers, or some ended while others
+// wait, is barrier divergence (undefined on a GPU): the emulation aborts with the block and lines.
 static ucontext_t sf_scheduler;
 static ucontext_t* sf_running = nullptr;
-static inline void __syncthreads() {
-  if (sf_running) swapcontext(sf_running, &sf_scheduler);
-}
 struct SfFiber {
   ucontext_t context;
   std::vector<char> stack;
   bool done = false;
+  int barrier = 0;  // the source line of the barrier it waits at, 0 when running or done
 };
+static std::vector<SfFiber> sf_fibers;
+static inline void sf_syncthreads(int line) {
+  if (!sf_running) return;
+  sf_fibers[threadIdx.x].barrier = line;
+  swapcontext(sf_running, &sf_scheduler);
+}
+#define __syncthreads() sf_syncthreads(__LINE__)
 static void (*sf_fiber_fn)(const void*, int) = nullptr;
 static const void* sf_fiber_args = nullptr;
 static int sf_fiber_wide = 0;
-static std::vector<SfFiber> sf_fibers;
 static void sf_fiber_main() {
   const unsigned me = threadIdx.x;
   sf_fiber_fn(sf_fiber_args, sf_fiber_wide);
@@ -67,13 +76,31 @@ static void sf_run_fibers(void (*fn)(const void*, int), const void* args, unsign
     }
     for (bool running = true; running;) {
       running = false;
+      int waiting_at = 0, ended = 0;
       for (threadIdx.x = 0; threadIdx.x < blockDim.x; ++threadIdx.x) {
         SfFiber& f = sf_fibers[threadIdx.x];
         if (f.done) continue;
+        f.barrier = 0;
         sf_running = &f.context;
         swapcontext(&sf_scheduler, &f.context);
         sf_running = nullptr;
         running = true;
+        if (f.done) {
+          ++ended;
+        } else if (waiting_at == 0) {
+          waiting_at = f.barrier;
+        } else if (f.barrier != waiting_at) {
+          std::fprintf(stderr, "barrier divergence in block %u: threads wait at lines %d and %d\n",
+                       blockIdx.x, waiting_at, f.barrier);
+          std::abort();
+        }
+      }
+      if (waiting_at != 0 && ended != 0) {
+        std::fprintf(stderr,
+                     "barrier divergence in block %u: %d threads ended while others wait at line "
+                     "%d\n",
+                     blockIdx.x, ended, waiting_at);
+        std::abort();
       }
     }
   }

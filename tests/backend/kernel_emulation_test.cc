@@ -121,7 +121,8 @@ TEST(KernelEmulationTest, ParametersPastTheLimitAreReadFromMemory) {
 
 // out[i, j] = x[j, i] for a contiguous x of [cols, rows]: the tiled path. Without its barriers a
 // thread would read tile slots other threads have not written yet, so the same kernel with them
-// removed must give a wrong result under the fiber emulation (it honours __syncthreads).
+// removed must give a wrong result under the fiber emulation (it honours __syncthreads); with a
+// thread that leaves before a barrier the others reach, the emulation aborts (divergence).
 TEST(KernelEmulationTest, TransposedReadsGoThroughTheTileAndItsBarriersHold) {
   constexpr int64_t kRows = 45, kCols = 70;
   lower::Kernel k;
@@ -143,9 +144,16 @@ TEST(KernelEmulationTest, TransposedReadsGoThroughTheTileAndItsBarriersHold) {
   for (size_t p; (p = no_barriers.find("__syncthreads();")) != std::string::npos;) {
     no_barriers.replace(p, 16, ";");
   }
+  // One thread leaves before the first barrier the others wait at: divergence, which the
+  // emulation must refuse rather than run.
+  std::string diverging = code.source;
+  const std::string entry = "void sf_body(const SfArgs& a) {\n";
+  ASSERT_NE(diverging.find(entry), std::string::npos);
+  diverging.insert(diverging.find(entry) + entry.size(), "  if (threadIdx.x == 5) return;\n");
   HostKernels kernels;
   kernels.add(code.source);
   kernels.add(no_barriers);
+  kernels.add(diverging);
   const char* tmp = std::getenv("TEST_TMPDIR");
   std::string dir = std::string(tmp ? tmp : "/tmp") + "/tiled";
   std::filesystem::create_directories(dir);
@@ -177,6 +185,7 @@ TEST(KernelEmulationTest, TransposedReadsGoThroughTheTileAndItsBarriersHold) {
     EXPECT_EQ(record.code, 0);
     EXPECT_GT(wrong(no_barriers, wide), 0) << "wide " << wide;
   }
+  EXPECT_DEATH(wrong(diverging, 0), "barrier divergence in block 0: 1 threads ended");
 }
 
 }  // namespace

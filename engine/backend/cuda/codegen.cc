@@ -37,6 +37,8 @@ int find_tile_dim(const Kernel& k) {
   const int last = static_cast<int>(k.sizes.size()) - 1;
   for (int d = 0; d < last; ++d) {
     for (const lower::Access& a : k.inputs) {
+      // An input the kernel also writes is read where it is written, never through a tile.
+      if (a.buffer == k.output.buffer) continue;
       if (is_literal(a.strides[d], 1) && !is_literal(a.strides[last], 0) &&
           !is_literal(a.strides[last], 1)) {
         return d;

@@ -68,10 +68,10 @@ struct KernelCode {
   // reductions: v[3] = ReducePhase, v[4] = threads per output, v[5] = partials per output read,
   // v[6] = 1 when consecutive threads take consecutive outputs, v[7] = partials capacity,
   // v[10] = threads per output in one block (the tree's segment: 1, a power of two up to the
-  // block, or 8 with v[6]: blocks of 32 outputs by 8);
+  // block, or 8 with v[6], which then means blocks of 32 outputs by 8);
   // pointwise: v[8] = 1 when each block takes whole rows of the last dim (no index division per
-  // element), 0 for one grid-stride loop over all points; v[9] = 1 when blocks take 32 x 32 tiles
-  // of (tile_dim, last dim) through shared memory (only when tile_dim >= 0).
+  // element), 0 for one grid-stride loop over all points; v[9] = 1 when blocks take kTileT x kTileL
+  // tiles of (tile_dim, last dim) through shared memory (only when tile_dim >= 0).
   static constexpr int kCountSlot = 0, kInnerSlot = 1, kSeqSlot = 2, kPhaseSlot = 3,
                        kGroupsSlot = 4, kInGroupsSlot = 5, kOrderSlot = 6, kCapacitySlot = 7,
                        kRowsSlot = 8, kTiledSlot = 9, kSegmentSlot = 10, kFixedSlots = 11;

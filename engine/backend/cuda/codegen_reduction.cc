@@ -90,12 +90,11 @@ std::string segment_tree(const Kernel& k) {
 
 }  // namespace
 
-// Threads t -> (output o, group g): groups consecutive threads per output, or (out_fastest)
-// consecutive threads on consecutive outputs; with segments and out_fastest, blocks of 32 outputs
-// by 8 groups (seg == 8). Each thread combines the points r = g, g + groups, ... of its output
-// (kDirect, kPartials) or the partials q = g, g + groups, ... of the previous launch
-// (kMergeStore), the segment's tree merges them, and its first thread stores the output (kDirect,
-// kMergeStore) or writes partial g / seg of groups / seg (kPartials).
+// Threads t -> (output o, group g): groups consecutive threads per output, or (out_fastest, with
+// seg == 8) blocks of 32 consecutive outputs by 8 groups. Each thread combines the points r = g, g
+// + groups, ... of its output (kDirect, kPartials) or the partials q = g, g + groups, ... of the
+// previous launch (kMergeStore), the segment's tree merges them, and its first thread stores the
+// output (kDirect, kMergeStore) or writes partial g / seg of groups / seg (kPartials).
 std::string reduction_body(const Kernel& k, KernelCode& code) {
   SF_CHECK(k.reduced.size() == static_cast<size_t>(code.rank)) << k.name << ": reduced flags";
   std::vector<int> kept, red;
@@ -118,10 +117,14 @@ std::string reduction_body(const Kernel& k, KernelCode& code) {
   out += "  __shared__ double sf_rf[" + std::to_string(kBlockThreads) + "];\n";
   out += "  __shared__ sf_i64 sf_ri[" + std::to_string(kBlockThreads) + "];\n";
   out += "  __shared__ unsigned char sf_rs[" + std::to_string(kBlockThreads) + "];\n";
-  // With segments the thread count is a multiple of the block size, so every thread of a block
-  // runs the same iterations (the tree's barriers).
-  out += "  const I n_threads = out_fastest && seg > 1 ? (n_out + 31) / 32 * 32 * groups\n";
-  out += "                                            : n_out * groups;\n";
+  // With segments the thread count is padded to whole blocks (the padding threads are not
+  // `valid`), so every thread of a block runs the same iterations and reaches every barrier of
+  // the tree. LaunchGeometry counts the same threads (launch_params.cc, reduction_threads).
+  out += "  const I n_threads = seg == 1       ? n_out * groups\n";
+  out += "                      : out_fastest ? (n_out + 31) / 32 * 32 * groups\n";
+  out += "                                    : (n_out * groups + " +
+         std::to_string(kBlockThreads - 1) + ") / " + std::to_string(kBlockThreads) + " * " +
+         std::to_string(kBlockThreads) + ";\n";
   out += "  const I step = (I)gridDim.x * (I)blockDim.x;\n";
   out += kLocalError;
   out +=
@@ -129,7 +132,6 @@ std::string reduction_body(const Kernel& k, KernelCode& code) {
       "{\n";
   out += "    I o, g;\n";
   out += "    if (!out_fastest) {\n      o = t / groups;\n      g = t % groups;\n";
-  out += "    } else if (seg == 1) {\n      o = t % n_out;\n      g = t / n_out;\n";
   out += "    } else {\n";
   out += "      const I b = t / " + std::to_string(kBlockThreads) + ", l = t % " +
          std::to_string(kBlockThreads) + ", n_ob = (n_out + 31) / 32;\n";

@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "engine/backend/cuda/cuda_externs.h"
+#include "engine/backend/cuda/fast_div.h"
 
 namespace sf::backend::cuda {
 
@@ -229,24 +230,6 @@ __global__ void __launch_bounds__(kThreads)
   const V* s = src + (long long)blockIdx.x * kTile;
   V* o = out + tile_start;
   for (int j = threadIdx.x; j < count; j += kThreads) o[j] = s[staged[j]];
-}
-
-// Unsigned 32-bit division by a divisor fixed per launch: a multiply-high, an add and a shift
-// (the coordinates of nonzero took two hardware-less divisions per output value). Exact for
-// dividends below 2^31 (Granlund-Montgomery with the round-up multiplier).
-struct FastDiv {
-  unsigned d, m, s;
-};
-
-FastDiv fast_div(unsigned d) {
-  unsigned s = 0;
-  while ((1ull << s) < d) ++s;
-  auto m = static_cast<unsigned>((((1ull << 32) * ((1ull << s) - d)) / d) + 1);
-  return FastDiv{d, m, s};
-}
-
-__device__ __forceinline__ unsigned div_by(const FastDiv& f, unsigned x) {
-  return (__umulhi(x, f.m) + x) >> f.s;
 }
 
 // nonzero: the tile's coordinates (count x rank i64s, contiguous in the output). Ranks 1 to 4

@@ -117,8 +117,9 @@ void plan_reduction(LaunchGeometry& g, bool last_dim_reduced, int sm_count) {
     g.steps.push_back(first);
     return;
   }
-  // Kept dims inside the reduced ones: neighbouring outputs read neighbouring elements.
-  first.out_fastest = !last_dim_reduced;
+  // Kept dims inside the reduced ones: neighbouring outputs read neighbouring elements, so a warp
+  // takes 32 outputs (with fewer outputs most of its threads would idle).
+  first.out_fastest = !last_dim_reduced && g.count >= 32;
   if (first.out_fastest) {
     first.segment = kBlockThreads / 32;
     first.groups = ceil_div(want, first.segment) * first.segment;
