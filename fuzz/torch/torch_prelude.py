@@ -247,9 +247,12 @@ def sf_classify(e):
 
 
 def sf_run(backend):
-    inputs = sf_inputs()
     out = {"backend": backend}
     try:
+        # Inside the handler: on CUDA a device-side assert of an earlier backend poisons the
+        # context, and making the inputs then raises; that is this backend's verdict (the worker
+        # retires after the request, torch_worker.py), not a dead worker charged to every backend.
+        inputs = sf_inputs()
         with (torch.inference_mode() if SF_INFERENCE_MODE else torch.enable_grad()):
             if backend == "eager":
                 result = sf_program(**inputs)

@@ -259,6 +259,10 @@ TorchProcess::Status TorchProcess::ask(const std::string& request, double timeou
         stderr_fd_ = -1;
       }
       ++answered_;
+      // A worker whose CUDA context broke says so and exits after answering (torch_worker.py):
+      // replaced now, so its end is not charged to the next program. The key is unambiguous in
+      // the line: a quote inside a JSON string value is escaped.
+      if (answer->find("\"retire\":") != std::string::npos) stop();
       return Status::kAnswer;
     case Read::kTimeout:
       *error = "no answer within " + seconds_text(timeout) + " (the worker was killed)";

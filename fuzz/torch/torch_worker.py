@@ -2,7 +2,8 @@
 # ({"id": ..., "code": exported program text, "backends": [...]}), one JSON answer per line on
 # stdout ({"id": ..., "results": [one sf_run verdict per backend]}). Importing torch once and
 # keeping the interpreter is what makes a program cost its compile time only. The driver kills and
-# restarts a worker that stops answering (a hang or a crash of PyTorch's is a finding).
+# restarts a worker that stops answering (a hang or a crash of PyTorch's is a finding), and
+# replaces one whose answer carries "retire" (its CUDA context no longer works) before the next.
 # Its start is a handshake: {"hello": ...} at once, before any import (the driver gives it seconds:
 # a Python that does not run this file is caught there), then {"ready": true} once torch imported.
 import sys
@@ -37,6 +38,19 @@ def answer(request, number):
     return results
 
 
+def context_lost():
+    # A CUDA error that outlives the program (a device-side assert) makes every later request
+    # fail: why, when the context no longer works, else None.
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_initialized():
+        return None
+    try:
+        torch.cuda.synchronize()
+    except Exception as e:
+        return "".join(traceback.format_exception_only(e)).strip()[:500]
+    return None
+
+
 def main():
     # What torch prints while compiling would corrupt the answers: stdout is ours alone.
     out = sys.stdout
@@ -50,8 +64,15 @@ def main():
         request = json.loads(line)
         results = answer(request, number)
         sys.modules.pop("sfz_program_%d" % number, None)
-        out.write(json.dumps({"id": request.get("id"), "results": results}) + "\n")
+        reply = {"id": request.get("id"), "results": results}
+        lost = context_lost()
+        if lost:
+            # The driver replaces a worker whose answer says "retire" before its next request.
+            reply["retire"] = lost
+        out.write(json.dumps(reply) + "\n")
         out.flush()
+        if lost:
+            return
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
 # request; =broken never gets ready (no torch); =silent sleeps before its handshake; =exit exits
 # at once, silently; =endless answers with a line that never ends; =pad answers with a line of
 # FAKE_TORCH_PAD bytes; =deaf never reads its requests; =close closes its stdout on a request and
-# lives on.
+# lives on; =retire answers, says "retire" (as a worker whose CUDA context broke) and exits.
 import os
 import sys
 import time
@@ -46,4 +46,9 @@ for line in sys.stdin:
                 "type": "UserError" if guard else "RuntimeError",
                 "message": "Could not guard on data-dependent expression Eq(u0, 1)" if guard
                 else "something else"} for b in request["backends"]]
-    print(json.dumps({"id": request.get("id"), "pid": os.getpid(), "results": results}), flush=True)
+    reply = {"id": request.get("id"), "pid": os.getpid(), "results": results}
+    if mode == "retire":
+        reply["retire"] = "CUDA error: device-side assert triggered"
+    print(json.dumps(reply), flush=True)
+    if mode == "retire":
+        sys.exit(0)

@@ -131,6 +131,26 @@ TEST_F(WorkerLimitsTest, AHungWorkerIsKilledAndReaped) {
   EXPECT_EQ(children(), 0);
 }
 
+// A worker whose answer says "retire" (its CUDA context broke, torch_worker.py) exits after it:
+// it is replaced at once, so the next program gets an answer from a fresh worker instead of a
+// dead one charged to it.
+TEST_F(WorkerLimitsTest, AWorkerThatRetiresIsReplacedBeforeTheNextRequest) {
+  setenv("FAKE_TORCH_MODE", "retire", 1);
+  TorchProcess worker("python3", kFakeWorker);
+  auto pid_of = [](const std::string& answer) {
+    size_t at = answer.find("\"pid\": ");
+    return at == std::string::npos ? std::string()
+                                   : answer.substr(at + 7, answer.find(',', at) - at - 7);
+  };
+  ASSERT_EQ(worker.ask(kRequest, 30, &answer_, &error_), TorchProcess::Status::kAnswer) << error_;
+  const std::string first = pid_of(answer_);
+  EXPECT_FALSE(first.empty()) << answer_;
+  EXPECT_EQ(children(), 0);  // retired with its answer
+  ASSERT_EQ(worker.ask(kRequest, 30, &answer_, &error_), TorchProcess::Status::kAnswer) << error_;
+  EXPECT_NE(pid_of(answer_), first);
+  EXPECT_LT(seconds_since(t0_), 20);
+}
+
 // A worker that closes its stdout and lives on is given a moment to exit, then killed.
 TEST_F(WorkerLimitsTest, AWorkerThatClosesItsOutputIsADeadOne) {
   setenv("FAKE_TORCH_MODE", "close", 1);
