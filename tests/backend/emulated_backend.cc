@@ -60,12 +60,11 @@ void EmulatedCudaBackend::launch(const lower::Plan&, const lower::Kernel& k,
   if (!fn) throw EngineBug(k.name + ": no host build of its source");
   bool wide = force_wide_ || !g.narrow;
   std::vector<unsigned char> scratch(static_cast<size_t>(g.scratch_bytes()));
-  auto partials = [&](int h) -> unsigned char* { return h < 0 ? nullptr : scratch.data(); };
   for (const cuda::LaunchStep& step : g.steps) {
     int seq = static_cast<int>(launches_.size());
     std::vector<int64_t> values = cuda::param_values(k, code, ck, g, ins, out, seq, &step);
     std::vector<uint64_t> block = cuda::param_block(code, ins, out, &record_, values, values.data(),
-                                                    partials(step.pin), partials(step.pout));
+                                                    g.partials > 0 ? scratch.data() : nullptr);
     narrow_launches_ += !wide;
     split_launches_ += step.phase != cuda::ReducePhase::kDirect;
     row_launches_ += step.by_rows;

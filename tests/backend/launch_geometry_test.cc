@@ -75,13 +75,11 @@ TEST(LaunchGeometryTest, AFullSumIsTreePartialsThenOneTreeMerge) {
   EXPECT_EQ(p.phase, ReducePhase::kPartials);
   EXPECT_EQ(p.segment, kBlockThreads);
   EXPECT_EQ(p.groups, kSms * 2048);  // one thread per resident slot, a whole number of blocks
-  EXPECT_EQ(p.pout, 0);
   const LaunchStep& m = g.steps[1];
   EXPECT_EQ(m.phase, ReducePhase::kMergeStore);
   EXPECT_EQ(m.in_groups, p.groups / p.segment);
   EXPECT_EQ(m.segment, kBlockThreads);
   EXPECT_EQ(m.groups, m.segment);
-  EXPECT_EQ(m.pin, 0);
   EXPECT_EQ(g.partials, p.groups / p.segment);
   EXPECT_TRUE(g.narrow);
 }

@@ -100,9 +100,9 @@ TEST(NvrtcCompileTest, DensifyKernelsCompileForEveryRankAndDtype) {
 // Parameters past the 4 KiB limit: SfArgs holds a pointer to the values instead of the values.
 TEST(NvrtcCompileTest, KernelWithParametersPastTheLimitCompiles) {
   ASSERT_NO_FATAL_FAILURE(require_nvrtc());
-  // 491 scalars fill SfArgs to exactly 4096 bytes; one more moves the values to memory.
-  lower::Kernel small = testing::many_scalars_kernel(491, 8);
-  lower::Kernel big = testing::many_scalars_kernel(492, 8);
+  // 490 scalars fill SfArgs to exactly 4096 bytes; one more moves the values to memory.
+  lower::Kernel small = testing::many_scalars_kernel(490, 8);
+  lower::Kernel big = testing::many_scalars_kernel(491, 8);
   KernelCode small_code = generate_kernel(small), big_code = generate_kernel(big);
   EXPECT_FALSE(small_code.values_in_memory);
   EXPECT_TRUE(big_code.values_in_memory);

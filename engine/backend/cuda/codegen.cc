@@ -67,8 +67,7 @@ std::string tiled_body(const Kernel& k, KernelCode& code, const std::vector<bool
   BodyEmitter body(k, code, "lin", "          ");
   body.preload(pre, "[u]");
   std::string result = body.emit(*k.body);
-  std::string value = detail::convert(result, k.body->dtype, k.output.dtype);
-  if (k.output.dtype == DType::kBool) value = "(unsigned char)(" + value + " ? 1 : 0)";
+  const std::string value = detail::storage_value(k, result, k.body->dtype);
   const std::string lin = detail::row_major_index(code);
   const std::string size_t_ = islot(code.size_slot(t)), size_l = islot(code.size_slot(last));
   std::string out;
@@ -106,13 +105,8 @@ std::string tiled_body(const Kernel& k, KernelCode& code, const std::vector<bool
   out += "        const sf_i64 lin = " + lin + ";\n";
   out += "        const I po = " +
          offset_expr(code, code.num_inputs, all, islot(code.offset_slot(code.num_inputs))) + ";\n";
-  out += "        if ((sf_i64)po >= 0 && (sf_i64)po < " + slot(code.numel_slot(code.num_inputs)) +
-         ") {\n";
-  out += "          a.out[po] = sf_tile[ll][lt];\n";
-  out += "        } else {\n";
-  out += "          sf_note(le, " + std::to_string(static_cast<int>(DeviceError::kBadWrite)) +
-         ", 0, sf_key(" + std::to_string(body.ordinals()) + ", lin), (sf_i64)po);\n";
-  out += "        }\n";
+  // The tile holds stored values already: a store of the output's own dtype converts nothing.
+  out += store(code, k, "sf_tile[ll][lt]", k.output.dtype, body.ordinals(), "        ");
   out += "      }\n";
   out += "      __syncthreads();\n";
   out += "    }\n";
@@ -184,7 +178,6 @@ std::string pointwise_body(const Kernel& k, KernelCode& code) {
   return out;
 }
 
-// The CPU reduce loop for one output element, step by step (accumulators, NaN handling).
 }  // namespace
 
 KernelCode generate_kernel(const Kernel& k) {
@@ -215,7 +208,7 @@ KernelCode generate_kernel(const Kernel& k) {
   }
   src += "  " + std::string(detail::storage_type(k.output.dtype)) + "* out;\n";
   src += "  SfError* err;\n";
-  if (reduction) src += "  const char* pin;\n  char* pout;\n";
+  if (reduction) src += "  char* partials;\n";
   if (code.values_in_memory) {
     src += "  const sf_i64* v;  // " + std::to_string(code.param_count()) +
            " values in device memory\n};\n\n";

@@ -18,7 +18,7 @@ inline constexpr const char* kEntry32 = "sf_kernel_i32";
 // Threads per block of every launch (the kernels' __launch_bounds__).
 inline constexpr int kBlockThreads = 256;
 // Points a thread takes per loop step: their loads are issued before any of their bodies runs
-// (codegen.cc), so the last step may pass the end of the loop by kUnroll - 1 strides.
+// (codegen_loops.cc), so the last step may pass the end of the loop by kUnroll - 1 strides.
 inline constexpr int kUnroll = 4;
 // The tiled path's tiles: kTileT points along tile_dim by kTileL along the last dim. A block is
 // 32 x 8 threads, each taking kTilePoints points of a tile (their loads in flight together).
@@ -46,8 +46,9 @@ enum class DeviceError : int {
 enum class ReducePhase : int { kDirect = 0, kPartials = 1, kMergeStore = 2 };
 
 // The parameter block `SfArgs` of a generated kernel: one pointer per input, the output pointer,
-// the error record pointer, for a reduction the partials it reads and writes (`pin`, `pout`: each
-// `capacity` doubles, then `capacity` i64s, then `capacity` seen flags), then
+// the error record pointer, for a reduction the scratch partials (`partials`: `capacity` doubles,
+// then `capacity` i64s, then `capacity` seen flags; a kPartials launch writes them, the
+// kMergeStore after it reads them), then
 // `long long v[param_count()]` laid out as below, or, when that would pass kMaxParamBytes
 // (values_in_memory), a pointer to v in device memory.
 struct KernelCode {
@@ -68,13 +69,15 @@ struct KernelCode {
   // reductions: v[3] = ReducePhase, v[4] = threads per output, v[5] = partials per output read,
   // v[6] = 1 when consecutive threads take consecutive outputs, v[7] = partials capacity,
   // v[10] = threads per output in one block (the tree's segment: 1, a power of two up to the
-  // block, or 8 with v[6], which then means blocks of 32 outputs by 8);
+  // block, or 8 with v[6], which then means blocks of 32 outputs by 8), v[11] = threads the
+  // launch runs (with segments padded to whole blocks, so every thread reaches every barrier);
   // pointwise: v[8] = 1 when each block takes whole rows of the last dim (no index division per
   // element), 0 for one grid-stride loop over all points; v[9] = 1 when blocks take kTileT x kTileL
   // tiles of (tile_dim, last dim) through shared memory (only when tile_dim >= 0).
   static constexpr int kCountSlot = 0, kInnerSlot = 1, kSeqSlot = 2, kPhaseSlot = 3,
                        kGroupsSlot = 4, kInGroupsSlot = 5, kOrderSlot = 6, kCapacitySlot = 7,
-                       kRowsSlot = 8, kTiledSlot = 9, kSegmentSlot = 10, kFixedSlots = 11;
+                       kRowsSlot = 8, kTiledSlot = 9, kSegmentSlot = 10, kThreadsSlot = 11,
+                       kFixedSlots = 12;
   int size_slot(int d) const { return kFixedSlots + d; }
   // Access a: inputs 0..num_inputs-1, then the output as num_inputs.
   int numel_slot(int a) const { return kFixedSlots + rank + a * (rank + 2); }
@@ -86,8 +89,8 @@ struct KernelCode {
   }
   int gather_stride_slot(int g) const { return gather_size_slot(g) + 1; }
   int param_count() const { return gather_size_slot(static_cast<int>(gathers.size())); }
-  // Pointer fields before v: inputs, output, error record, and pin/pout for reductions.
-  int pointer_count() const { return num_inputs + 2 + (reduction ? 2 : 0); }
+  // Pointer fields before v: inputs, output, error record, and the partials for reductions.
+  int pointer_count() const { return num_inputs + 2 + (reduction ? 1 : 0); }
   // Bytes of SfArgs (every field 8 bytes).
   int args_bytes() const { return 8 * (pointer_count() + (values_in_memory ? 1 : param_count())); }
 };

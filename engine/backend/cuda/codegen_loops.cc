@@ -51,11 +51,15 @@ std::string row_major_index(const KernelCode& code) {
   return lin;
 }
 
+std::string storage_value(const Kernel& k, const std::string& value, DType from) {
+  std::string v = convert(value, from, k.output.dtype);
+  return k.output.dtype == DType::kBool ? "(unsigned char)(" + v + " ? 1 : 0)" : v;
+}
+
 std::string store(const KernelCode& code, const Kernel& k, const std::string& value, DType from,
                   int ordinal, const std::string& indent) {
   std::string numel = slot(code.numel_slot(code.num_inputs));
-  std::string v = detail::convert(value, from, k.output.dtype);
-  if (k.output.dtype == DType::kBool) v = "(unsigned char)(" + v + " ? 1 : 0)";
+  std::string v = storage_value(k, value, from);
   return indent + "if ((sf_i64)po >= 0 && (sf_i64)po < " + numel + ") {\n" + indent +
          "  a.out[po] = " + v + ";\n" + indent + "} else {\n" + indent + "  sf_note(le, " +
          std::to_string(static_cast<int>(DeviceError::kBadWrite)) + ", 0, sf_key(" +
@@ -77,17 +81,16 @@ extern const char* const kLocalError = "  SfLocalError le = {0, 0, 0, 0};\n";
 extern const char* const kReportError =
     "  if (le.code != 0) sf_fail(a.err, seq, le.code, le.aux, le.key, le.value);\n";
 
-// kUnroll points per thread per loop step: their plain loads are all issued before any point's
-// body and store, so each thread has kUnroll loads per input in flight (one point at a time left
-// a 1-D add at 72% of copy and a broadcast add at 52% on an H200: loads could not pass the
-// previous point's store or its error branches).
-
 std::vector<bool> preloadable(const Kernel& k) {
   std::vector<bool> out;
   for (const lower::Access& a : k.inputs) out.push_back(a.buffer != k.output.buffer);
   return out;
 }
 
+// kUnroll points per thread per loop step: their plain loads are all issued before any point's
+// body and store, so each thread has kUnroll loads per input in flight (one point at a time left
+// a 1-D add at 72% of copy and a broadcast add at 52% on an H200: loads could not pass the
+// previous point's store or its error branches).
 std::string unrolled_points(const Kernel& k, const KernelCode& code, const BodyEmitter& body,
                             const std::vector<bool>& pre, const std::vector<int>& varying,
                             const std::string& point_var, const std::string& point_u,

@@ -26,7 +26,9 @@ std::string input_offsets(const KernelCode& code, const BodyEmitter& body,
                           const std::string& from, const std::string& indent);
 // The point's row-major index over every dim (`lin`, which ranks errors as the CPU does).
 std::string row_major_index(const KernelCode& code);
-// `a.out[po] = value` (converted from `from`), or a bad-write error ranked at `ordinal`.
+// `value` (of dtype `from`) as the output stores it: converted, a bool as one byte 0 or 1.
+std::string storage_value(const lower::Kernel& k, const std::string& value, program::DType from);
+// `a.out[po] = value` (as storage_value), or a bad-write error ranked at `ordinal`.
 std::string store(const KernelCode& code, const lower::Kernel& k, const std::string& value,
                   program::DType from, int ordinal, const std::string& indent);
 std::string indent_lines(const std::string& s, const std::string& indent);

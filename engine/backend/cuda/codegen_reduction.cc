@@ -49,13 +49,13 @@ std::string merge_partial(const Kernel& k) {
          "  seen = true;\n}\n";
 }
 
-// Partial accumulators of SfArgs::pin / pout: `capacity` doubles, i64s and seen flags.
-std::string partial_arrays(const std::string& name, const std::string& field, bool writable) {
+// The partial accumulators of SfArgs::partials: `capacity` doubles, i64s and seen flags.
+std::string partial_arrays(const std::string& name, bool writable) {
   std::string c = writable ? "" : "const ";
-  return "      " + c + "double* " + name + "f = (" + c + "double*)a." + field + ";\n" + "      " +
-         c + "sf_i64* " + name + "i = (" + c + "sf_i64*)(a." + field + " + (sf_i64)cap * 8);\n" +
-         "      " + c + "unsigned char* " + name + "s = (" + c + "unsigned char*)(a." + field +
-         " + (sf_i64)cap * 16);\n";
+  return "      " + c + "double* " + name + "f = (" + c + "double*)a.partials;\n" + "      " + c +
+         "sf_i64* " + name + "i = (" + c + "sf_i64*)(a.partials + (sf_i64)cap * 8);\n" + "      " +
+         c + "unsigned char* " + name + "s = (" + c +
+         "unsigned char*)(a.partials + (sf_i64)cap * 16);\n";
 }
 
 // The tree over a segment of `seg` threads that share an output: each round, the lower half of
@@ -117,14 +117,10 @@ std::string reduction_body(const Kernel& k, KernelCode& code) {
   out += "  __shared__ double sf_rf[" + std::to_string(kBlockThreads) + "];\n";
   out += "  __shared__ sf_i64 sf_ri[" + std::to_string(kBlockThreads) + "];\n";
   out += "  __shared__ unsigned char sf_rs[" + std::to_string(kBlockThreads) + "];\n";
-  // With segments the thread count is padded to whole blocks (the padding threads are not
-  // `valid`), so every thread of a block runs the same iterations and reaches every barrier of
-  // the tree. LaunchGeometry counts the same threads (launch_params.cc, reduction_threads).
-  out += "  const I n_threads = seg == 1       ? n_out * groups\n";
-  out += "                      : out_fastest ? (n_out + 31) / 32 * 32 * groups\n";
-  out += "                                    : (n_out * groups + " +
-         std::to_string(kBlockThreads - 1) + ") / " + std::to_string(kBlockThreads) + " * " +
-         std::to_string(kBlockThreads) + ";\n";
+  // From the host (launch_params.cc, reduction_threads): with segments the count is padded to
+  // whole blocks (the padding threads are not `valid`), so every thread of a block runs the same
+  // iterations and reaches every barrier of the tree.
+  out += "  const I n_threads = " + islot(KernelCode::kThreadsSlot) + ";\n";
   out += "  const I step = (I)gridDim.x * (I)blockDim.x;\n";
   out += kLocalError;
   out +=
@@ -160,7 +156,7 @@ std::string reduction_body(const Kernel& k, KernelCode& code) {
                          point, true, "        ");
   out += "      }\n";
   out += "    } else {\n";
-  out += partial_arrays("p", "pin", false);
+  out += partial_arrays("p", false);
   out += "#pragma unroll 4\n";
   out += "      for (I q = g; valid && q < in_groups; q += groups) {\n";
   out += "        const I at = o * in_groups + q;\n";
@@ -169,7 +165,7 @@ std::string reduction_body(const Kernel& k, KernelCode& code) {
   out += "    }\n";
   out += segment_tree(k);
   out += "    if (phase == " + phase(ReducePhase::kPartials) + ") {\n";
-  out += partial_arrays("w", "pout", true);
+  out += partial_arrays("w", true);
   out += "      const I at = o * (groups / seg) + g / seg;\n";
   out += "      wf[at] = facc;\n      wi[at] = iacc;\n      ws[at] = seen ? 1 : 0;\n";
   out += "      continue;\n";

@@ -148,42 +148,15 @@ __device__ unsigned truthy_bits(const T* data, long long n, long long first, boo
   return bits;
 }
 
-// Pass one: each block counts kTilesPerCount consecutive tiles, every thread's loads of all of
-// them issued before any count (one tile per block left the pass at 39% of copy on an H200: a
-// single 16-byte load per thread, then a block reduction).
-constexpr int kTilesPerCount = 4;
-
-__device__ __forceinline__ int warp_sum(int v) {
-#pragma unroll
-  for (int lane = 16; lane > 0; lane /= 2) v += __shfl_xor_sync(0xffffffffu, v, lane);
-  return v;
-}
-
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    count_tiles_kernel(const T* data, long long n, bool aligned, long long tiles,
-                       int* tile_counts) {
-  __shared__ int warp_counts[kThreads / 32][kTilesPerCount];
-  const long long tile0 = (long long)blockIdx.x * kTilesPerCount;
-  int c[kTilesPerCount];
-#pragma unroll
-  for (int u = 0; u < kTilesPerCount; ++u) {
-    long long first = (tile0 + u) * kTile + (long long)threadIdx.x * kItems;
-    c[u] = first < n ? __popc(truthy_bits(data, n, first, aligned)) : 0;
-  }
-#pragma unroll
-  for (int u = 0; u < kTilesPerCount; ++u) c[u] = warp_sum(c[u]);
-  if (threadIdx.x % 32 == 0) {
-#pragma unroll
-    for (int u = 0; u < kTilesPerCount; ++u) warp_counts[threadIdx.x / 32][u] = c[u];
-  }
-  __syncthreads();
-  if (threadIdx.x < kTilesPerCount && tile0 + threadIdx.x < tiles) {
-    int total = 0;
-#pragma unroll
-    for (int w = 0; w < kThreads / 32; ++w) total += warp_counts[w][threadIdx.x];
-    tile_counts[tile0 + threadIdx.x] = total;
-  }
+    count_tiles_kernel(const T* data, long long n, bool aligned, int* tile_counts) {
+  using Reduce = cub::BlockReduce<int, kThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  long long first = (long long)blockIdx.x * kTile + (long long)threadIdx.x * kItems;
+  int c = __popc(truthy_bits(data, n, first, aligned));
+  int total = Reduce(temp).Sum(c);
+  if (threadIdx.x == 0) tile_counts[blockIdx.x] = total;
 }
 
 // Where thread's selected elements start in the output, and its truthy bits.
@@ -310,8 +283,8 @@ Compaction count_tiles(const T* data, int64_t n, DeviceArena& arena) {
   Scratch s(arena);
   int* counts = s.get<int>(c.tiles);
   int* ends = s.get<int>(c.tiles);
-  auto grid = static_cast<unsigned>((c.tiles + kTilesPerCount - 1) / kTilesPerCount);
-  count_tiles_kernel<<<grid, kThreads>>>(data, n, aligned16(data), c.tiles, counts);
+  count_tiles_kernel<<<static_cast<unsigned>(c.tiles), kThreads>>>(data, n, aligned16(data),
+                                                                   counts);
   check(cudaGetLastError(), "count tiles");
   size_t bytes = 0;
   int tiles = static_cast<int>(c.tiles);

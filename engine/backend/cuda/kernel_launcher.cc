@@ -42,7 +42,6 @@ void KernelLauncher::launch(const lower::Kernel& k, const KernelCode& code,
   };
   Held scratch{memory_};
   if (g.partials > 0) scratch.p = memory_.alloc(static_cast<size_t>(g.scratch_bytes()));
-  auto partials = [&](int h) -> char* { return h < 0 ? nullptr : static_cast<char*>(scratch.p); };
   const Module& m = module_for(code.source);
   for (const LaunchStep& step : g.steps) {
     int seq = static_cast<int>(launches_.size());
@@ -56,8 +55,7 @@ void KernelLauncher::launch(const lower::Kernel& k, const KernelCode& code,
           driver_.api().memcpy_htod(reinterpret_cast<CUdeviceptr>(at.p), values.data(), bytes),
           "cuMemcpyHtoD(" + k.name + " parameters)");
     }
-    std::vector<uint64_t> block = param_block(code, inputs, output, err, values, at.p,
-                                              partials(step.pin), partials(step.pout));
+    std::vector<uint64_t> block = param_block(code, inputs, output, err, values, at.p, scratch.p);
     void* params[] = {block.data()};
     driver_.check(
         driver_.api().launch_kernel(g.narrow ? m.f32 : m.f64, static_cast<unsigned>(step.blocks), 1,

@@ -90,8 +90,8 @@ int64_t blocks_for(int64_t threads, int sm_count) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Threads a reduction launch runs (the kernel's n_threads): with segments, a whole number of
-// blocks, every one of them taking part in the tree's barriers.
+// Threads a reduction launch runs (the kernel's n_threads, KernelCode::kThreadsSlot): with
+// segments, a whole number of blocks, every one of them taking part in the tree's barriers.
 int64_t reduction_threads(int64_t count, const LaunchStep& s) {
   if (s.segment == 1) return count * s.groups;
   if (s.out_fastest) return ceil_div(count, 32) * 32 * s.groups;
@@ -136,7 +136,6 @@ void plan_reduction(LaunchGeometry& g, bool last_dim_reduced, int sm_count) {
     return;
   }
   first.phase = ReducePhase::kPartials;
-  first.pout = 0;
   g.partials = g.count * parts;
   g.steps.push_back(first);
   // A few partials: one thread merges them; more: a segment of threads and a tree.
@@ -145,7 +144,6 @@ void plan_reduction(LaunchGeometry& g, bool last_dim_reduced, int sm_count) {
   merge.in_groups = parts;
   merge.groups = merge.segment =
       parts <= 8 ? 1 : std::min<int64_t>(pow2_at_most(parts), kBlockThreads);
-  merge.pin = 0;
   merge.blocks = blocks_for(reduction_threads(g.count, merge), sm_count);
   g.steps.push_back(merge);
 }
@@ -220,6 +218,7 @@ std::vector<int64_t> param_values(const lower::Kernel& k, const KernelCode& code
   v[KernelCode::kOrderSlot] = step->out_fastest ? 1 : 0;
   v[KernelCode::kCapacitySlot] = g.partials;
   v[KernelCode::kSegmentSlot] = step->segment;
+  if (code.reduction) v[KernelCode::kThreadsSlot] = reduction_threads(g.count, *step);
   v[KernelCode::kRowsSlot] = step->by_rows ? 1 : 0;
   v[KernelCode::kTiledSlot] = step->tiled ? 1 : 0;
   for (int d = 0; d < code.rank; ++d) v[code.size_slot(d)] = ck.sizes[d];
@@ -241,7 +240,7 @@ std::vector<int64_t> param_values(const lower::Kernel& k, const KernelCode& code
 std::vector<uint64_t> param_block(const KernelCode& code, const std::vector<DeviceBuffer>& inputs,
                                   const DeviceBuffer& output, void* err,
                                   const std::vector<int64_t>& values, const void* values_at,
-                                  const void* pin, void* pout) {
+                                  void* partials) {
   SF_CHECK(static_cast<int>(inputs.size()) == code.num_inputs) << "param_block: input count";
   SF_CHECK(static_cast<int>(values.size()) == code.param_count()) << "param_block: value count";
   SF_CHECK(!code.values_in_memory || values_at) << "param_block: values not in device memory";
@@ -250,12 +249,9 @@ std::vector<uint64_t> param_block(const KernelCode& code, const std::vector<Devi
   block.push_back(reinterpret_cast<uint64_t>(output.ptr));
   block.push_back(reinterpret_cast<uint64_t>(err));
   if (code.reduction) {
-    // The partials are read as doubles and i64s from the start of each half.
-    SF_CHECK(reinterpret_cast<uintptr_t>(pin) % 8 == 0 &&
-             reinterpret_cast<uintptr_t>(pout) % 8 == 0)
-        << "param_block: misaligned partials";
-    block.push_back(reinterpret_cast<uint64_t>(pin));
-    block.push_back(reinterpret_cast<uint64_t>(pout));
+    // The partials are read as doubles and i64s from their start.
+    SF_CHECK(reinterpret_cast<uintptr_t>(partials) % 8 == 0) << "param_block: misaligned partials";
+    block.push_back(reinterpret_cast<uint64_t>(partials));
   }
   if (code.values_in_memory) {
     block.push_back(reinterpret_cast<uint64_t>(values_at));

@@ -53,8 +53,7 @@ struct LaunchStep {
   bool out_fastest = false;  // consecutive threads take consecutive outputs
   bool by_rows = false;      // pointwise: blocks take rows of the last dim (KernelCode::kRowsSlot)
   int64_t blocks = 0;
-  int pin = -1, pout = -1;  // 0: it reads / writes the scratch partials, -1: not
-  bool tiled = false;       // pointwise: blocks take tiles through shared memory (kTiledSlot)
+  bool tiled = false;  // pointwise: blocks take tiles through shared memory (kTiledSlot)
 };
 
 struct LaunchGeometry {
@@ -83,15 +82,14 @@ std::vector<int64_t> param_values(const lower::Kernel& k, const KernelCode& code
                                   const DeviceBuffer& output, int seq,
                                   const LaunchStep* step = nullptr);
 
-// SfArgs: input pointers, output pointer, error record, for a reduction the partials it reads and
-// writes (`pin`, `pout`), then `values` inline, or, when code.values_in_memory, `values_at`: a
-// copy of them in device memory that lives until the kernel has run. Every field is 8 bytes; the
-// block never passes kMaxParamBytes.
+// SfArgs: input pointers, output pointer, error record, for a reduction the scratch `partials`
+// (LaunchGeometry::scratch_bytes; null when it has none), then `values` inline, or, when
+// code.values_in_memory, `values_at`: a copy of them in device memory that lives until the kernel
+// has run. Every field is 8 bytes; the block never passes kMaxParamBytes.
 std::vector<uint64_t> param_block(const KernelCode& code, const std::vector<DeviceBuffer>& inputs,
                                   const DeviceBuffer& output, void* err,
                                   const std::vector<int64_t>& values,
-                                  const void* values_at = nullptr, const void* pin = nullptr,
-                                  void* pout = nullptr);
+                                  const void* values_at = nullptr, void* partials = nullptr);
 
 // The device error record (mirrors SfError in the device prelude).
 struct ErrorRecord {
