@@ -39,6 +39,7 @@
 #include "fuzz/line_reader.h"
 #include "fuzz/outcome.h"
 #include "fuzz/recipe.h"
+#include "fuzz/run_generated.h"
 #include "fuzz/sancov.h"
 #include "fuzz/utf8.h"
 
@@ -196,9 +197,8 @@ struct Worker {
       GeneratedProgram g = generated_for_recipe(recipe);
       oracles::PipelineOptions opts = o.pipeline;
       opts.backend = be.get();
-      opts.eager_reference = &g.eager;
       reset_edge_counters();
-      oracles::PipelineResult result = oracles::run_pipeline(g.program, opts);
+      oracles::PipelineResult result = run_generated(g, opts);
       std::vector<uint64_t> features;
       append_edge_features(&features);  // the pipeline's edges only, in an instrumented build
       Outcome outcome = outcome_of(result.verdict);

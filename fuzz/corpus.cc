@@ -20,6 +20,8 @@
 #include "fuzz/features.h"
 #include "fuzz/files.h"
 #include "fuzz/outcome.h"
+#include "fuzz/recipe.h"
+#include "fuzz/run_generated.h"
 #include "fuzz/sancov.h"
 
 namespace sf::fuzz {
@@ -58,8 +60,7 @@ std::vector<uint64_t> recipe_features(Recipe recipe, oracles::PipelineOptions pi
   GeneratedProgram g = generated_for_recipe(recipe);
   std::unique_ptr<backend::Backend> cpu = backend::make_cpu_backend();
   pipeline.backend = cpu.get();
-  pipeline.eager_reference = &g.eager;
-  oracles::PipelineResult result = oracles::run_pipeline(g.program, pipeline);
+  oracles::PipelineResult result = run_generated(g, pipeline);
   std::vector<uint64_t> f = program_features(g.program, result, outcome_of(result.verdict).bucket);
   for (uint64_t& x : f) x &= ~kEdgeFeatureBit;  // as a worker counts them: edges are apart
   std::sort(f.begin(), f.end());

@@ -15,6 +15,7 @@
 #include "fuzz/campaign.h"
 #include "fuzz/features.h"
 #include "fuzz/gen/shape_env_gen.h"
+#include "fuzz/run_generated.h"
 #include "oracles/pipeline.h"
 
 namespace sf::fuzz {
@@ -271,8 +272,7 @@ GenStats collect_gen_stats(uint64_t first_seed, uint64_t count) {
 
     oracles::PipelineOptions opts;
     opts.backend = cpu.get();
-    opts.eager_reference = &g.eager;
-    oracles::PipelineResult r = oracles::run_pipeline(g.program, opts);
+    oracles::PipelineResult r = run_generated(g, opts);
     ++st.verdicts[r.verdict.bucket()];
     if (r.run || r.run_error) ++st.reached_execution;
     // Counted from what re-propagation did: an input with an unbacked dim (or an unbacked int)

@@ -13,6 +13,7 @@
 #include "engine/program/printer.h"
 #include "fuzz/fuzz_source.h"
 #include "fuzz/gen/program_gen.h"
+#include "fuzz/run_generated.h"
 #include "oracles/pipeline.h"
 
 namespace sf::props {
@@ -37,12 +38,12 @@ class BytesThenSeed : public fuzz::FuzzSource {
 void oracle_holds(oracles::OracleKind oracle, const std::vector<uint8_t>& bytes, uint32_t seed) {
   static std::unique_ptr<backend::Backend> cpu = backend::make_cpu_backend();
   BytesThenSeed src(bytes, seed);
-  fuzz::GeneratedProgram g = fuzz::generate_program_with_result(src);
   oracles::PipelineOptions opts;
   opts.backend = cpu.get();
   opts.oracles = oracles::OracleSet::none().add(oracle);
-  opts.eager_reference = &g.eager;
-  oracles::Verdict v = oracles::run_pipeline(g.program, opts).verdict;
+  fuzz::GeneratedRun r = fuzz::generate_and_run(src, opts);
+  const fuzz::GeneratedProgram& g = r.generated;
+  const oracles::Verdict& v = r.result.verdict;
   RC_LOG() << "program (save as .sfz; `shapefuzz run FILE --oracles "
            << oracles::oracle_name(oracle) << "` replays it):\n"
            << program::print_program(g.program) << "verdict: " << v.str() << "\n";

@@ -15,6 +15,7 @@
 #include "engine/program/printer.h"
 #include "fuzz/fuzz_source.h"
 #include "fuzz/gen/program_gen.h"
+#include "fuzz/run_generated.h"
 #include "fuzz/targets/finding.h"
 #include "oracles/pipeline.h"
 
@@ -51,12 +52,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace sf;
   static std::unique_ptr<backend::Backend> cpu = backend::make_cpu_backend();
   fuzz::ByteSource src(data, size);
-  fuzz::GeneratedProgram g = fuzz::generate_program_with_result(src);
   oracles::PipelineOptions opts;
   opts.backend = cpu.get();
   opts.oracles = g_oracles;
-  opts.eager_reference = &g.eager;
-  oracles::Verdict v = oracles::run_pipeline(g.program, opts).verdict;
+  fuzz::GeneratedRun r = fuzz::generate_and_run(src, opts);
+  const fuzz::GeneratedProgram& g = r.generated;
+  const oracles::Verdict& v = r.result.verdict;
   if (v.kind == oracles::Verdict::Kind::kFail) {
     fuzz::report_finding("pipeline", v.str() +
                                          "\n--- program (save as .sfz; `shapefuzz run` "

@@ -10,6 +10,7 @@
 #include "engine/program/printer.h"
 #include "engine/program/schema.h"
 #include "fuzz/gen/program_gen.h"
+#include "fuzz/run_generated.h"
 #include "oracles/pipeline.h"
 
 namespace sf::program {
@@ -43,11 +44,12 @@ std::optional<oracles::PipelineResult> passing_program(OpKind op, backend::Backe
   policy.focus = op;
   for (uint64_t seed = 1; seed <= 200; ++seed) {
     fuzz::SeedSource src(seed);
-    Program p = fuzz::generate_program(src, policy);
+    fuzz::GeneratedProgram g = fuzz::generate_program_with_result(src, policy);
+    const Program& p = g.program;
     if (!mentions(p.body, op)) continue;
     oracles::PipelineOptions opts;
     opts.backend = &cpu;
-    oracles::PipelineResult r = oracles::run_pipeline(p, opts);
+    oracles::PipelineResult r = fuzz::run_generated(g, opts);
     EXPECT_NE(r.verdict.kind, oracles::Verdict::Kind::kFail)
         << op_name(op) << " seed " << seed << ": " << r.verdict.str() << "\n"
         << print_program(p);
@@ -146,11 +148,12 @@ TEST(OpTableTest, SqueezedProgramsAreNeverWrongRejections) {
   int claimed = 0;
   for (uint64_t seed = 1; seed <= 4000; ++seed) {
     fuzz::SeedSource src(seed);
-    Program p = fuzz::generate_program(src, policy);
-    claimed += p.header.valid_by_construction;
     oracles::PipelineOptions opts;
     opts.backend = cpu.get();
-    oracles::PipelineResult r = oracles::run_pipeline(p, opts);
+    fuzz::GeneratedRun run = fuzz::generate_and_run(src, opts, policy);
+    const Program& p = run.generated.program;
+    const oracles::PipelineResult& r = run.result;
+    claimed += p.header.valid_by_construction;
     EXPECT_NE(r.verdict.kind, oracles::Verdict::Kind::kWrongRejection)
         << "seed " << seed << ": " << r.verdict.str() << "\n"
         << print_program(p);

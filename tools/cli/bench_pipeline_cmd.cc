@@ -16,6 +16,7 @@
 #include "engine/program/parser.h"
 #include "fuzz/files.h"
 #include "fuzz/gen/program_gen.h"
+#include "fuzz/run_generated.h"
 #include "tools/cli/commands.h"
 
 namespace sf::cli {
@@ -88,8 +89,7 @@ int bench_pipeline(const BenchPipelineFlags& f) {
       const program::Program& p = g.program;
       gen_s += seconds_since(t0);
       t0 = Clock::now();
-      opts.eager_reference = &g.eager;  // as the campaign: eager ran in the generator
-      oracles::PipelineResult r = oracles::run_pipeline(p, opts);
+      oracles::PipelineResult r = fuzz::run_generated(g, opts);  // as the campaign
       pipe_s += seconds_since(t0);
       statements += p.body.size();
       passes += r.verdict.kind == oracles::Verdict::Kind::kPass;
