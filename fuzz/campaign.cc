@@ -407,27 +407,23 @@ CampaignResult run_campaign(const CampaignOptions& opts) {
         wp.replay_share = slot.workers_started ? -1 : static_cast<int64_t>(&slot - slots.data());
         wp.restart = slot.workers_started++;
         int err_fd = slot.err.fd;
-        if (opts.worker_command.empty()) {
+        if (opts.exec_backend.empty()) {
           slot.w->start([&](int out_fd) { worker(out_fd, err_fd, wp, opts); },
                         opts.stop != nullptr);
         } else {
           // fork+exec: a fresh process image (a CUDA context does not survive fork). The pipe
           // goes to fd 3, stderr to the slot's file; the loop's parameters go on the command line.
-          std::vector<std::string> args = opts.worker_command;
-          char when[64];
-          std::snprintf(when, sizeof when, "%.6f", deadline);
-          for (std::string a :
-               {std::string("--first"), std::to_string(wp.first), std::string("--stride"),
-                std::to_string(wp.stride), std::string("--end"), std::to_string(wp.end),
-                std::string("--deadline"), std::string(when), std::string("--jobs"),
-                std::to_string(jobs), std::string("--replay-share"),
-                std::to_string(wp.replay_share), std::string("--restart"),
-                std::to_string(wp.restart)}) {
-            args.push_back(a);
-          }
-          if (opts.quiet_workers) args.push_back("--quiet");
+          WorkerArgs args;
+          args.plan = wp;
+          args.backend = opts.exec_backend;
+          args.pipeline = opts.pipeline;
+          args.memory_mb = opts.memory_mb;
+          if (opts.guided) args.corpus = opts.corpus_dir;
+          args.jobs = jobs;
+          args.quiet = opts.quiet_workers;
+          std::vector<std::string> strings = args.to_argv("/proc/self/exe");
           std::vector<char*> argv;
-          for (std::string& a : args) argv.push_back(a.data());
+          for (std::string& a : strings) argv.push_back(a.data());
           argv.push_back(nullptr);
           slot.w->start([&](int out_fd) { exec_worker(argv.data(), out_fd, err_fd); },
                         opts.stop != nullptr);

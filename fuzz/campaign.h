@@ -17,6 +17,7 @@
 #include "engine/program/ast.h"
 #include "fuzz/gen/program_gen.h"
 #include "fuzz/isolated.h"
+#include "fuzz/worker_args.h"
 #include "oracles/pipeline.h"
 
 namespace sf::fuzz {
@@ -61,11 +62,12 @@ struct CampaignOptions {
   std::string corpus_dir;
   // The backend each worker runs the programs on (made in the worker; null: the CPU backend).
   std::function<std::unique_ptr<backend::Backend>()> make_backend;
-  // When set, workers are fork+exec'd with this command line plus "--first S --stride T --end E
-  // --deadline D --jobs J --replay-share K --restart R [--quiet]", the pipe on fd 3 and stderr on
-  // the slot's file; the command must end in run_campaign_worker. A CUDA backend needs this (a CUDA
-  // context does not survive fork). Empty: workers are forked and run in the parent's image.
-  std::vector<std::string> worker_command;
+  // When set, workers are fork+exec'd as `/proc/self/exe campaign-worker` with their WorkerArgs
+  // (fuzz/worker_args.h: this backend, the oracles, memory cap, corpus and their plan), the pipe
+  // on fd 3 and stderr on the slot's file; the subcommand must end in run_campaign_worker. A
+  // CUDA backend needs this (a CUDA context does not survive fork). Empty: workers are forked and
+  // run in the parent's image.
+  std::string exec_backend;
   double timeout = 10;      // a program making no progress for this long is a hang
   size_t memory_mb = 4096;  // the worker's memory cap; past it a program is crash:oom
   MemoryCap memory_cap = MemoryCap::kAddressSpace;  // kDataSegment for a CUDA worker
@@ -110,19 +112,8 @@ struct CampaignResult {
 
 CampaignResult run_campaign(const CampaignOptions& opts);
 
-// What one worker process runs: seeds first, first + stride, ... below `end` until `deadline`
-// (steady-clock seconds, as the parent passes it). The slot's first worker (replay_share >= 0)
-// first replays its share of the corpus; `restart` counts the workers the slot started before
-// this one (a guided worker's mutant choices depend on it, so a replacement does not choose the
-// mutant that killed the worker before it again).
-struct WorkerPlan {
-  uint64_t first = 1, stride = 1, end = UINT64_MAX;
-  double deadline = 0;
-  int64_t replay_share = -1;
-  uint64_t restart = 0;
-};
-
-// A worker's loop (for a worker_command process), lines on `fd`; never returns.
+// A worker's loop (for an exec'd worker process, see exec_backend), lines on `fd`; never
+// returns.
 [[noreturn]] void run_campaign_worker(int fd, int err_fd, const WorkerPlan& plan,
                                       const CampaignOptions& o);
 

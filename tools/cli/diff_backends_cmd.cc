@@ -1,8 +1,6 @@
-// `shapefuzz diff-backends DIR`: the CPU <-> CUDA differential as a command. Every .sfz under DIR
-// is lowered once and its plan run on both backends; the outcomes (outputs, σ, errors with their
-// messages) must agree, and an engine bug on either side is a difference. Prints one line per
-// file; exit 0 when all agree, 1 otherwise, 4 without CUDA.
-#include <algorithm>
+// `shapefuzz diff-backends DIR`: the CPU <-> CUDA differential (oracles/backend_differential.h)
+// over every .sfz under DIR. Prints one line per file; exit 0 when all agree, 1 otherwise, 4
+// without CUDA.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -15,68 +13,12 @@
 #include "engine/base/errors.h"
 #include "engine/program/parser.h"
 #include "fuzz/files.h"
-#include "oracles/differential.h"
-#include "oracles/pipeline.h"
+#include "oracles/backend_differential.h"
 #include "tools/cli/commands.h"
 
 namespace sf::cli {
 
 namespace {
-
-struct Outcome {
-  std::optional<backend::RunResult> run;
-  std::string error_kind, error;
-  bool engine_bug = false;  // never an agreement, even when both backends raise one
-};
-
-Outcome run_on(backend::Backend& b, const lower::Plan& plan, const ShapeEnv& env,
-               const std::map<std::string, program::HostValue>& inputs) {
-  Outcome o;
-  try {
-    o.run = b.run(plan, env, inputs);
-  } catch (const UserError& e) {  // GuardFailed included
-    o.error_kind = user_error_kind_name(e.kind());
-    o.error = e.what();
-  } catch (const Unavailable& e) {
-    o.error_kind = "unavailable";
-    o.error = e.what();
-    o.engine_bug = true;  // the backend said it was available: never an agreement
-  } catch (const EngineBug& e) {
-    o.error_kind = "engine_bug";
-    o.error = e.what();
-    o.engine_bug = true;
-  }
-  return o;
-}
-
-// Empty when the outcomes agree; otherwise what differs.
-std::string compare(const Outcome& cpu, const Outcome& cuda, const oracles::Tolerance& tol) {
-  if (cpu.engine_bug || cuda.engine_bug) {
-    std::string out;
-    if (cpu.engine_bug) out = "cpu raised an engine bug: " + cpu.error;
-    if (cuda.engine_bug)
-      out += (out.empty() ? "" : "; ") + ("cuda raised an engine bug: " + cuda.error);
-    return out;
-  }
-  if (cpu.run && cuda.run) {
-    if (cpu.run->bindings != cuda.run->bindings) return "sigma differs";
-    if (auto d = oracles::compare_values(cpu.run->outputs, cuda.run->outputs, tol)) return *d;
-    return "";
-  }
-  if (!cpu.run && !cuda.run) {
-    if (cpu.error_kind != cuda.error_kind) {
-      return "cpu raised " + cpu.error_kind + ", cuda raised " + cuda.error_kind + ": " +
-             cuda.error;
-    }
-    if (cpu.error != cuda.error) {
-      return "both raised " + cpu.error_kind + " with different messages: cpu: " + cpu.error +
-             " | cuda: " + cuda.error;
-    }
-    return "";
-  }
-  return cpu.run ? "cuda raised (" + cuda.error_kind + ": " + cuda.error + "), cpu did not"
-                 : "cpu raised (" + cpu.error_kind + ": " + cpu.error + "), cuda did not";
-}
 
 struct DiffFlags {
   std::string dir;
@@ -91,51 +33,42 @@ int diff_backends(const DiffFlags& flags) {
     return kExitUnavailable;
   }
   std::error_code ec;
-  std::vector<std::string> files;
-  for (const std::filesystem::path& f : fuzz::sfz_files_under(flags.dir, &ec)) {
-    files.push_back(f.string());
-  }
+  std::vector<std::filesystem::path> files = fuzz::sfz_files_under(flags.dir, &ec);
   if (ec) {
     std::fprintf(stderr, "cannot read %s: %s\n", flags.dir.c_str(), ec.message().c_str());
     return kExitUsage;
   }
-  oracles::Tolerance tol{flags.rtol, flags.atol};
   std::unique_ptr<backend::Backend> cpu = backend::make_cpu_backend();
   int agree = 0, differ = 0, skipped = 0;
-  for (const std::string& f : files) {
+  for (const std::filesystem::path& path : files) {
+    const std::string f = path.string();
     std::optional<std::string> text = fuzz::read_text_file(f);
-    program::Program p;
     if (!text) {  // an OS error, not a user error in the program
       std::printf("skip    %s (cannot read: %s)\n", f.c_str(), std::strerror(errno));
       ++skipped;
       continue;
     }
+    oracles::BackendDiff d;
     try {
-      p = program::parse_program(*text);
+      d = oracles::diff_backends(program::parse_program(*text), *cpu, *cuda,
+                                 oracles::Tolerance{flags.rtol, flags.atol});
     } catch (const UserError& e) {
-      std::printf("skip    %s (%s)\n", f.c_str(), e.what());
-      ++skipped;
-      continue;
+      d = {oracles::BackendDiff::Kind::kSkipped, e.what()};
     }
-    oracles::PipelineOptions opts;
-    opts.backend = cpu.get();
-    oracles::PipelineResult r = oracles::run_pipeline(p, opts);
-    if (!r.plan) {
-      std::printf("skip    %s (no plan: %s)\n", f.c_str(), r.verdict.str().c_str());
-      ++skipped;
-      continue;
-    }
-    const auto& inputs = r.inputs;  // the program's inputs, as the pipeline's CPU run made them
-    Outcome a = run_on(*cpu, *r.plan, *r.trace->env, inputs);
-    Outcome b = run_on(*cuda, *r.plan, *r.trace->env, inputs);
-    std::string diff = compare(a, b, tol);
-    if (diff.empty()) {
-      std::printf("agree   %s%s\n", f.c_str(),
-                  a.run ? "" : (" (both raise " + a.error_kind + ")").c_str());
-      ++agree;
-    } else {
-      std::printf("DIFFER  %s: %s\n", f.c_str(), diff.c_str());
-      ++differ;
+    switch (d.kind) {
+      case oracles::BackendDiff::Kind::kAgree:
+        std::printf("agree   %s%s\n", f.c_str(),
+                    d.detail.empty() ? "" : (" (both raise " + d.detail + ")").c_str());
+        ++agree;
+        break;
+      case oracles::BackendDiff::Kind::kDiffer:
+        std::printf("DIFFER  %s: %s\n", f.c_str(), d.detail.c_str());
+        ++differ;
+        break;
+      case oracles::BackendDiff::Kind::kSkipped:
+        std::printf("skip    %s (%s)\n", f.c_str(), d.detail.c_str());
+        ++skipped;
+        break;
     }
   }
   std::printf("%d agree, %d differ, %d skipped (%zu files)\n", agree, differ, skipped,
