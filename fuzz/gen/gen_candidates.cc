@@ -1,0 +1,263 @@
+// The program generator's candidates: for an op drawn, arguments built from the concrete shapes and
+// values of earlier variables (a switch over every op, so a new op fails to compile until the
+// generator can make it), and the helper expressions they use (masks, int vectors, broadcasts).
+#include "fuzz/gen/generator_internal.h"
+
+namespace sf::fuzz {
+
+namespace detail {
+
+ExprPtr Generator::dim_lit(const HostValue& t, int64_t* dim) {
+  int64_t r = std::max<int64_t>(rank(t), 1);
+  int64_t d = src_.range(0, r - 1);
+  if (dim) *dim = d;
+  return i(src_.chance(1, 4) ? d - r : d);
+}
+
+// An int expression: a literal or an existing int scalar.
+ExprPtr Generator::int_expr(int64_t lo, int64_t hi) {
+  const Var* s = src_.chance(1, 2) ? pick(is_int) : nullptr;
+  if (s && s->value.i >= lo && s->value.i <= hi) return v(s->name);
+  return i(src_.range(lo, hi));
+}
+
+// A boolean mask for `t`: an existing bool tensor of t's shape (a mask shared by several
+// index/masked_select calls shares their data-dependent size through the memo), a new named
+// mask statement that later calls may share, or `cmp(t, c)` inline.
+ExprPtr Generator::mask_for(const Var& t, const char* cmp, int64_t c) {
+  std::vector<int64_t> shape = t.value.tensor.sizes;
+  if (src_.chance(2, 3)) {
+    if (const Var* m = pick([&](const HostValue& x) {
+          return is_tensor(x) && x.tensor.dtype == DType::kBool && x.tensor.sizes == shape;
+        })) {
+      return v(m->name);
+    }
+  }
+  if (src_.chance(1, 2) && statement_allowed(cmp)) {
+    std::string name = "k" + std::to_string(line_);
+    if (accept(program::ProgramBuilder::assign_stmt(name, call(cmp, {v(t.name), i(c)})), name)) {
+      return v(name);
+    }
+  }
+  return call(cmp, {v(t.name), i(c)});
+}
+
+// A 1-D i64 tensor variable (repeats, indices).
+const Var* Generator::int_vector() {
+  return pick([](const HostValue& x) {
+    return is_tensor(x) && x.tensor.dtype == DType::kInt64 && x.tensor.sizes.size() == 1;
+  });
+}
+
+// A call of `op` on existing values (null when no suitable operand exists). The switch lists
+// every op: a new row in ops.def does not compile until the generator can make it.
+ExprPtr Generator::candidate(OpKind op) {
+  const Var* t = pick(is_tensor);
+  if (!t) return nullptr;
+  const HostValue& tv = t->value;
+  const std::string name = program::op_name(op);
+  auto size_expr = [&]() { return call("size", {v(t->name), dim_lit(tv)}); };
+  switch (op) {
+    // creation, sized by existing (possibly data-dependent) sizes
+    case OpKind::kZeros:
+    case OpKind::kOnes:
+    case OpKind::kFull: {
+      std::vector<ExprPtr> shape;
+      if (src_.chance(1, 2)) shape.push_back(size_expr());
+      shape.push_back(i(src_.range(1, 4)));
+      if (op == OpKind::kZeros) return call(name, {list(shape)});
+      if (op == OpKind::kOnes) return call(name, {list(shape), dt(pick_dtype())});
+      return call(name, {list(shape), f(0.5 * static_cast<double>(src_.range(-4, 4)))});
+    }
+    case OpKind::kArange:
+      return call(name, {call("numel", {v(t->name)})});
+      // pointwise: on a tensor (and a same-shaped tensor or a literal), or on an int scalar
+#define SF_OP SF_ELEMENTWISE_BINARY_CASE
+#include "engine/program/ops.def"
+      {
+        ExprPtr lhs = v(t->name);
+        ExprPtr rhs = i(src_.range(1, 3));
+        const Var* s = src_.chance(1, 4) ? pick(is_int) : nullptr;
+        if (s) {
+          lhs = v(s->name);  // SymInt arithmetic
+          // Half the time // and % divide by another int (an item() that may be negative, a
+          // size): rules for FloorDiv and Mod over a divisor of unknown sign are where unsound
+          // rewrites hide. Eager drops a statement that divides by zero.
+          if ((op == OpKind::kFloorDiv || op == OpKind::kRemainder) && src_.chance(1, 2)) {
+            if (const Var* d = pick(is_int)) {
+              rhs = v(d->name);
+              // Sometimes a small literal of either sign by that int: -2 // s0 is -1, not 0.
+              if (src_.chance(1, 3)) lhs = i(src_.range(-3, 3));
+            }
+          }
+        } else if (const Var* o = pick([&](const HostValue& x) {
+                     return is_tensor(x) && x.tensor.sizes == tv.tensor.sizes;
+                   });
+                   o && src_.chance(2, 3)) {
+          rhs = v(o->name);
+        } else if ((op == OpKind::kFloorDiv || op == OpKind::kRemainder) && src_.chance(1, 2)) {
+          // A tensor divided by an int scalar (an item() of either sign, a size): the
+          // division's rules meet a data-dependent divisor at the tensor level too.
+          if (const Var* d = pick(is_int)) rhs = v(d->name);
+        }
+        bool infix_op = op == OpKind::kAdd || op == OpKind::kSub || op == OpKind::kMul ||
+                        op == OpKind::kLt || op == OpKind::kLe;
+        return infix_op ? infix(name, lhs, rhs) : call(name, {lhs, rhs});
+      }
+#define SF_OP SF_ELEMENTWISE_UNARY_CASE
+#include "engine/program/ops.def"
+    case OpKind::kRelu:
+      return call(name, {v(t->name)});
+    case OpKind::kTo:
+      return call(name, {v(t->name), dt(pick_dtype())});
+    case OpKind::kWhere:
+      return call(name, {call("gt", {v(t->name), i(0)}), v(t->name), i(src_.range(-2, 2))});
+    // reductions
+    case OpKind::kSum:
+    case OpKind::kAmax:
+    case OpKind::kAmin:
+    case OpKind::kAny:
+    case OpKind::kAll:
+    case OpKind::kCountNonzero: {
+      if (src_.chance(1, 3)) return call(name, {v(t->name)});
+      std::vector<std::pair<std::string, ExprPtr>> kw;
+      if (op != OpKind::kCountNonzero && src_.chance(1, 3)) kw.emplace_back("keepdim", b(true));
+      return call(name, {v(t->name), list({dim_lit(tv)})}, kw);
+    }
+    // views
+    case OpKind::kView: {
+      // Over backed sizes the trace decides a view as eager does (its guards read the same
+      // numbers); over unbacked ones a layout eager views may not be provably viewable (a
+      // slice clamped to Min(5, u0) under a stride of u0), and the trace refuses it as PyTorch
+      // does: then the program is no longer valid by construction.
+      views_strided_ = unbacked_vars_.count(t->name) > 0;
+      size_t form = src_.pick(rank(tv) >= 2 ? 4 : 3);
+      std::vector<ExprPtr> shape = form == 0   ? std::vector<ExprPtr>{i(-1)}
+                                   : form == 1 ? std::vector<ExprPtr>{i(-1), i(1)}
+                                   : form == 2 ? std::vector<ExprPtr>{i(1), i(-1)}
+                                               : std::vector<ExprPtr>{size_expr(), i(-1)};
+      return call(name, {v(t->name), list(shape)});
+    }
+    case OpKind::kReshape:
+      return call(name, {v(t->name), list({i(-1)})});
+    case OpKind::kPermute: {
+      std::vector<ExprPtr> dims;
+      for (int64_t d = rank(tv); d-- > 0;) dims.push_back(i(d));
+      return call(name, {v(t->name), list(dims)});
+    }
+    case OpKind::kTranspose:
+      return call(name, {v(t->name), dim_lit(tv), dim_lit(tv)});
+    case OpKind::kUnsqueeze:
+      return call(name, {v(t->name), i(src_.range(0, rank(tv)))});
+    case OpKind::kSqueeze: {
+      int64_t d = 0;
+      ExprPtr dim = dim_lit(tv, &d);
+      squeezes_a_one_ = rank(tv) > 0 && tv.tensor.sizes[static_cast<size_t>(d)] == 1;
+      return call(name, {v(t->name), dim});
+    }
+    case OpKind::kFlatten:
+      return call(name, {v(t->name)});
+    case OpKind::kSlice:
+      return call(name,
+                  {v(t->name), dim_lit(tv), int_expr(-3, 3), int_expr(-3, 8), i(src_.range(1, 2))});
+    case OpKind::kSelect:
+      if (rank(tv) == 0 || tv.tensor.sizes[0] == 0) return nullptr;
+      return call(name, {v(t->name), i(0), int_expr(-1, 0)});
+    case OpKind::kNarrow:
+      // A start of -1 counts from the end; from an unbacked value its sign is unknown to the
+      // trace (narrow then slices to a fresh size equated with the length).
+      if (rank(tv) == 0 || tv.tensor.sizes[0] == 0)
+        return call(name, {v(t->name), i(0), i(0), i(0)});
+      return call(name, {v(t->name), i(0), int_expr(-1, 0), i(1)});
+    case OpKind::kExpand: {
+      std::vector<ExprPtr> shape;
+      shape.push_back(i(src_.range(1, 3)));
+      for (int64_t d = 0; d < rank(tv); ++d) shape.push_back(i(-1));
+      return call(name, {v(t->name), list(shape)});
+    }
+    // joins and gathers
+    case OpKind::kCat:
+    case OpKind::kStack: {
+      const Var* o = pick([&](const HostValue& x) { return is_tensor(x) && rank(x) == rank(tv); });
+      std::vector<ExprPtr> items{v(t->name), v(o ? o->name : t->name)};
+      return call(name, {list(items), i(0)});
+    }
+    case OpKind::kIndexSelect: {
+      const Var* idx = int_vector();
+      if (!idx) return nullptr;
+      int64_t n = std::max<int64_t>(1, rank(tv) ? tv.tensor.sizes[0] : 1);
+      return call(name, {v(t->name), i(0), call("remainder", {v(idx->name), i(n)})});
+    }
+    // data-dependent
+    case OpKind::kNonzero:
+      return call(name, {v(t->name)});
+    // mask_for may append a statement (and so move vars_): read t's name first.
+    case OpKind::kIndex:
+    case OpKind::kMaskedSelect: {
+      std::string tensor = t->name;
+      ExprPtr mask = op == OpKind::kIndex ? mask_for(*t, "gt", 0) : mask_for(*t, "ne", 1);
+      return call(name, {v(tensor), mask});
+    }
+    case OpKind::kUnique:
+      return call(name, {v(t->name)},
+                  src_.chance(1, 2)
+                      ? std::vector<std::pair<std::string, ExprPtr>>{{"return_counts", b(true)}}
+                      : std::vector<std::pair<std::string, ExprPtr>>{});
+    case OpKind::kItem: {
+      // An int (sum of ints, a count), a float (sum of floats) or a bool (any/all: a SymBool
+      // bound through its int indicator).
+      static const char* const kReducers[] = {"sum", "count_nonzero", "any", "all"};
+      const char* reducer = kReducers[src_.pick(4)];
+      ExprPtr operand = v(t->name);
+      if (std::string(reducer) == "all") operand = call("ge", {v(t->name), i(src_.range(-1, 0))});
+      return call(name, {call(reducer, {operand})});
+    }
+    case OpKind::kTolist:  // a 1-D tensor of static length 2
+      return call(
+          name, {call("stack", {list({call("count_nonzero", {v(t->name)}),
+                                      call("count_nonzero", {call("gt", {v(t->name), i(0)})})})})});
+    case OpKind::kRepeatInterleave: {
+      const Var* r = int_vector();
+      if (!r) return nullptr;
+      // Repair, not reject: repeats in [0, 2] keep the output within twice the input's length
+      // (abs alone lets chains of repeat_interleave grow tensors to millions of elements).
+      return call(name, {call("remainder", {call("abs", {v(r->name)}), i(3)})});
+    }
+    // scalars
+    case OpKind::kSize:
+      return size_expr();
+    case OpKind::kStride:
+      return call(name, {v(t->name), dim_lit(tv)});
+    case OpKind::kNumel:
+      return call(name, {v(t->name)});
+    case OpKind::kMin:
+    case OpKind::kMax: {
+      const Var* s = pick(is_int);
+      ExprPtr a = s ? v(s->name) : size_expr();
+      return op == OpKind::kMin ? call(name, {a, call("numel", {v(t->name)})})
+                                : call(name, {a, i(src_.range(0, 2))});
+    }
+    case OpKind::kAddInplace:  // two statements: see try_mutation
+      return nullptr;
+  }
+  return nullptr;
+}
+
+// ones([n]) + t for a 1-D t: n (0 or 1, just checked as a size) is a broadcast size. A backed n
+// is specialized to its value; an unbacked one is assumed not 1 by the trace (the compiled
+// program then raises where eager broadcasts). Eager drops it when 0 cannot broadcast.
+void Generator::broadcast_by(const Var& n) {
+  const Var* t = pick([](const HostValue& x) { return is_tensor(x) && rank(x) == 1; });
+  if (!t) return;
+  std::string name = "v" + std::to_string(line_);
+  // Broadcasting by a size of 1 is what the trace assumes away for an unbacked one (the
+  // size-oblivious rule): the program may then be rejected rightly.
+  if (accept(program::ProgramBuilder::assign_stmt(
+                 name, call("add", {call("ones", {list({v(n.name)})}), v(t->name)})),
+             name)) {
+    size_oblivious_squeeze_ = size_oblivious_squeeze_ || n.value.i == 1;
+  }
+}
+
+}  // namespace detail
+}  // namespace sf::fuzz
