@@ -101,12 +101,10 @@ Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg
       SymInt numel = 1;
       for (const SymInt& s : shape) numel = numel * s;
       SymInt n = ctx.env().create_unbacked_symint();
+      // PyTorch's fake impl starts from sys.maxsize - 1 and takes the numel's bound only when
+      // it is > 2 (spec §4.2); never an unbounded range.
       std::optional<int64_t> max = numel_bound(ctx, numel);
-      if (max && *max > 2) {
-        ctx.env().constrain_range_for_size(n.expr(), 0, *max);
-      } else {
-        ctx.env().constrain_range_for_size(n.expr());
-      }
+      ctx.env().constrain_range_for_size(n.expr(), 0, max && *max > 2 ? *max : kSysMaxsizeMinusOne);
       return Value::tensor(ctx.mode.make_contiguous(a.dtype(), {n}));
     }
     case OpKind::kUnique: {

@@ -50,19 +50,31 @@ Value meta_join(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
   if (op == OpKind::kIndexSelect) {
     const FakeTensor& a = tensor_arg(ctx, args[0], "a");
     const FakeTensor& index = tensor_arg(ctx, args[2], "index");
-    if (index.dtype() != DType::kInt64 || index.dim() > 1) {
+    // In eager's order: the index's dtype (a type error), its rank, the dim, then its length.
+    if (index.dtype() != DType::kInt64) {
       fail(ctx, UserErrorKind::kInvalidProgram,
            "index_select: index must be a 1-D i64 tensor, got " + index.type_str());
     }
-    std::vector<SymInt> out = a.sizes();
-    if (a.dim() == 0) return Value::tensor(ctx.mode.make_contiguous(a.dtype(), {}));
+    if (index.dim() > 1) {
+      fail(ctx, UserErrorKind::kShape,
+           "index_select: index must be 0-D or 1-D, got " + index.type_str());
+    }
     int64_t d = normalize_dim(ctx, args[1].dims[0], a.dim());
+    if (a.dim() == 0) {
+      // ATen's index_select: "Index to scalar can have only 1 value" (an IndexError).
+      require(
+          ctx, sym_eq(index.numel(), 1), UserErrorKind::kIndex,
+          "index_select: index into a 0-d tensor must have one value, got " + index.numel().str());
+      return Value::tensor(ctx.mode.make_contiguous(a.dtype(), {}));
+    }
+    std::vector<SymInt> out = a.sizes();
     out[d] = index.dim() == 0 ? SymInt(1) : index.sizes()[0];
     return Value::tensor(ctx.mode.make_contiguous(a.dtype(), out));
   }
   const std::vector<Value>& tensors = args[0].tensors;
   if (tensors.empty()) {
-    fail(ctx, UserErrorKind::kInvalidProgram,
+    // A value error, as eager and docs/ops.md (PyTorch raises a RuntimeError, not a TypeError).
+    fail(ctx, UserErrorKind::kValue,
          std::string(program::op_name(op)) + " expects a non-empty list of tensors");
   }
   std::vector<const FakeTensor*> ts;

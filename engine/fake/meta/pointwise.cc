@@ -65,9 +65,13 @@ Value scalar_binary(MetaContext& ctx, BinaryOp op, const Value& a, const Value& 
       nonzero_divisor();
       return wrap(op == BinaryOp::kFloorDiv ? sym::floordiv(x, y) : sym::mod(x, y));
     case BinaryOp::kMaximum:
-      return wrap(sym::max(x, y));
     case BinaryOp::kMinimum:
-      return wrap(sym::min(x, y));
+      // Python's max/min return one of their operands: two bools give a bool.
+      if (a.kind() == Value::Kind::kBool && b.kind() == Value::Kind::kBool) {
+        return Value(op == BinaryOp::kMaximum ? sym_or(a.as_bool(), b.as_bool())
+                                              : sym_and(a.as_bool(), b.as_bool()));
+      }
+      return wrap(op == BinaryOp::kMaximum ? sym::max(x, y) : sym::min(x, y));
     case BinaryOp::kEq:
       return wrap(sym::eq(x, y));
     case BinaryOp::kNe:
@@ -91,12 +95,10 @@ Value scalar_unary(MetaContext& ctx, UnaryOp op, const Value& a) {
   switch (op) {
     case UnaryOp::kLogicalNot:
       return Value(sym_not(truth(a)));
-    case UnaryOp::kNeg:
-      if (a.kind() == Value::Kind::kBool)
-        fail(ctx, UserErrorKind::kInvalidProgram, "neg of a bool");
-      return wrap(sym::neg(a.expr()));
-    case UnaryOp::kAbs:
-      if (a.kind() == Value::Kind::kBool) return a;
+    case UnaryOp::kNeg:  // on a bool, Python's: -True == -1 (bool tensors refuse neg, not bools)
+      return wrap(sym::neg(number(a)));
+    case UnaryOp::kAbs:  // abs(True) == 1, an int
+      if (a.kind() == Value::Kind::kBool) return wrap(number(a));
       return wrap(sym::max(a.expr(), sym::neg(a.expr())));
   }
   SF_UNREACHABLE();

@@ -12,7 +12,8 @@ Value meta_reduction(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& ar
   const FakeTensor& a = tensor_arg(ctx, args[0], "a");
   int64_t rank = a.dim();
   std::set<int64_t> dims;
-  if (args[1].present) {
+  // An empty list reduces every dim, as an absent one (PyTorch's sum(dim=[]), docs/ops.md).
+  if (args[1].present && !args[1].dims.empty()) {
     for (int64_t d : args[1].dims) {
       int64_t nd = normalize_dim(ctx, d, rank);
       if (!dims.insert(nd).second) {

@@ -30,11 +30,15 @@ Value meta_mutation(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& arg
   const FakeTensor& a = tensor_arg(ctx, args[0], "a");
   const Value& b = args[1].value;
   if (is_tensor(b)) {
+    // As TensorIterator's in-place check: the broadcast shape must be self's, dim for dim (a
+    // size-1 dim of self that b stretches would grow the mutated tensor).
     std::vector<SymInt> shape = broadcast(ctx, a.sizes(), fake_of(b).sizes());
-    if (shape.size() != a.sizes().size()) {
-      fail(ctx, UserErrorKind::kShape,
-           "add_: output with shape " + shape_str(a.sizes()) +
-               " doesn't match the broadcast shape " + shape_str(shape));
+    std::string mismatch = "add_: output with shape " + shape_str(a.sizes()) +
+                           " doesn't match the broadcast shape " + shape_str(shape);
+    if (shape.size() != a.sizes().size()) fail(ctx, UserErrorKind::kShape, mismatch);
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d].same_as(a.sizes()[d])) continue;
+      require(ctx, sym_eq(shape[d], a.sizes()[d]), UserErrorKind::kShape, mismatch);
     }
   }
   DType result = arithmetic_dtype(args[0].value, b);

@@ -223,10 +223,11 @@ Value meta_view(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
     case OpKind::kReshape:
       return reshape_to(ctx, a, args[1].ints, op == OpKind::kView);
     case OpKind::kFlatten: {
-      if (rank == 0) return reshape_to(ctx, a, {1}, false);
+      // ATen's flatten wraps both dims before its 0-d case, so a 0-d tensor takes 0 and -1 only.
       int64_t s = normalize_dim(ctx, args[1].dims[0], rank, "start_dim");
       int64_t e = normalize_dim(ctx, args[2].dims[0], rank, "end_dim");
       if (s > e) fail(ctx, UserErrorKind::kShape, "flatten: start_dim cannot come after end_dim");
+      if (rank == 0) return reshape_to(ctx, a, {1}, false);
       std::vector<SymInt> shape(sizes.begin(), sizes.begin() + s);
       SymInt prod = 1;
       for (int64_t d = s; d <= e; ++d) prod = prod * sizes[d];
@@ -254,9 +255,9 @@ Value meta_view(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
       return view_of(ctx, a, ns, nt, offset);
     }
     case OpKind::kTranspose: {
-      if (rank == 0) return view_of(ctx, a, sizes, strides, offset);
       int64_t d0 = normalize_dim(ctx, args[1].dims[0], rank),
               d1 = normalize_dim(ctx, args[2].dims[0], rank);
+      if (rank == 0) return view_of(ctx, a, sizes, strides, offset);  // both dims were 0 / -1
       std::swap(sizes[d0], sizes[d1]);
       std::swap(strides[d0], strides[d1]);
       return view_of(ctx, a, sizes, strides, offset);
@@ -269,8 +270,8 @@ Value meta_view(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
       return view_of(ctx, a, sizes, strides, offset);
     }
     case OpKind::kSqueeze: {
-      if (rank == 0) return view_of(ctx, a, sizes, strides, offset);
       int64_t d = normalize_dim(ctx, args[1].dims[0], rank);
+      if (rank == 0) return view_of(ctx, a, sizes, strides, offset);  // the dim was 0 / -1
       if (ctx.env().guard_or_false(sym_eq(sizes[d], 1))) {
         sizes.erase(sizes.begin() + d);
         strides.erase(strides.begin() + d);
