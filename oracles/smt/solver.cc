@@ -1,27 +1,24 @@
 // The Z3 session behind smt::Session: facts asserted in push scopes (unsat cores come from a
 // separate indicator solver, only when asked), one push/pop around each query, a query cache keyed
-// by the exact facts and query (hash-consed expressions compare by pointer), a watchdog thread
-// outside Z3, and model confirmation by the concrete evaluator.
+// by the exact facts and query (hash-consed expressions compare by pointer), the watchdog
+// (watchdog.h) and cvc5's confirmation of unsat answers (cvc5.h) around each check, and model
+// confirmation by the concrete evaluator.
 #include "oracles/smt/solver.h"
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <mutex>
 #include <optional>
 #include <sstream>
-#include <thread>
 
 #include "engine/base/errors.h"
 #include "engine/sym/make.h"
 #include "engine/sym/walk.h"
+#include "oracles/smt/cvc5.h"
 #include "oracles/smt/deadline.h"
 #include "oracles/smt/encoding.h"
+#include "oracles/smt/watchdog.h"
 
 namespace sf::smt {
 
@@ -96,69 +93,6 @@ std::string Stats::str() const {
 
 namespace {
 
-// Interrupts Z3 when a query overstays its wall-clock budget (Z3's own timeout is not set).
-// Past the deadline it interrupts again every few milliseconds until disarmed: Z3 resets the
-// cancel flag when a check starts, so an interrupt that lands just before that would be lost.
-// An interrupt that lands after the check returned leaves the flag set (the next push throws,
-// the next assertions are dropped): disarm() says whether it fired, and the caller clears it.
-class Watchdog {
- public:
-  explicit Watchdog(z3::context& ctx) : ctx_(ctx), thread_([this] { loop(); }) {}
-  ~Watchdog() {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      quit_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-  // A thread already waiting for an earlier deadline needs no wake-up: it finds the new one
-  // when it wakes (waking it on every query cost two context switches). A budget capped by an
-  // oracle's deadline can end before the one it waits for: then it is woken.
-  void arm(std::chrono::milliseconds budget) {
-    std::lock_guard<std::mutex> l(mu_);
-    deadline_ = std::chrono::steady_clock::now() + budget;
-    armed_ = true;
-    if (idle_ || deadline_ < waiting_until_) cv_.notify_all();
-  }
-  // Whether it interrupted Z3 since it was armed.
-  bool disarm() {
-    std::lock_guard<std::mutex> l(mu_);
-    armed_ = false;
-    bool fired = fired_;
-    fired_ = false;
-    return fired;
-  }
-
- private:
-  void loop() {
-    std::unique_lock<std::mutex> l(mu_);
-    while (!quit_) {
-      if (!armed_) {
-        idle_ = true;
-        cv_.wait(l);
-        idle_ = false;
-      } else if (std::chrono::steady_clock::now() < deadline_) {
-        waiting_until_ = deadline_;
-        cv_.wait_until(l, waiting_until_);
-        waiting_until_ = std::chrono::steady_clock::time_point::max();
-      } else {
-        ctx_.interrupt();
-        fired_ = true;
-        cv_.wait_for(l, std::chrono::milliseconds(5));
-      }
-    }
-  }
-  z3::context& ctx_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool armed_ = false, quit_ = false, idle_ = false, fired_ = false;
-  std::chrono::steady_clock::time_point deadline_;
-  std::chrono::steady_clock::time_point waiting_until_ =
-      std::chrono::steady_clock::time_point::max();
-  std::thread thread_;
-};
-
 struct Fact {
   ExprRef expr;
   std::string label;
@@ -214,32 +148,6 @@ std::optional<sym::Concrete> concrete_of(const z3::expr& v, bool is_float) {
     return sym::Concrete::of_int(i);
   }
   return sym::Concrete::of_float(std::strtod(v.get_decimal_string(40).c_str(), nullptr));
-}
-
-// Runs cvc5 on an SMT-LIB2 script: "sat", "unsat", "unknown", or why it could not run.
-std::string run_cvc5(const std::string& script, unsigned timeout_ms) {
-  char path[] = "/tmp/shapefuzz-cvc5-XXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) return "cannot create a temporary file";
-  close(fd);
-  {
-    std::ofstream f(path);
-    f << script;
-  }
-  std::string cmd =
-      "cvc5 --lang=smt2 --tlimit=" + std::to_string(timeout_ms * 4) + " " + path + " 2>&1";
-  std::string out;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[256];
-    while (fgets(buf, sizeof buf, p)) out += buf;
-    int rc = pclose(p);
-    if (rc != 0 && out.empty()) out = "cvc5 did not run (exit " + std::to_string(rc) + ")";
-  } else {
-    out = "cannot start cvc5";
-  }
-  std::remove(path);
-  std::string first = out.substr(0, out.find('\n'));
-  return first;
 }
 
 }  // namespace
