@@ -13,13 +13,11 @@ std::vector<Node*> bind_divisibility_factors(Graph& g, ShapeEnv& env, const Bind
   std::vector<ExprRef> pending = env.pending_fresh_unbacked_symbols();
   for (const ExprRef& p : pending) {
     auto f = env.divisibility_factors().find(p);
-    if (f == env.divisibility_factors().end()) {
-      throw EngineBug("symbol " + p->str() +
-                      " pending after a check but not a divisibility factor");
-    }
+    SF_CHECK(f != env.divisibility_factors().end())
+        << "symbol " << p->str() << " pending after a check but not a divisibility factor";
     const auto& [i0, d] = f->second;
     std::optional<std::pair<Node*, KeyPath>> site = site_of(i0);
-    if (!site) throw EngineBug("divisibility factor of unbound symbol " + i0->str());
+    SF_CHECK(site) << "divisibility factor of unbound symbol " << i0->str();
     Node* anchor = site->first;
     // Placeholders stay together at the top of the graph.
     if (anchor->kind == NodeKind::kPlaceholder) anchor = g.placeholders().back();

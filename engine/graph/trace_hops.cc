@@ -2,6 +2,7 @@
 // its inputs lifted (placeholders for the symbols of its operands), its outputs given fresh
 // symbols bound at the HOP node; cond, while_loop and invoke_subgraph here, the row-wise ones in
 // trace_scans.cc.
+#include "engine/base/check.h"
 #include "engine/graph/tracer_internal.h"
 
 namespace sf::graph {
@@ -73,9 +74,8 @@ Tracer::SubgraphInputs Tracer::lift(const std::vector<TV>& operands,
         // needs no placeholder of its own.
         if (v.kind() != Value::Kind::kTensor && v.expr() == sym_) continue;
         auto site = sites_.find(sym_);
-        if (site == sites_.end()) {
-          throw EngineBug("lifting " + sym_->str() + " into a subgraph: no binding site in scope");
-        }
+        SF_CHECK(site != sites_.end())
+            << "lifting " << sym_->str() << " into a subgraph: no binding site in scope";
         Node* src = reify_keypath(g_, site->second.first, site->second.second, nullptr);
         in.placeholders.emplace_back(sym_->str(), Value(SymInt(sym_)));
         in.args.push_back(NodeArg::of(src));

@@ -202,8 +202,7 @@ std::string BodyEmitter::emit_unary(const KExpr& e) {
       r = "sf_iabs(" + xi + ")";
       break;
   }
-  if (e.dtype == DType::kFloat32)
-    throw EngineBug(k_.name + ": integer unary op with an f32 result");
+  SF_CHECK(e.dtype != DType::kFloat32) << k_.name << ": integer unary op with an f32 result";
   return temp(e.dtype, convert(r, DType::kInt64, e.dtype));
 }
 
@@ -329,7 +328,8 @@ std::string BodyEmitter::emit_binary(const KExpr& e) {
       r = "(" + xi + " != 0 || " + yi + " != 0)";
       break;
     case BinaryOp::kDiv:
-      throw EngineBug(k_.name + ": integer div (div computes in f32)");
+      SF_CHECK(false) << k_.name << ": integer div (div computes in f32)";
+      break;
     case BinaryOp::kEq:
     case BinaryOp::kNe:
     case BinaryOp::kLt:
@@ -339,8 +339,7 @@ std::string BodyEmitter::emit_binary(const KExpr& e) {
       r = "(" + xi + " " + cmp + " " + yi + ")";
       break;
   }
-  if (e.dtype == DType::kFloat32)
-    throw EngineBug(k_.name + ": integer binary op with an f32 result");
+  SF_CHECK(e.dtype != DType::kFloat32) << k_.name << ": integer binary op with an f32 result";
   if (is_bool_op) return temp(e.dtype, convert(r, DType::kBool, e.dtype));
   return temp(e.dtype, convert(r, DType::kInt64, e.dtype));
 }

@@ -4,6 +4,7 @@
 #include "engine/backend/cuda/cuda_backend.h"
 
 #include "engine/backend/cuda/cuda_backend_internal.h"
+#include "engine/base/check.h"
 #include "engine/base/errors.h"
 #include "engine/sym/make.h"
 
@@ -143,10 +144,8 @@ void CudaBackend::launch(const lower::Plan&, const lower::Kernel& k, const Symbo
   ConcreteKernel ck = evaluate_kernel(k, code, sigma);
   auto buffer = [&](const lower::Access& a) -> const DeviceBuffer& {
     auto it = buffers_.find(a.buffer);
-    if (it == buffers_.end())
-      throw EngineBug(k.name + " uses buffer " + std::to_string(a.buffer) + " before it exists");
-    if (it->second.dtype != a.dtype)
-      throw EngineBug(k.name + ": access dtype differs from its buffer's");
+    SF_CHECK(it != buffers_.end()) << k.name << " uses buffer " << a.buffer << " before it exists";
+    SF_CHECK(it->second.dtype == a.dtype) << k.name << ": access dtype differs from its buffer's";
     return it->second;
   };
   std::vector<DeviceBuffer> ins;
@@ -157,9 +156,9 @@ void CudaBackend::launch(const lower::Plan&, const lower::Kernel& k, const Symbo
 
 void CudaBackend::densify(const ResolvedLayout& l, Dense& out) {
   auto it = buffers_.find(l.buffer);
-  if (it == buffers_.end()) throw EngineBug("layout of missing buffer " + std::to_string(l.buffer));
+  SF_CHECK(it != buffers_.end()) << "layout of missing buffer " << l.buffer;
   const DeviceBuffer& src = it->second;
-  if (src.dtype != l.dtype) throw EngineBug("layout dtype differs from its buffer's");
+  SF_CHECK(src.dtype == l.dtype) << "layout dtype differs from its buffer's";
   out.dtype = l.dtype;
   out.sizes = l.sizes;
   out.numel = l.numel();
@@ -167,8 +166,7 @@ void CudaBackend::densify(const ResolvedLayout& l, Dense& out) {
   if (out.numel == 0) return;
   if (is_contiguous(l)) {
     out.ptr = static_cast<const char*>(src.ptr) + l.offset * static_cast<int64_t>(elem);
-    if (l.offset < 0 || l.offset + out.numel > src.numel)
-      throw EngineBug("layout outside its buffer");
+    SF_CHECK(l.offset >= 0 && l.offset + out.numel <= src.numel) << "layout outside its buffer";
     return;
   }
   out.owned = mem_->alloc(out.numel * elem);

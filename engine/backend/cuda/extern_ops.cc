@@ -64,7 +64,7 @@ void CudaBackend::check_numel(const lower::Extern& e, const std::vector<int64_t>
 
 ExternOutputs CudaBackend::run_extern(const lower::Plan&, const lower::Extern& e,
                                       const std::vector<ResolvedLayout>& in) {
-  if (in.empty()) throw EngineBug(e.name + " has no inputs");
+  SF_CHECK(!in.empty()) << e.name << " has no inputs";
   for (const ResolvedLayout& l : in) {
     if (l.numel() > kMaxItems) {
       user_error(
@@ -90,7 +90,7 @@ ExternOutputs CudaBackend::run_extern(const lower::Plan&, const lower::Extern& e
     case program::OpKind::kTolist:  // expanded into select + item by the tracer
 #define SF_OP SF_NO_UNBACKED_CASE
 #include "engine/program/ops.def"
-      throw EngineBug("no CUDA extern for " + e.name);
+      SF_CHECK(false) << "no CUDA extern for " << e.name;
   }
   SF_UNREACHABLE();
 }
@@ -257,7 +257,7 @@ ExternOutputs CudaBackend::run_repeat_interleave(const lower::Extern& e,
     const ResolvedLayout& a = in[0];
     src_sizes = e.dim >= 0 ? a.sizes : std::vector<int64_t>{a.numel()};
     d = e.dim >= 0 ? e.dim : 0;
-    if (d >= static_cast<int64_t>(src_sizes.size())) throw EngineBug(e.name + ": dim out of range");
+    SF_CHECK(d < static_cast<int64_t>(src_sizes.size())) << e.name << ": dim out of range";
     if (rep.numel != src_sizes[d]) {
       user_error(e, UserErrorKind::kShape,
                  "repeats has " + std::to_string(rep.numel) + " entries but the input has size " +
