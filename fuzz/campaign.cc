@@ -24,10 +24,10 @@
 
 #include "engine/base/check.h"
 #include "fuzz/features.h"
-#include "fuzz/sancov.h"
 #include "fuzz/isolated.h"
 #include "fuzz/outcome.h"
 #include "fuzz/recipe.h"
+#include "fuzz/sancov.h"
 #include "fuzz/worker_message.h"
 #include "fuzz/worker_process.h"
 
