@@ -38,7 +38,7 @@ JUnitCase check_corpus_file(const fs::path& path, const CheckOptions& flags) {
   }
   Replay r = replay_isolated(*text, flags.pipeline, flags.limits);
   c.seconds = since(t0);
-  if (r.crashed) {
+  if (r.crashed()) {
     c.status = JUnitCase::Status::kFailed;
     c.message = r.outcome.bucket + " while running " + path.string();
     c.details = r.report;

@@ -67,14 +67,12 @@ Replay replay_isolated(const std::string& text, const oracles::PipelineOptions& 
   Replay out;
   if (!r.crash.empty()) {
     out.outcome = {r.crash, printable(r.report)};  // (NULs included)
-    out.crashed = true;
     out.report = r.report;
     return out;
   }
   std::vector<std::string> f = split_fields(r.output, 6);
   if (f.size() != 6) {
     out.outcome = {"crash:exit0", "the child exited without a result"};
-    out.crashed = true;
     return out;
   }
   out.outcome = {f[0], f[4]};

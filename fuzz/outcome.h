@@ -19,12 +19,13 @@ struct Replay {
   // The bucket and one-line detail; "invalid" when the text does not parse, a crash bucket
   // ("crash:signal6", "crash:timeout", ...) with the child's report when it crashed.
   Outcome outcome;
-  bool crashed = false;
   std::string report;    // the child's report as it wrote it, when it crashed
   bool parsed = false;   // the text parsed (and the pipeline ran) in the child
   std::string expect;    // the header's `# expect:` (when parsed)
   bool matches = false;  // the verdict satisfies it (oracles::matches_expectation)
   std::string verdict;   // the verdict's whole text (when parsed), or the parse error
+  // The child crashed, hung, ran out of memory or exited without a result.
+  bool crashed() const { return outcome.bucket.rfind("crash:", 0) == 0; }
 };
 
 // Parses and runs a program text through the whole pipeline (CPU backend) in a child process,

@@ -6,11 +6,6 @@
 
 namespace sf::eager {
 
-using program::Expr;
-using program::HostValue;
-using program::Stmt;
-using namespace internal;  // NOLINT: the interpreter is the internal namespace's one client
-
 namespace detail {
 
 // Calls a `def` block in a scope holding only its parameters; its returned values.

@@ -7,12 +7,6 @@
 
 namespace sf::graph {
 
-using program::Expr;
-using program::ExprPtr;
-using program::OpKind;
-using program::ParamKind;
-using program::Stmt;
-
 namespace detail {
 
 const program::FunctionDef& Tracer::function(const Stmt& s, size_t i) {

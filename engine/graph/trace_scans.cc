@@ -4,12 +4,6 @@
 
 namespace sf::graph {
 
-using program::Expr;
-using program::ExprPtr;
-using program::OpKind;
-using program::ParamKind;
-using program::Stmt;
-
 namespace detail {
 
 // The operands a map or scan goes over by rows (tensors of rank >= 1 and one first size n,
