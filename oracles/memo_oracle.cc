@@ -44,9 +44,8 @@ std::string arg_key(const graph::NodeArg& a) {
   return "?";
 }
 
-bool memoized(OpKind op) {
-  return op == OpKind::kNonzero || op == OpKind::kItem || op == OpKind::kUnique;
-}
+// The ops.def memoized tag: the spec's list of memoized ops (§3.3), not the fake layer's code.
+bool memoized(OpKind op) { return program::schema(op).has(program::OpFeature::kMemoized); }
 
 // INV-16 within one traced graph (each subgraph on its own: its tensors are its own). A cond or
 // while_loop node bumps the epoch (its subgraphs are traced in fresh epochs), so a call after it

@@ -19,44 +19,6 @@ long double as_exact(const Value& v) {
 }
 bool truth(const Value& v) { return is_float(v) ? v.f != 0.0 : as_int(v) != 0; }
 
-const char* symbol(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::kAdd:
-      return "+";
-    case BinaryOp::kSub:
-      return "-";
-    case BinaryOp::kMul:
-      return "*";
-    case BinaryOp::kDiv:
-      return "/";
-    case BinaryOp::kFloorDiv:
-      return "//";
-    case BinaryOp::kRemainder:
-      return "%";
-    case BinaryOp::kMaximum:
-      return "max";
-    case BinaryOp::kMinimum:
-      return "min";
-    case BinaryOp::kEq:
-      return "==";
-    case BinaryOp::kNe:
-      return "!=";
-    case BinaryOp::kLt:
-      return "<";
-    case BinaryOp::kLe:
-      return "<=";
-    case BinaryOp::kGt:
-      return ">";
-    case BinaryOp::kGe:
-      return ">=";
-    case BinaryOp::kLogicalAnd:
-      return "and";
-    case BinaryOp::kLogicalOr:
-      return "or";
-  }
-  return "?";
-}
-
 // CPython's float floor division and modulo (floatobject.c _float_div_mod).
 void python_divmod(double x, double y, double* floordiv, double* mod) {
   double m = std::fmod(x, y);
@@ -87,7 +49,9 @@ double float_max_min(BinaryOp op, double x, double y) {
 }  // namespace
 
 Value scalar_binary(const Call& c, BinaryOp op, const Value& a, const Value& b) {
-  auto what = [&] { return a.describe() + " " + symbol(op) + " " + b.describe(); };
+  auto what = [&] {
+    return a.describe() + " " + program::binary_op_python(op) + " " + b.describe();
+  };
   auto overflow = [&]() -> Value {
     c.fail(UserErrorKind::kTooComplex, "integer overflow: " + what() + " does not fit in int64");
   };

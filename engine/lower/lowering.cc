@@ -20,6 +20,7 @@ namespace detail {
 using graph::Node;
 using graph::NodeArg;
 using graph::NodeKind;
+using program::OpFamily;
 using program::OpKind;
 
 IrValue IrValue::tensor(Layout l) {
@@ -286,65 +287,32 @@ void Lowering::lower_call(const Node* n) {
     values_[n] = v;
     return;
   }
-  switch (n->op) {  // no default: every op lowers somewhere
-    case OpKind::kZeros:
-    case OpKind::kOnes:
-    case OpKind::kFull:
-    case OpKind::kArange:
+  // By family (the scalar ones and tolist never reach here: the tracer made them scalars or
+  // expanded them); each family's lowering dispatches on its ops.
+  switch (program::schema(n->op).family) {
+    case OpFamily::kCreation:
       v = lower_creation(*this, n);
       break;
-#define SF_OP SF_ELEMENTWISE_BINARY_CASE
-#include "engine/program/ops.def"
-#define SF_OP SF_ELEMENTWISE_UNARY_CASE
-#include "engine/program/ops.def"
-    case OpKind::kRelu:
-    case OpKind::kTo:
-    case OpKind::kWhere:
-    case OpKind::kAddInplace:
+    case OpFamily::kPointwise:
+    case OpFamily::kMutation:
       v = lower_pointwise(*this, n);
       break;
-    case OpKind::kSum:
-    case OpKind::kAmax:
-    case OpKind::kAmin:
-    case OpKind::kAny:
-    case OpKind::kAll:
-    case OpKind::kCountNonzero:
+    case OpFamily::kReduction:
       v = lower_reduction(*this, n);
       break;
-    case OpKind::kView:
-    case OpKind::kReshape:
-    case OpKind::kPermute:
-    case OpKind::kTranspose:
-    case OpKind::kUnsqueeze:
-    case OpKind::kSqueeze:
-    case OpKind::kExpand:
-    case OpKind::kSlice:
-    case OpKind::kNarrow:
-    case OpKind::kSelect:
-    case OpKind::kFlatten:
+    case OpFamily::kView:
       v = lower_view(*this, n);
       break;
-    case OpKind::kCat:
-    case OpKind::kStack:
-    case OpKind::kIndexSelect:
+    case OpFamily::kJoin:
       v = lower_join(*this, n);
       break;
-    case OpKind::kNonzero:
-    case OpKind::kIndex:
-    case OpKind::kMaskedSelect:
-    case OpKind::kUnique:
-    case OpKind::kItem:
-    case OpKind::kRepeatInterleave:
+    case OpFamily::kDataDependent:
+      SF_CHECK(n->op != OpKind::kTolist) << "%" << n->name << ": tolist should have been expanded";
       v = lower_extern(*this, n);
       break;
-    case OpKind::kTolist:
-    case OpKind::kSize:
-    case OpKind::kStride:
-    case OpKind::kNumel:
-    case OpKind::kMin:
-    case OpKind::kMax:
+    case OpFamily::kScalar:
       SF_CHECK(false) << "%" << n->name << ": " << program::op_name(n->op)
-                      << " should have been a scalar or expanded by the tracer";
+                      << " should have been a scalar by the tracer";
   }
   values_[n] = v;
 }

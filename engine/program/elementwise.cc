@@ -13,60 +13,51 @@ int64_t wrap(uint64_t v) { return static_cast<int64_t>(v); }
 
 const char* binary_op_name(BinaryOp op) {
   switch (op) {
-    case BinaryOp::kAdd:
-      return "add";
-    case BinaryOp::kSub:
-      return "sub";
-    case BinaryOp::kMul:
-      return "mul";
-    case BinaryOp::kDiv:
-      return "div";
-    case BinaryOp::kFloorDiv:
-      return "floordiv";
-    case BinaryOp::kRemainder:
-      return "remainder";
-    case BinaryOp::kMaximum:
-      return "maximum";
-    case BinaryOp::kMinimum:
-      return "minimum";
-    case BinaryOp::kEq:
-      return "eq";
-    case BinaryOp::kNe:
-      return "ne";
-    case BinaryOp::kLt:
-      return "lt";
-    case BinaryOp::kLe:
-      return "le";
-    case BinaryOp::kGt:
-      return "gt";
-    case BinaryOp::kGe:
-      return "ge";
-    case BinaryOp::kLogicalAnd:
-      return "logical_and";
-    case BinaryOp::kLogicalOr:
-      return "logical_or";
+#define SF_BINARY_ELEMENT(e, name, python, cls) \
+  case BinaryOp::e:                             \
+    return name;
+#include "engine/program/element_ops.def"
+  }
+  return "?";
+}
+
+const char* binary_op_python(BinaryOp op) {
+  switch (op) {
+#define SF_BINARY_ELEMENT(e, name, python, cls) \
+  case BinaryOp::e:                             \
+    return python;
+#include "engine/program/element_ops.def"
   }
   return "?";
 }
 
 const char* unary_op_name(UnaryOp op) {
   switch (op) {
-    case UnaryOp::kLogicalNot:
-      return "logical_not";
-    case UnaryOp::kNeg:
-      return "neg";
-    case UnaryOp::kAbs:
-      return "abs";
+#define SF_UNARY_ELEMENT(e, name) \
+  case UnaryOp::e:                \
+    return name;
+#include "engine/program/element_ops.def"
   }
   return "?";
 }
 
-bool is_comparison(BinaryOp op) {
-  return op == BinaryOp::kEq || op == BinaryOp::kNe || op == BinaryOp::kLt || op == BinaryOp::kLe ||
-         op == BinaryOp::kGt || op == BinaryOp::kGe;
+namespace {
+#define SF_ELEMENT_CLASS_arithmetic 0
+#define SF_ELEMENT_CLASS_comparison 1
+#define SF_ELEMENT_CLASS_logical 2
+int element_class(BinaryOp op) {
+  switch (op) {
+#define SF_BINARY_ELEMENT(e, name, python, cls) \
+  case BinaryOp::e:                             \
+    return SF_ELEMENT_CLASS_##cls;
+#include "engine/program/element_ops.def"
+  }
+  return -1;
 }
+}  // namespace
 
-bool is_logical(BinaryOp op) { return op == BinaryOp::kLogicalAnd || op == BinaryOp::kLogicalOr; }
+bool is_comparison(BinaryOp op) { return element_class(op) == SF_ELEMENT_CLASS_comparison; }
+bool is_logical(BinaryOp op) { return element_class(op) == SF_ELEMENT_CLASS_logical; }
 
 int64_t int_binary(BinaryOp op, int64_t x, int64_t y, bool* zero) {
   switch (op) {

@@ -8,15 +8,19 @@
 namespace sf::program {
 
 enum class BinaryOp {
-  kAdd, kSub, kMul, kDiv, kFloorDiv, kRemainder, kMaximum, kMinimum,
-  kEq, kNe, kLt, kLe, kGt, kGe, kLogicalAnd, kLogicalOr,
+#define SF_BINARY_ELEMENT(e, name, python, cls) e,
+#include "engine/program/element_ops.def"
 };
-enum class UnaryOp { kLogicalNot, kNeg, kAbs };
+enum class UnaryOp {
+#define SF_UNARY_ELEMENT(e, name) e,
+#include "engine/program/element_ops.def"
+};
 
 const char* binary_op_name(BinaryOp op);
 const char* unary_op_name(UnaryOp op);
-bool is_comparison(BinaryOp op);  // eq ne lt le gt ge
-bool is_logical(BinaryOp op);     // logical_and logical_or
+const char* binary_op_python(BinaryOp op);  // "+", "//", "max", "and": for scalar messages
+bool is_comparison(BinaryOp op);            // eq ne lt le gt ge
+bool is_logical(BinaryOp op);               // logical_and logical_or
 
 // i64 (and bool as 0/1) element op; sets *zero instead of dividing by zero. kDiv is not integer.
 int64_t int_binary(BinaryOp op, int64_t x, int64_t y, bool* zero);

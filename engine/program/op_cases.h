@@ -40,6 +40,23 @@
 #define SF_OPCASE_UNARY_SfUnaryElementwise SF_OPCASE_LABEL
 #define SF_OPCASE_UNARY_SfOtherOp SF_OPCASE_SKIP
 
+// Ops whose Torch column is torch_custom: export-torch writes them with a case of their own.
+#define SF_TORCH_CUSTOM_CASE(e, name, family, signature, kind, op, rule, unbacked, weight, \
+                             features, syntax, torch)                                      \
+  SF_OPCASE_PASTE(SF_OPCASE_TORCH_, torch)(e)
+#define SF_OPCASE_TORCH_torch_custom SF_OPCASE_LABEL
+#define SF_OPCASE_TORCH_torch_fn(name) SF_OPCASE_SKIP
+#define SF_OPCASE_TORCH_torch_method(name) SF_OPCASE_SKIP
+#define SF_OPCASE_TORCH_torch_operator SF_OPCASE_SKIP
+// The others: their translation is read from the column.
+#define SF_TORCH_PLAIN_CASE(e, name, family, signature, kind, op, rule, unbacked, weight, \
+                            features, syntax, torch)                                      \
+  SF_OPCASE_PASTE(SF_OPCASE_TORCH_PLAIN_, torch)(e)
+#define SF_OPCASE_TORCH_PLAIN_torch_custom SF_OPCASE_SKIP
+#define SF_OPCASE_TORCH_PLAIN_torch_fn(name) SF_OPCASE_LABEL
+#define SF_OPCASE_TORCH_PLAIN_torch_method(name) SF_OPCASE_LABEL
+#define SF_OPCASE_TORCH_PLAIN_torch_operator SF_OPCASE_LABEL
+
 // Ops whose Unbacked column is false: they never allocate unbacked symbols, so they never become
 // extern kernels (the backends' extern dispatchers abort on them).
 #define SF_NO_UNBACKED_CASE(e, name, family, signature, kind, op, rule, unbacked, ...) \

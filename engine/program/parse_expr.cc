@@ -1,6 +1,8 @@
 // Expression parsing by precedence climbing, lowest first: | & ~ comparisons + - * / // % unary-
-// primary. Infix operators become infix calls; every call is bound against its op's schema.
+// primary; which operator is which op comes from ops.def's Syntax column. Infix operators become
+// infix calls; every call is bound against its op's schema.
 #include <algorithm>
+#include <optional>
 
 #include "engine/program/number_text.h"
 #include "engine/program/parser.h"
@@ -11,24 +13,10 @@ namespace sf::program::internal {
 
 namespace {
 
-struct InfixOp {
-  const char* text;
-  OpKind op;
-};
-
-constexpr InfixOp kComparisons[] = {{"==", OpKind::kEq}, {"!=", OpKind::kNe}, {"<", OpKind::kLt},
-                                    {"<=", OpKind::kLe}, {">", OpKind::kGt},  {">=", OpKind::kGe}};
-constexpr InfixOp kAdditive[] = {{"+", OpKind::kAdd}, {"-", OpKind::kSub}};
-constexpr InfixOp kMultiplicative[] = {
-    {"*", OpKind::kMul}, {"/", OpKind::kDiv}, {"//", OpKind::kFloorDiv}, {"%", OpKind::kRemainder}};
-
-template <size_t N>
-const InfixOp* find_op(const InfixOp (&ops)[N], const Token& t) {
-  if (t.kind != TokKind::kPunct) return nullptr;
-  for (const InfixOp& op : ops) {
-    if (t.text == op.text) return &op;
-  }
-  return nullptr;
+// The op whose operator (ops.def Syntax) at this precedence level is the token, if any.
+std::optional<OpKind> operator_at(Precedence level, const Token& t) {
+  if (t.kind != TokKind::kPunct) return std::nullopt;
+  return op_by_operator(level, t.text);
 }
 
 }  // namespace
@@ -56,38 +44,39 @@ Node Parser::expression() { return logical_or(); }
 
 Node Parser::logical_or() {
   Node n = logical_and();
-  while (at_punct("|")) {
+  while (std::optional<OpKind> o = operator_at(Precedence::kOr, peek())) {
     Token op = take();
-    n = operation(OpKind::kLogicalOr, {std::move(n), logical_and()}, op.loc);
+    n = operation(*o, {std::move(n), logical_and()}, op.loc);
   }
   return n;
 }
 
 Node Parser::logical_and() {
   Node n = logical_not();
-  while (at_punct("&")) {
+  while (std::optional<OpKind> o = operator_at(Precedence::kAnd, peek())) {
     Token op = take();
-    n = operation(OpKind::kLogicalAnd, {std::move(n), logical_not()}, op.loc);
+    n = operation(*o, {std::move(n), logical_not()}, op.loc);
   }
   return n;
 }
 
 Node Parser::logical_not() {
-  if (!at_punct("~")) return comparison();
+  std::optional<OpKind> o = operator_at(Precedence::kNot, peek());
+  if (!o) return comparison();
   Token op = take();
   enter(op.loc);
   Node inner = logical_not();
   leave();
-  return operation(OpKind::kLogicalNot, {std::move(inner)}, op.loc);
+  return operation(*o, {std::move(inner)}, op.loc);
 }
 
 Node Parser::comparison() {
   Node n = additive();
-  const InfixOp* cmp = find_op(kComparisons, peek());
+  std::optional<OpKind> cmp = operator_at(Precedence::kComparison, peek());
   if (!cmp) return n;
   Token op = take();
-  n = operation(cmp->op, {std::move(n), additive()}, op.loc);
-  if (find_op(kComparisons, peek())) {
+  n = operation(*cmp, {std::move(n), additive()}, op.loc);
+  if (operator_at(Precedence::kComparison, peek())) {
     fail(peek().loc, "comparisons cannot be chained; write (a < b) & (b < c)");
   }
   return n;
@@ -95,24 +84,25 @@ Node Parser::comparison() {
 
 Node Parser::additive() {
   Node n = multiplicative();
-  while (const InfixOp* add = find_op(kAdditive, peek())) {
+  while (std::optional<OpKind> add = operator_at(Precedence::kAdditive, peek())) {
     Token op = take();
-    n = operation(add->op, {std::move(n), multiplicative()}, op.loc);
+    n = operation(*add, {std::move(n), multiplicative()}, op.loc);
   }
   return n;
 }
 
 Node Parser::multiplicative() {
   Node n = unary();
-  while (const InfixOp* mul = find_op(kMultiplicative, peek())) {
+  while (std::optional<OpKind> mul = operator_at(Precedence::kMultiplicative, peek())) {
     Token op = take();
-    n = operation(mul->op, {std::move(n), unary()}, op.loc);
+    n = operation(*mul, {std::move(n), unary()}, op.loc);
   }
   return n;
 }
 
 Node Parser::unary() {
-  if (!at_punct("-")) return primary();
+  std::optional<OpKind> o = operator_at(Precedence::kPrefix, peek());
+  if (!o) return primary();
   Token op = take();
   // In operand position '-' followed by a number is part of the literal: -3 is an int, -(3) a neg.
   if (peek().kind == TokKind::kInt || peek().kind == TokKind::kFloat) {
@@ -121,7 +111,7 @@ Node Parser::unary() {
   enter(op.loc);
   Node inner = unary();
   leave();
-  return operation(OpKind::kNeg, {std::move(inner)}, op.loc);
+  return operation(*o, {std::move(inner)}, op.loc);
 }
 
 Node Parser::number(const Token& tok, bool negative, SourceLoc loc) {

@@ -1,5 +1,6 @@
-// The printer mirrors the parser's precedence table and adds only the parentheses the parser
-// needs; an infix call prints with its operator only when it has exactly the operator's operands.
+// The printer reads the parser's precedence table (ops.def Syntax) and adds only the parentheses
+// the parser needs; an infix call prints with its operator only when it has exactly the operator's
+// operands.
 #include "engine/program/printer.h"
 
 #include <algorithm>
@@ -13,56 +14,27 @@ namespace sf::program {
 
 namespace {
 
-// Precedence levels, lowest first (the parser's grammar rules in the same order).
-enum Prec { kOr = 1, kAnd, kNot, kCmp, kAdd, kMul, kUnary, kAtom };
-
-struct Infix {
-  OpKind op;
-  const char* text;
-  int prec;
-  size_t arity;
-};
-
-// The ops with operator syntax; every other op prints as a call.
-constexpr Infix kInfix[] = {
-    {OpKind::kLogicalOr, "|", kOr, 2},   {OpKind::kLogicalAnd, "&", kAnd, 2},
-    {OpKind::kLogicalNot, "~", kNot, 1}, {OpKind::kEq, "==", kCmp, 2},
-    {OpKind::kNe, "!=", kCmp, 2},        {OpKind::kLt, "<", kCmp, 2},
-    {OpKind::kLe, "<=", kCmp, 2},        {OpKind::kGt, ">", kCmp, 2},
-    {OpKind::kGe, ">=", kCmp, 2},        {OpKind::kAdd, "+", kAdd, 2},
-    {OpKind::kSub, "-", kAdd, 2},        {OpKind::kMul, "*", kMul, 2},
-    {OpKind::kDiv, "/", kMul, 2},        {OpKind::kFloorDiv, "//", kMul, 2},
-    {OpKind::kRemainder, "%", kMul, 2},  {OpKind::kNeg, "-", kUnary, 1},
-};
-
-// The operator form applies only when the AST has exactly what the operator syntax can express.
-const Infix* operator_form(const Expr& e) {
+// The operator form (the op's ops.def Syntax) applies only when the AST has exactly what the
+// operator syntax can express.
+const OpSyntax* operator_form(const Expr& e) {
   if (e.kind != Expr::Kind::kCall || !e.infix || !e.kwargs.empty()) return nullptr;
-  for (const Infix& f : kInfix) {
-    if (f.op != e.op) continue;
-    if (e.args.size() != f.arity) return nullptr;
-    for (const ExprPtr& a : e.args) {
-      if (!a) return nullptr;
-    }
-    return &f;
+  const OpSyntax& f = schema(e.op).syntax;
+  if (!f.is_operator() || e.args.size() != f.arity()) return nullptr;
+  for (const ExprPtr& a : e.args) {
+    if (!a) return nullptr;
   }
-  return nullptr;
+  return &f;
 }
 
 }  // namespace
 
-bool has_operator_syntax(OpKind op) {
-  for (const Infix& f : kInfix) {
-    if (f.op == op) return true;
-  }
-  return false;
-}
+bool has_operator_syntax(OpKind op) { return schema(op).syntax.is_operator(); }
 
 namespace {
 
-int prec_of(const Expr& e) {
-  const Infix* f = operator_form(e);
-  return f ? f->prec : kAtom;
+Precedence prec_of(const Expr& e) {
+  const OpSyntax* f = operator_form(e);
+  return f ? f->precedence : Precedence::kAtom;
 }
 
 bool is_unsigned_number(const Expr& e) {
@@ -134,16 +106,17 @@ void print(const Expr* e, std::string& out) {
     case Expr::Kind::kCall:
       break;
   }
-  const Infix* f = operator_form(*e);
+  const OpSyntax* f = operator_form(*e);
   if (!f) {
     print_call(*e, out);
     return;
   }
-  if (f->arity == 1) {
+  if (f->arity() == 1) {
     const Expr& a = *e->args[0];
     out += f->text;
     // "-3" would read back as a literal, so neg(3) prints as "-(3)".
-    bool parens = prec_of(a) < f->prec || (f->prec == kUnary && is_unsigned_number(a));
+    bool parens = prec_of(a) < f->precedence ||
+                  (f->precedence == Precedence::kPrefix && is_unsigned_number(a));
     print_operand(a, parens, out);
     return;
   }
@@ -151,11 +124,12 @@ void print(const Expr* e, std::string& out) {
   const Expr& r = *e->args[1];
   // Left-associative levels need parentheses on the right at equal precedence; comparisons do
   // not chain, so they need them on both sides.
-  print_operand(l, prec_of(l) < f->prec || (f->prec == kCmp && prec_of(l) == kCmp), out);
+  bool comparison = f->precedence == Precedence::kComparison;
+  print_operand(l, prec_of(l) < f->precedence || (comparison && prec_of(l) == f->precedence), out);
   out += ' ';
   out += f->text;
   out += ' ';
-  print_operand(r, prec_of(r) <= f->prec, out);
+  print_operand(r, prec_of(r) <= f->precedence, out);
 }
 
 std::string data_value(DType dtype, double v) {

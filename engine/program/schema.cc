@@ -91,17 +91,36 @@ struct Table {
   ElementOp { ElementOp::Kind::kUnary, BinaryOp::kAdd, UnaryOp::op }
 #define SF_ELEMENT_none(op) \
   ElementOp {}
+#define SF_SYNTAX_call \
+  OpSyntax {}
+#define SF_SYNTAX_infix(level, text) \
+  OpSyntax { Precedence::level, text }
+#define SF_TORCH_torch_fn(n) \
+  TorchSpelling { TorchSpelling::Kind::kFunction, n }
+#define SF_TORCH_torch_method(n) \
+  TorchSpelling { TorchSpelling::Kind::kMethod, n }
+#define SF_TORCH_torch_operator \
+  TorchSpelling { TorchSpelling::Kind::kOperator, "" }
+#define SF_TORCH_torch_custom \
+  TorchSpelling {}
 #define SF_OP(Enum, name, family, signature, element_kind, element_op, rule, unbacked, weight, \
-              features)                                                                        \
+              features, syntax, torch)                                                         \
   schemas.push_back(OpSchema{OpKind::Enum, name, OpFamily::family, parse_signature(signature), \
                              SF_ELEMENT_##element_kind(element_op), DTypeRule::rule, unbacked, \
-                             weight, parse_features(features)});                               \
+                             weight, parse_features(features), SF_SYNTAX_##syntax,             \
+                             SF_TORCH_##torch});                                               \
   by_name.emplace(name, OpKind::Enum);                                                         \
   ops.push_back(OpKind::Enum);
 #include "engine/program/ops.def"
 #undef SF_ELEMENT_binary
 #undef SF_ELEMENT_unary
 #undef SF_ELEMENT_none
+#undef SF_SYNTAX_call
+#undef SF_SYNTAX_infix
+#undef SF_TORCH_torch_fn
+#undef SF_TORCH_torch_method
+#undef SF_TORCH_torch_operator
+#undef SF_TORCH_torch_custom
   }
 };
 
@@ -127,6 +146,13 @@ std::optional<OpKind> op_by_name(std::string_view name) {
 }
 
 const char* op_name(OpKind op) { return schema(op).name.c_str(); }
+
+std::optional<OpKind> op_by_operator(Precedence level, std::string_view text) {
+  for (const OpSchema& s : table().schemas) {
+    if (s.syntax.precedence == level && text == s.syntax.text) return s.op;
+  }
+  return std::nullopt;
+}
 const std::vector<OpKind>& all_ops() { return table().ops; }
 
 const char* op_feature_name(OpFeature f) {

@@ -51,7 +51,8 @@ struct ElementOp {
   X(kBroadcast, "broadcast")        \
   X(kGather, "gather")              \
   X(kZeroDivision, "zero_division") \
-  X(kMutation, "mutation")
+  X(kMutation, "mutation")          \
+  X(kMemoized, "memoized")
 
 enum class OpFeature {
 #define SF_OP_FEATURE_ENUM(e, name) e,
@@ -61,6 +62,35 @@ enum class OpFeature {
 const char* op_feature_name(OpFeature f);
 std::optional<OpFeature> op_feature_by_name(std::string_view name);
 const std::vector<OpFeature>& all_op_features();
+
+// Operator syntax (ops.def Syntax column): precedence levels, lowest first, as the parser's
+// grammar rules; kAtom is call syntax.
+enum class Precedence {
+  kOr = 1,
+  kAnd,
+  kNot,
+  kComparison,
+  kAdditive,
+  kMultiplicative,
+  kPrefix,
+  kAtom
+};
+struct OpSyntax {
+  Precedence precedence = Precedence::kAtom;
+  const char* text = "";  // "+", or "" for call syntax
+  bool is_operator() const { return precedence != Precedence::kAtom; }
+  // The operator's operand count: 1 for the prefix operators (~, unary -), else 2.
+  size_t arity() const {
+    return precedence == Precedence::kNot || precedence == Precedence::kPrefix ? 1 : 2;
+  }
+};
+
+// How export-torch spells a call (ops.def Torch column).
+struct TorchSpelling {
+  enum class Kind { kFunction, kMethod, kOperator, kCustom };
+  Kind kind = Kind::kCustom;
+  const char* name = "";  // the function ("torch.relu") or method ("view")
+};
 
 // One row of ops.def.
 struct OpSchema {
@@ -73,6 +103,8 @@ struct OpSchema {
   bool allocates_unbacked;  // creates unbacked symbols (nonzero, item, ...)
   int gen_weight;           // the program generator's relative weight (0: not drawn)
   uint32_t features = 0;    // bit (1 << OpFeature) per tag
+  OpSyntax syntax;
+  TorchSpelling torch;
   bool has(OpFeature f) const { return features & (1u << static_cast<int>(f)); }
 };
 
@@ -80,6 +112,9 @@ const OpSchema& schema(OpKind op);
 std::optional<OpKind> op_by_name(std::string_view name);
 const char* op_name(OpKind op);
 const std::vector<OpKind>& all_ops();
+// The op written with this operator at this precedence level ("-" is sub at kAdditive and neg at
+// kPrefix), for the parser.
+std::optional<OpKind> op_by_operator(Precedence level, std::string_view text);
 // The binary element op of a pointwise op (an internal error for any other op).
 BinaryOp binary_element(OpKind op);
 UnaryOp unary_element(OpKind op);

@@ -414,7 +414,9 @@ bool Generator::try_statement() {
 void Generator::repeat_as_memo_hit(const ExprPtr& e) {
   std::string again = "v" + std::to_string(line_);
   if (!accept(program::ProgramBuilder::assign_stmt(again, e), again)) return;
-  if (!is_tensor(vars_.back().value) || !src_.chance(1, 2)) return;
+  if (!is_tensor(vars_.back().value) || !src_.chance(1, 2) || !statement_allowed("nonzero")) {
+    return;
+  }
   std::string fed = "v" + std::to_string(line_);
   accept(program::ProgramBuilder::assign_stmt(fed, call("nonzero", {v(again)})), fed);
 }

@@ -12,6 +12,7 @@
 #include "engine/base/check.h"
 #include "engine/program/input_data.h"
 #include "engine/program/number_text.h"
+#include "engine/program/op_cases.h"
 #include "engine/program/operand_mutation.h"
 #include "engine/program/schema.h"
 #include "fuzz/torch/prelude_text.h"
@@ -129,7 +130,6 @@ class Emitter {
   std::string call(const Expr& e) {
     std::vector<ExprPtr> a = program::bind_call(e);
     auto arg = [&](size_t i) { return expr(a.at(i)); };
-    auto binop = [&](const char* op) { return "(" + arg(0) + " " + op + " " + arg(1) + ")"; };
     // The bound arguments from `from` on, comma-separated (a method's start at 1).
     auto args_from = [&](size_t from) {
       std::string out;
@@ -143,7 +143,27 @@ class Emitter {
     auto fn = [&](const std::string& name, const std::string& lead = "") {
       return name + "(" + lead + args_from(0) + ")";
     };
-    switch (e.op) {
+    // The ops.def Torch column's spelling: a function, a method or Python's operator.
+    auto plain = [&](const program::OpSchema& s) -> std::string {
+      switch (s.torch.kind) {
+        case program::TorchSpelling::Kind::kFunction:
+          return fn(s.torch.name);
+        case program::TorchSpelling::Kind::kMethod:
+          return method(s.torch.name, 1);
+        case program::TorchSpelling::Kind::kOperator:
+          SF_CHECK(s.syntax.is_operator()) << s.name << ": torch_operator without an operator";
+          if (s.syntax.arity() == 1) return "(" + std::string(s.syntax.text) + arg(0) + ")";
+          return "(" + arg(0) + " " + s.syntax.text + " " + arg(1) + ")";
+        case program::TorchSpelling::Kind::kCustom:
+          break;
+      }
+      SF_CHECK(false) << s.name << " is torch_custom: it needs a case in export_torch.cc";
+      return "";
+    };
+    switch (e.op) {  // no default: a torch_custom row needs its case here
+#define SF_OP SF_TORCH_PLAIN_CASE
+#include "engine/program/ops.def"
+      return plain(program::schema(e.op));
       case OpKind::kZeros:
         return "torch.zeros(" + arg(0) + ", dtype=" + arg(1) + ")";
       case OpKind::kOnes:
@@ -153,50 +173,6 @@ class Emitter {
       case OpKind::kArange:
         return a[1] ? "torch.arange(" + arg(0) + ", " + arg(1) + ", dtype=" + arg(2) + ")"
                     : "torch.arange(" + arg(0) + ", dtype=" + arg(2) + ")";
-      case OpKind::kAdd:
-        return binop("+");
-      case OpKind::kSub:
-        return binop("-");
-      case OpKind::kMul:
-        return binop("*");
-      case OpKind::kDiv:
-        return binop("/");
-      case OpKind::kFloorDiv:
-        return binop("//");
-      case OpKind::kRemainder:
-        return binop("%");
-      case OpKind::kMaximum:
-        return fn("sf_maximum");
-      case OpKind::kMinimum:
-        return fn("sf_minimum");
-      case OpKind::kEq:
-        return binop("==");
-      case OpKind::kNe:
-        return binop("!=");
-      case OpKind::kLt:
-        return binop("<");
-      case OpKind::kLe:
-        return binop("<=");
-      case OpKind::kGt:
-        return binop(">");
-      case OpKind::kGe:
-        return binop(">=");
-      case OpKind::kLogicalAnd:
-        return fn("sf_logical_and");
-      case OpKind::kLogicalOr:
-        return fn("sf_logical_or");
-      case OpKind::kLogicalNot:
-        return fn("sf_logical_not");
-      case OpKind::kNeg:
-        return "(-" + arg(0) + ")";
-      case OpKind::kAbs:
-        return fn("abs");
-      case OpKind::kRelu:
-        return fn("torch.relu");
-      case OpKind::kTo:
-        return method("to", 1);
-      case OpKind::kWhere:
-        return fn("torch.where");
       case OpKind::kSum:
         return fn("sf_reduce", "torch.sum, ");
       case OpKind::kAmax:
@@ -207,62 +183,10 @@ class Emitter {
         return fn("sf_reduce", "torch.any, ");
       case OpKind::kAll:
         return fn("sf_reduce", "torch.all, ");
-      case OpKind::kCountNonzero:
-        return fn("sf_count_nonzero");
-      case OpKind::kView:
-        return method("view", 1);
-      case OpKind::kReshape:
-        return method("reshape", 1);
-      case OpKind::kPermute:
-        return method("permute", 1);
-      case OpKind::kTranspose:
-        return method("transpose", 1);
-      case OpKind::kUnsqueeze:
-        return method("unsqueeze", 1);
-      case OpKind::kSqueeze:
-        return method("squeeze", 1);
-      case OpKind::kExpand:
-        return method("expand", 1);
-      case OpKind::kSlice:
-        return fn("sf_slice");
-      case OpKind::kNarrow:
-        return fn("torch.narrow");
-      case OpKind::kSelect:
-        return fn("torch.select");
-      case OpKind::kFlatten:
-        return fn("torch.flatten");
-      case OpKind::kCat:
-        return fn("torch.cat");
-      case OpKind::kStack:
-        return fn("torch.stack");
-      case OpKind::kIndexSelect:
-        return fn("torch.index_select");
-      case OpKind::kNonzero:
-        return fn("torch.nonzero");
       case OpKind::kIndex:
         return arg(0) + "[" + arg(1) + "]";
-      case OpKind::kMaskedSelect:
-        return fn("torch.masked_select");
       case OpKind::kUnique:
         return "torch.unique(" + arg(0) + ", sorted=True, return_counts=" + arg(1) + ")";
-      case OpKind::kItem:
-        return method("item", 1);
-      case OpKind::kTolist:
-        return method("tolist", 1);
-      case OpKind::kRepeatInterleave:
-        return fn("sf_repeat_interleave");
-      case OpKind::kSize:
-        return method("size", 1);
-      case OpKind::kStride:
-        return method("stride", 1);
-      case OpKind::kNumel:
-        return method("numel", 1);
-      case OpKind::kMin:
-        return fn("torch.sym_min");
-      case OpKind::kMax:
-        return fn("torch.sym_max");
-      case OpKind::kAddInplace:
-        return method("add_", 1);
     }
     SF_CHECK(false) << "export-torch: no translation for op " << program::op_name(e.op);
     return "";

@@ -146,6 +146,28 @@ TEST(PrinterTest, InfixFlagChoosesTheSyntax) {
   EXPECT_EQ(print_expr(*Expr::call(OpKind::kNeg, {Expr::integer(3)})), "neg(3)");
 }
 
+// The Syntax column is the one source of operators: each reads back as its op, and no two ops
+// share an operator at one precedence level.
+TEST(PrinterTest, EveryOperatorOfTheTableReadsBackAsItsOp) {
+  int operators = 0;
+  for (OpKind op : all_ops()) {
+    const OpSyntax& syn = schema(op).syntax;
+    if (!syn.is_operator()) {
+      EXPECT_FALSE(has_operator_syntax(op)) << op_name(op);
+      continue;
+    }
+    ++operators;
+    EXPECT_EQ(op_by_operator(syn.precedence, syn.text), op) << op_name(op);
+    std::vector<ExprPtr> args{v("a")};
+    if (syn.arity() == 2) args.push_back(v("b"));
+    ExprPtr e = Expr::call(op, args, {}, true);
+    std::string text = print_expr(*e);
+    EXPECT_NE(text.find(syn.text), std::string::npos) << text;
+    EXPECT_EQ(*parse_expression(text), *e) << text;
+  }
+  EXPECT_EQ(operators, 16);
+}
+
 TEST(PrinterTest, ParenthesesFollowPrecedence) {
   auto call = [](OpKind op, std::vector<ExprPtr> args) {
     return Expr::call(op, std::move(args), {}, true);
