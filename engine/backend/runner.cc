@@ -152,7 +152,7 @@ sym::Concrete eval_binding(const lower::Extern& e, const ExternOutputs& out, con
   Value root;
   if (out.scalar) {
     root = scalar_value(*out.scalar);
-  } else if (out.shapes.size() == 1 && !e.return_counts) {
+  } else if (!e.tuple_output) {
     root = concrete_tensor(out.shapes[0]);
   } else {
     std::vector<Value> elems;
@@ -316,7 +316,7 @@ RunResult PlanRunner::run(const lower::Plan& plan, const ShapeEnv& env,
         const lower::Extern& e = plan.externs.at(s.kernel);
         std::vector<ResolvedLayout> ins;
         for (const lower::Layout& l : e.inputs) ins.push_back(resolve(l, sigma));
-        extern_outputs[s.kernel] = run_extern(plan, e, ins);
+        extern_outputs[s.kernel] = run_extern(plan, e, ins, sigma);
         break;
       }
       case Step::Kind::kBind: {

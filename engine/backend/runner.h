@@ -59,9 +59,11 @@ class PlanRunner : public Backend {
   virtual void allocate(int buffer, DType dtype, int64_t numel) = 0;
   virtual void release(int buffer) = 0;
   virtual void launch(const lower::Plan& plan, const lower::Kernel& k, const SymbolEnv& sigma) = 0;
-  // Runs an extern on resolved input layouts; it allocates its output buffers itself.
+  // Runs an extern on resolved input layouts (its scalar arguments evaluate in σ); it allocates
+  // its output buffers itself.
   virtual ExternOutputs run_extern(const lower::Plan& plan, const lower::Extern& e,
-                                   const std::vector<ResolvedLayout>& inputs) = 0;
+                                   const std::vector<ResolvedLayout>& inputs,
+                                   const SymbolEnv& sigma) = 0;
   virtual program::HostTensor download(const ResolvedLayout& layout) = 0;
   virtual void begin_run() {}
   virtual void end_run() {}

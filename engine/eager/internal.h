@@ -133,4 +133,8 @@ Value item(const Call& c);
 Value tolist(const Call& c);
 Value repeat_interleave(const Call& c);
 
+// Any op on concrete values (dispatch.cc): the one switch over every op, so a new op in ops.def
+// fails to compile there until eager computes it (-Werror=switch).
+Value dispatch(const Call& c);
+
 }  // namespace sf::eager::internal

@@ -10,7 +10,6 @@
 #include "engine/eager/interpreter_internal.h"
 #include "engine/eager/tensor_util.h"
 #include "engine/program/input_data.h"
-#include "engine/program/op_cases.h"
 #include "engine/program/operand_mutation.h"
 #include "engine/program/run_limits.h"
 #include "engine/program/schema.h"
@@ -23,98 +22,6 @@ using program::Stmt;
 using namespace internal;  // NOLINT: the interpreter is the internal namespace's one client
 
 namespace detail {
-
-Value dispatch(const Call& c) {
-  switch (c.op()) {
-    case OpKind::kZeros:
-      return fill(c, FillKind::kZeros);
-    case OpKind::kOnes:
-      return fill(c, FillKind::kOnes);
-    case OpKind::kFull:
-      return fill(c, FillKind::kFull);
-    case OpKind::kArange:
-      return arange(c);
-#define SF_OP SF_ELEMENTWISE_BINARY_CASE
-#include "engine/program/ops.def"
-      return binary(c, program::binary_element(c.op()));
-#define SF_OP SF_ELEMENTWISE_UNARY_CASE
-#include "engine/program/ops.def"
-      return unary(c, program::unary_element(c.op()));
-    case OpKind::kRelu:
-      return relu(c);
-    case OpKind::kTo:
-      return to_dtype(c);
-    case OpKind::kWhere:
-      return where(c);
-    case OpKind::kSum:
-      return reduce(c, ReduceOp::kSum);
-    case OpKind::kAmax:
-      return reduce(c, ReduceOp::kAmax);
-    case OpKind::kAmin:
-      return reduce(c, ReduceOp::kAmin);
-    case OpKind::kAny:
-      return reduce(c, ReduceOp::kAny);
-    case OpKind::kAll:
-      return reduce(c, ReduceOp::kAll);
-    case OpKind::kCountNonzero:
-      return reduce(c, ReduceOp::kCountNonzero);
-    case OpKind::kView:
-      return view(c);
-    case OpKind::kReshape:
-      return view(c);
-    case OpKind::kPermute:
-      return permute(c);
-    case OpKind::kTranspose:
-      return transpose(c);
-    case OpKind::kUnsqueeze:
-      return unsqueeze(c);
-    case OpKind::kSqueeze:
-      return squeeze(c);
-    case OpKind::kExpand:
-      return expand(c);
-    case OpKind::kSlice:
-      return slice(c);
-    case OpKind::kNarrow:
-      return narrow(c);
-    case OpKind::kSelect:
-      return select(c);
-    case OpKind::kFlatten:
-      return flatten(c);
-    case OpKind::kCat:
-      return cat(c);
-    case OpKind::kStack:
-      return stack(c);
-    case OpKind::kIndexSelect:
-      return index_select(c);
-    case OpKind::kNonzero:
-      return nonzero(c);
-    case OpKind::kIndex:
-      return index(c);
-    case OpKind::kMaskedSelect:
-      return masked_select(c);
-    case OpKind::kUnique:
-      return unique(c);
-    case OpKind::kItem:
-      return item(c);
-    case OpKind::kTolist:
-      return tolist(c);
-    case OpKind::kRepeatInterleave:
-      return repeat_interleave(c);
-    case OpKind::kSize:
-      return size(c);
-    case OpKind::kStride:
-      return stride(c);
-    case OpKind::kNumel:
-      return numel(c);
-    case OpKind::kMin:
-      return scalar_binary(c, program::binary_element(c.op()), c.scalar(0), c.scalar(1));
-    case OpKind::kMax:
-      return scalar_binary(c, program::binary_element(c.op()), c.scalar(0), c.scalar(1));
-    case OpKind::kAddInplace:
-      return add_inplace(c);
-  }
-  SF_UNREACHABLE() << "op " << static_cast<int>(c.op());
-}
 
 [[noreturn]] void invalid(const std::string& message) {
   throw_user_error(UserErrorKind::kInvalidProgram, message);

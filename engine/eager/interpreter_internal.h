@@ -24,8 +24,6 @@ using program::HostValue;
 using program::Stmt;
 using namespace internal;  // NOLINT: the interpreter is the internal namespace's one client
 
-// The one switch over every op: a new op in ops.def fails to compile here (-Werror=switch).
-Value dispatch(const Call& c);
 [[noreturn]] void invalid(const std::string& message);
 HostValue to_host(const Value& v);
 

@@ -90,4 +90,19 @@ KExprPtr KExpr::cast(KExprPtr a, DType to) {
   return e;
 }
 
+bool Extern::flag_arg(size_t i) const {
+  const ExternArg& a = args.at(i);
+  SF_CHECK(a.kind == ExternArg::Kind::kScalar && a.scalar->is(sym::ExprKind::kBoolConst))
+      << name << ": argument " << i << " is not a literal flag";
+  return a.scalar->bool_value();
+}
+
+std::optional<int64_t> Extern::int_arg(size_t i) const {
+  const ExternArg& a = args.at(i);
+  if (a.kind == ExternArg::Kind::kNone) return std::nullopt;
+  SF_CHECK(a.kind == ExternArg::Kind::kScalar && a.scalar->is(sym::ExprKind::kInteger))
+      << name << ": argument " << i << " is not a literal int";
+  return a.scalar->int_value();
+}
+
 }  // namespace sf::lower

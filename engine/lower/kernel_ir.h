@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -108,16 +109,30 @@ struct Kernel {
   ReduceOp reduce = ReduceOp::kSum;
 };
 
-// A data-dependent op run as a library call (FallbackKernel / MultiOutput / DynamicScalar).
+// One argument of an extern call, as the graph node has it: a tensor (an index into
+// Extern::inputs), a scalar (an int/float/bool expression evaluated in σ when it runs: a literal
+// or a symbolic size), a dtype, a list, or none.
+struct ExternArg {
+  enum class Kind { kNone, kTensor, kScalar, kDType, kList };
+  Kind kind = Kind::kNone;
+  int input = -1;  // kTensor
+  ExprRef scalar;  // kScalar
+  DType dtype = DType::kFloat32;
+  std::vector<ExternArg> list;
+};
+
+// A data-dependent op run as a library call (FallbackKernel / MultiOutput / DynamicScalar): the
+// op with the node's arguments, so a backend may run any op (the CPU backend calls eager's).
 struct Extern {
-  program::OpKind op = program::OpKind::kNonzero;  // nonzero index masked_select unique
-                                                   // repeat_interleave item
+  program::OpKind op = program::OpKind::kNonzero;
   std::string name;
-  std::vector<Layout> inputs;
-  std::vector<int> outputs;  // buffers it allocates (unique with counts: values, counts)
-  bool return_counts = false;
-  int64_t dim = -1;           // repeat_interleave: the dim, or -1 for the flattened / indices form
-  bool repeats_only = false;  // repeat_interleave(repeats): the indices form
+  std::vector<Layout> inputs;   // one per tensor argument, in argument order
+  std::vector<ExternArg> args;  // one per schema parameter
+  std::vector<int> outputs;     // buffers it allocates (unique with counts: values, counts)
+  bool tuple_output = false;    // its value is a tuple of the outputs (even of one)
+  // A literal argument's value (SF_CHECKs it is one): flags and dims are literals.
+  bool flag_arg(size_t i) const;
+  std::optional<int64_t> int_arg(size_t i) const;  // nullopt when absent (None)
   // From the process_kernel re-propagation: symbol (fresh name) -> keypath into the outputs (a
   // tensor, a tuple of tensors, or the scalar for item). `defs` are the resolved symbols.
   Bindings unbacked_bindings;
@@ -125,7 +140,6 @@ struct Extern {
   // The graph node it lowers, for the oracles: they compare the plan's bindings with the ones the
   // node recorded (valid while the graph the plan was lowered from lives).
   const graph::Node* node = nullptr;
-  DType scalar_dtype = DType::kInt64;  // item: the element dtype
 };
 
 }  // namespace sf::lower

@@ -2,6 +2,7 @@
 // process_kernel re-propagation — the meta function re-run on fake inputs derived from the IR
 // layouts, rebind_unbacked against the node's bindings, then compute_unbacked_bindings with the
 // node's example value as the old value (spec §2.7 step 6, §5.2).
+#include <functional>
 #include <set>
 
 #include "engine/base/check.h"
@@ -17,7 +18,6 @@ namespace sf::lower::detail {
 
 using graph::Node;
 using graph::NodeArg;
-using program::OpKind;
 
 namespace {
 
@@ -44,29 +44,63 @@ IrValue lower_extern(Lowering& L, const Node* n) {
   fake::FakeMode mode(&env);
   mode.inference_mode = L.trace().mode->inference_mode;
   std::map<Node*, Value> ir_fakes;
-  for (const NodeArg& a : n->args) {
-    a.for_each_node([&](Node* arg) {
-      const IrValue& v = L.value_of(NodeArg::of(arg));
-      if (v.kind != IrValue::Kind::kTensor) return;
-      e.inputs.push_back(v.layout);  // one input per tensor argument, even if repeated
-      if (ir_fakes.count(arg)) return;
-      std::vector<SymInt> sizes, strides;
-      for (const ExprRef& x : v.layout.sizes) sizes.emplace_back(x);
-      for (const ExprRef& x : v.layout.strides) strides.emplace_back(x);
-      ir_fakes[arg] =
-          Value::tensor(mode.make_tensor(v.layout.dtype, sizes, strides, SymInt(v.layout.offset)));
-    });
-  }
-  if (n->op == OpKind::kUnique)
-    e.return_counts = n->args[1].kind == NodeArg::Kind::kBool && n->args[1].b;
-  if (n->op == OpKind::kRepeatInterleave) {
-    e.repeats_only = n->args[1].kind == NodeArg::Kind::kNone;
-    e.dim = n->args[2].kind == NodeArg::Kind::kInt ? n->args[2].i : -1;
-    if (e.dim < -1) e.dim += static_cast<int64_t>(e.inputs[0].sizes.size());
-  }
-  if (n->op == OpKind::kItem) e.scalar_dtype = e.inputs.at(0).dtype;
+  // The node's arguments as the extern's: tensors become inputs (one per tensor argument, even
+  // if repeated), scalar nodes their expressions, literals constants.
+  std::function<ExternArg(const NodeArg&)> extern_arg = [&](const NodeArg& a) {
+    ExternArg x;
+    switch (a.kind) {
+      case NodeArg::Kind::kNone:
+        break;
+      case NodeArg::Kind::kInt:
+        x.kind = ExternArg::Kind::kScalar;
+        x.scalar = sym::integer(a.i);
+        break;
+      case NodeArg::Kind::kFloat:
+        x.kind = ExternArg::Kind::kScalar;
+        x.scalar = sym::real(a.f);
+        break;
+      case NodeArg::Kind::kBool:
+        x.kind = ExternArg::Kind::kScalar;
+        x.scalar = sym::boolean(a.b);
+        break;
+      case NodeArg::Kind::kDType:
+        x.kind = ExternArg::Kind::kDType;
+        x.dtype = a.dtype;
+        break;
+      case NodeArg::Kind::kList:
+        x.kind = ExternArg::Kind::kList;
+        for (const NodeArg& elem : a.list) x.list.push_back(extern_arg(elem));
+        break;
+      case NodeArg::Kind::kNode: {
+        const IrValue& v = L.value_of(a);
+        if (v.kind == IrValue::Kind::kScalar) {
+          x.kind = ExternArg::Kind::kScalar;
+          x.scalar = v.scalar;
+          break;
+        }
+        SF_CHECK(v.kind == IrValue::Kind::kTensor)
+            << e.name << ": an argument that is neither a tensor nor a scalar";
+        x.kind = ExternArg::Kind::kTensor;
+        x.input = static_cast<int>(e.inputs.size());
+        e.inputs.push_back(v.layout);
+        Node* arg = a.node;
+        if (ir_fakes.count(arg)) break;
+        std::vector<SymInt> sizes, strides;
+        for (const ExprRef& s : v.layout.sizes) sizes.emplace_back(s);
+        for (const ExprRef& s : v.layout.strides) strides.emplace_back(s);
+        ir_fakes[arg] = Value::tensor(
+            mode.make_tensor(v.layout.dtype, sizes, strides, SymInt(v.layout.offset)));
+        break;
+      }
+    }
+    return x;
+  };
+  for (const NodeArg& a : n->args) e.args.push_back(extern_arg(a));
+  e.tuple_output = n->value.kind() == Value::Kind::kTuple;
+  // DynamicScalar (item): the value is a scalar, not tensors.
+  const bool dynamic_scalar = !e.tuple_output && n->value.kind() != Value::Kind::kTensor;
   Bindings bindings;
-  if (n->op == OpKind::kItem) {
+  if (dynamic_scalar) {
     bindings = n->unbacked_bindings;  // DynamicScalar: its one binding is its def
   } else {
     fake::MetaContext ctx{mode, "lowering %" + n->name};
@@ -107,7 +141,7 @@ IrValue lower_extern(Lowering& L, const Node* n) {
     e.outputs.push_back(b);
     return IrValue::tensor(layout_of(v, b));
   };
-  if (n->op == OpKind::kItem) {
+  if (dynamic_scalar) {
     result = IrValue::scalar_of(n->value.expr());
   } else if (n->value.kind() == Value::Kind::kTuple) {
     result.kind = IrValue::Kind::kTuple;

@@ -95,10 +95,11 @@ program::HostTensor EmulatedCudaBackend::download(const ResolvedLayout& l) {
 }
 
 ExternOutputs EmulatedCudaBackend::run_extern(const lower::Plan&, const lower::Extern& e,
-                                              const std::vector<ResolvedLayout>& inputs) {
+                                              const std::vector<ResolvedLayout>& inputs,
+                                              const SymbolEnv& sigma) {
   std::vector<program::HostTensor> tensors;
   for (const ResolvedLayout& l : inputs) tensors.push_back(download(l));
-  return cpu::run_eager_extern(e, std::move(tensors),
+  return cpu::run_eager_extern(e, std::move(tensors), sigma,
                                [&](int buffer, const program::HostTensor& t) { store(buffer, t); });
 }
 

@@ -41,7 +41,8 @@ class EmulatedCudaBackend : public PlanRunner {
   void release(int buffer) override { storage_.erase(buffer); }
   void launch(const lower::Plan& plan, const lower::Kernel& k, const SymbolEnv& sigma) override;
   ExternOutputs run_extern(const lower::Plan& plan, const lower::Extern& e,
-                           const std::vector<ResolvedLayout>& inputs) override;
+                           const std::vector<ResolvedLayout>& inputs,
+                           const SymbolEnv& sigma) override;
   program::HostTensor download(const ResolvedLayout& layout) override;
 
  private:

@@ -18,26 +18,38 @@ Plan divide_by_plan(ShapeEnv& env, ExprRef* u) {
   *u = env.create_unbacked_symint().expr();
   Plan p;
   p.buffers.push_back(lower::Buffer{0, "r", program::DType::kInt64, {sym::integer(2)}, "r", -1});
-  p.buffers.push_back(lower::Buffer{1, "buf1", program::DType::kInt64, {sym::mul(sym::integer(2), *u)}, "", 0});
+  p.buffers.push_back(
+      lower::Buffer{1, "buf1", program::DType::kInt64, {sym::mul(sym::integer(2), *u)}, "", 0});
   Extern e;
   e.op = program::OpKind::kRepeatInterleave;
   e.name = "e0";
-  e.repeats_only = true;
-  e.inputs.push_back(lower::Layout{0, program::DType::kInt64, {sym::integer(2)}, {sym::integer(1)}, sym::integer(0)});
+  lower::ExternArg repeats_arg;
+  repeats_arg.kind = lower::ExternArg::Kind::kTensor;
+  repeats_arg.input = 0;
+  e.args = {repeats_arg, lower::ExternArg{}, lower::ExternArg{}};  // repeat_interleave(r)
+  e.inputs.push_back(lower::Layout{
+      0, program::DType::kInt64, {sym::integer(2)}, {sym::integer(1)}, sym::integer(0)});
   e.outputs = {1};
   KeyPath path{KeyEntry::call_method(TensorMethod::kSize), KeyEntry::sequence(0),
                KeyEntry::divide_by(sym::integer(2))};
   e.unbacked_bindings = {{*u, path}};
   p.externs.push_back(e);
-  p.steps.push_back(Step{Step::Kind::kBindInput, nullptr, "", -1, -1, sym::integer(2),
-                         {KeyEntry::call_method(TensorMethod::kSize), KeyEntry::sequence(0)}, "r"});
+  p.steps.push_back(Step{Step::Kind::kBindInput,
+                         nullptr,
+                         "",
+                         -1,
+                         -1,
+                         sym::integer(2),
+                         {KeyEntry::call_method(TensorMethod::kSize), KeyEntry::sequence(0)},
+                         "r"});
   p.steps.push_back(Step{Step::Kind::kExtern, nullptr, "", -1, 0});
   p.steps.push_back(Step{Step::Kind::kBind, nullptr, "", -1, 0, *u, path});
   return p;
 }
 
 program::HostValue repeats(std::vector<int64_t> v) {
-  program::HostTensor t = program::HostTensor::zeros(program::DType::kInt64, {static_cast<int64_t>(v.size())});
+  program::HostTensor t =
+      program::HostTensor::zeros(program::DType::kInt64, {static_cast<int64_t>(v.size())});
   t.ints = v;
   return program::HostValue::of_tensor(t);
 }

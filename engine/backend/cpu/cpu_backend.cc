@@ -6,7 +6,6 @@
 #include "engine/backend/cpu/storage.h"
 #include "engine/base/check.h"
 #include "engine/eager/internal.h"
-#include "engine/program/op_cases.h"
 
 namespace sf::backend {
 
@@ -42,13 +41,14 @@ class CpuBackend : public PlanRunner {
   }
 
   ExternOutputs run_extern(const lower::Plan&, const lower::Extern& e,
-                           const std::vector<ResolvedLayout>& inputs) override {
+                           const std::vector<ResolvedLayout>& inputs,
+                           const SymbolEnv& sigma) override {
     std::vector<program::HostTensor> tensors;
     for (const ResolvedLayout& l : inputs) {
       tensors.push_back(cpu::gather_layout(buffers_.at(l.buffer), l));
     }
     return cpu::run_eager_extern(
-        e, std::move(tensors),
+        e, std::move(tensors), sigma,
         [&](int buffer, const program::HostTensor& t) { buffers_[buffer] = Storage::of_host(t); });
   }
 
@@ -60,48 +60,66 @@ class CpuBackend : public PlanRunner {
 
 std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
 
+namespace {
+
+// An extern argument as eager's: its tensor input, or its scalar's value in σ.
+ei::Value eager_arg(const lower::ExternArg& a, std::vector<ei::Value>& tensors,
+                    const SymbolEnv& sigma) {
+  switch (a.kind) {
+    case lower::ExternArg::Kind::kNone:
+      return ei::Value();
+    case lower::ExternArg::Kind::kTensor:
+      return tensors.at(static_cast<size_t>(a.input));
+    case lower::ExternArg::Kind::kScalar: {
+      sym::Concrete c = sigma.eval(a.scalar);
+      switch (c.type) {
+        case sym::ExprType::kInt:
+          return ei::Value::of_int(c.i);
+        case sym::ExprType::kFloat:
+          return ei::Value::of_float(c.f);
+        case sym::ExprType::kBool:
+          return ei::Value::of_bool(c.b);
+      }
+      break;
+    }
+    case lower::ExternArg::Kind::kDType: {
+      ei::Value v;
+      v.kind = ei::Value::Kind::kDType;
+      v.dtype = a.dtype;
+      return v;
+    }
+    case lower::ExternArg::Kind::kList: {
+      std::vector<ei::Value> elems;
+      for (const lower::ExternArg& x : a.list) elems.push_back(eager_arg(x, tensors, sigma));
+      return ei::Value::tuple(std::move(elems));
+    }
+  }
+  SF_UNREACHABLE();
+}
+
+}  // namespace
+
 ExternOutputs cpu::run_eager_extern(
-    const lower::Extern& e, std::vector<program::HostTensor> inputs,
+    const lower::Extern& e, std::vector<program::HostTensor> inputs, const SymbolEnv& sigma,
     const std::function<void(int buffer, const program::HostTensor& t)>& store) {
   std::vector<ei::Value> tensors;
   for (program::HostTensor& t : inputs) tensors.push_back(ei::Value::of_tensor(std::move(t)));
+  std::vector<ei::Value> args;
+  for (const lower::ExternArg& a : e.args) args.push_back(eager_arg(a, tensors, sigma));
+  ei::Value result = ei::dispatch(ei::Call(e.op, std::move(args)));
   ExternOutputs out;
-  ei::Value result;
-  switch (e.op) {
-    case program::OpKind::kItem: {
-      ei::Value v = ei::item(ei::Call(e.op, {tensors.at(0)}));
-      if (v.kind == ei::Value::Kind::kFloat) {
-        out.scalar = sym::Concrete::of_float(v.f);
-      } else if (v.kind == ei::Value::Kind::kBool) {
-        out.scalar = sym::Concrete::of_bool(v.b);
-      } else {
-        out.scalar = sym::Concrete::of_int(v.i);
-      }
+  switch (result.kind) {
+    case ei::Value::Kind::kInt:
+      out.scalar = sym::Concrete::of_int(result.i);
       return out;
-    }
-    case program::OpKind::kNonzero:
-      result = ei::nonzero(ei::Call(e.op, {tensors.at(0)}));
+    case ei::Value::Kind::kFloat:
+      out.scalar = sym::Concrete::of_float(result.f);
+      return out;
+    case ei::Value::Kind::kBool:
+      out.scalar = sym::Concrete::of_bool(result.b);
+      return out;
+    default:
       break;
-    case program::OpKind::kIndex:
-      result = ei::index(ei::Call(e.op, {tensors.at(0), tensors.at(1)}));
-      break;
-    case program::OpKind::kMaskedSelect:
-      result = ei::masked_select(ei::Call(e.op, {tensors.at(0), tensors.at(1)}));
-      break;
-    case program::OpKind::kUnique:
-      result = ei::unique(ei::Call(e.op, {tensors.at(0), ei::Value::of_bool(e.return_counts)}));
-      break;
-    case program::OpKind::kRepeatInterleave: {
-      std::vector<ei::Value> args{tensors.at(0)};
-      args.push_back(e.repeats_only ? ei::Value() : tensors.at(1));
-      args.push_back(e.dim >= 0 ? ei::Value::of_int(e.dim) : ei::Value());
-      result = ei::repeat_interleave(ei::Call(e.op, args));
-      break;
-    }
-    case program::OpKind::kTolist:  // expanded into select + item by the tracer
-#define SF_OP SF_NO_UNBACKED_CASE
-#include "engine/program/ops.def"
-      SF_CHECK(false) << "no CPU extern for " << e.name;
   }
   std::vector<const program::HostTensor*> results;
   if (result.kind == ei::Value::Kind::kTuple) {

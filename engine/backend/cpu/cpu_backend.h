@@ -16,11 +16,12 @@ std::unique_ptr<Backend> make_cpu_backend();
 
 namespace cpu {
 
-// Extern `e` run by the eager implementation of its op on dense host inputs (one per tensor
-// argument): each output goes to `store(buffer, tensor)` (e.outputs order) and its shape into
-// the result; item returns its scalar. Also the CUDA backend's host emulation in tests.
+// Extern `e` run by the eager implementation of its op (eager's one dispatch) on dense host
+// inputs (one per tensor argument) and its other arguments evaluated in σ: each output goes to
+// `store(buffer, tensor)` (e.outputs order) and its shape into the result; item returns its scalar.
+// Also the CUDA backend's host emulation in tests.
 ExternOutputs run_eager_extern(
-    const lower::Extern& e, std::vector<program::HostTensor> inputs,
+    const lower::Extern& e, std::vector<program::HostTensor> inputs, const SymbolEnv& sigma,
     const std::function<void(int buffer, const program::HostTensor& t)>& store);
 
 }  // namespace cpu

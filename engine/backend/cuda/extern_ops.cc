@@ -63,7 +63,7 @@ void CudaBackend::check_numel(const lower::Extern& e, const std::vector<int64_t>
 }
 
 ExternOutputs CudaBackend::run_extern(const lower::Plan&, const lower::Extern& e,
-                                      const std::vector<ResolvedLayout>& in) {
+                                      const std::vector<ResolvedLayout>& in, const SymbolEnv&) {
   SF_CHECK(!in.empty()) << e.name << " has no inputs";
   for (const ResolvedLayout& l : in) {
     if (l.numel() > kMaxItems) {
@@ -220,7 +220,7 @@ ExternOutputs CudaBackend::run_unique(const lower::Extern& e, const ResolvedLayo
   set_output(e.outputs.at(0), a.dtype, runs, values);
   gather_rows(x.ptr, elem, 1, x.numel, first, runs, 1, values);
   ExternOutputs out{{{runs}}, std::nullopt};
-  if (e.return_counts) {
+  if (e.flag_arg(1)) {  // return_counts
     void* c = mem_->alloc(runs * sizeof(int64_t));
     set_output(e.outputs.at(1), DType::kInt64, runs, c);
     widen(counts, runs, static_cast<int64_t*>(c));
@@ -231,7 +231,9 @@ ExternOutputs CudaBackend::run_unique(const lower::Extern& e, const ResolvedLayo
 
 ExternOutputs CudaBackend::run_repeat_interleave(const lower::Extern& e,
                                                  const std::vector<ResolvedLayout>& in) {
-  const ResolvedLayout& r = e.repeats_only ? in[0] : (in.size() > 1 ? in[1] : in[0]);
+  // repeat_interleave(repeats) is the indices form; (a, repeats, dim) repeats a's rows.
+  const bool repeats_only = e.args.at(1).kind == lower::ExternArg::Kind::kNone;
+  const ResolvedLayout& r = repeats_only ? in[0] : (in.size() > 1 ? in[1] : in[0]);
   if (r.dtype != DType::kInt64)
     user_error(e, UserErrorKind::kInvalidProgram, "repeats must be an i64 tensor");
   if (r.sizes.size() != 1) {
@@ -253,10 +255,12 @@ ExternOutputs CudaBackend::run_repeat_interleave(const lower::Extern& e,
   }
   std::vector<int64_t> src_sizes;  // the input as eager sees it: flattened without a dim
   int64_t d = 0;
-  if (!e.repeats_only) {
+  if (!repeats_only) {
     const ResolvedLayout& a = in[0];
-    src_sizes = e.dim >= 0 ? a.sizes : std::vector<int64_t>{a.numel()};
-    d = e.dim >= 0 ? e.dim : 0;
+    std::optional<int64_t> dim = e.int_arg(2);
+    if (dim && *dim < 0) *dim += static_cast<int64_t>(a.sizes.size());
+    src_sizes = dim ? a.sizes : std::vector<int64_t>{a.numel()};
+    d = dim ? *dim : 0;
     SF_CHECK(d < static_cast<int64_t>(src_sizes.size())) << e.name << ": dim out of range";
     if (rep.numel != src_sizes[d]) {
       user_error(e, UserErrorKind::kShape,
@@ -270,7 +274,7 @@ ExternOutputs CudaBackend::run_repeat_interleave(const lower::Extern& e,
   int32_t* rows = static_cast<int32_t*>(mem_->alloc(total * sizeof(int32_t)));
   Owned own{*mem_, rows};
   expand_repeats(reps, rep.numel, total, *mem_, rows);
-  if (e.repeats_only) {
+  if (repeats_only) {
     void* out = mem_->alloc(total * sizeof(int64_t));
     set_output(e.outputs.at(0), DType::kInt64, total, out);
     widen(rows, total, static_cast<int64_t*>(out));
