@@ -29,6 +29,8 @@ Value dispatch(const Call& c) {
       return to_dtype(c);
     case OpKind::kWhere:
       return where(c);
+    case OpKind::kMaskedFill:
+      return masked_fill(c);
     case OpKind::kSum:
       return reduce(c, ReduceOp::kSum);
     case OpKind::kAmax:
@@ -41,6 +43,10 @@ Value dispatch(const Call& c) {
       return reduce(c, ReduceOp::kAll);
     case OpKind::kCountNonzero:
       return reduce(c, ReduceOp::kCountNonzero);
+    case OpKind::kMm:
+    case OpKind::kBmm:
+    case OpKind::kMatmul:
+      return contraction(c);
     case OpKind::kView:
       return view(c);
     case OpKind::kReshape:
@@ -69,6 +75,8 @@ Value dispatch(const Call& c) {
       return stack(c);
     case OpKind::kIndexSelect:
       return index_select(c);
+    case OpKind::kFlip:
+      return flip(c);
     case OpKind::kNonzero:
       return nonzero(c);
     case OpKind::kIndex:

@@ -89,6 +89,7 @@ Value unary(const Call& c, UnaryOp op);    // argument 0
 Value relu(const Call& c);
 Value to_dtype(const Call& c);
 Value where(const Call& c);
+Value masked_fill(const Call& c);
 Value add_inplace(const Call& c);
 
 // Scalar arithmetic (Python semantics) and scalar-valued ops.
@@ -106,6 +107,8 @@ Value arange(const Call& c);
 // Reductions.
 enum class ReduceOp { kSum, kAmax, kAmin, kAny, kAll, kCountNonzero };
 Value reduce(const Call& c, ReduceOp op);
+// mm, bmm, matmul (contraction.cc).
+Value contraction(const Call& c);
 
 // Views (copies here: only values matter in eager).
 Value view(const Call& c);  // view and reshape
@@ -123,6 +126,7 @@ Value flatten(const Call& c);
 Value cat(const Call& c);
 Value stack(const Call& c);
 Value index_select(const Call& c);
+Value flip(const Call& c);
 
 // Data-dependent ops.
 Value nonzero(const Call& c);

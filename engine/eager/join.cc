@@ -1,5 +1,5 @@
 // Joins and gathers: cat (1-D empty tensors skipped, as PyTorch), stack, index_select (an index
-// outside [0, size) is an index error: PyTorch's index_select does not wrap negatives).
+// outside [0, size) is an index error: PyTorch's index_select does not wrap negatives), flip.
 #include "engine/eager/internal.h"
 #include "engine/eager/tensor_util.h"
 
@@ -151,6 +151,28 @@ Value index_select(const Call& c) {
   }
   if (rank == 0) return Value::of_tensor(t);
   return Value::of_tensor(take_rows(c, t, d, rows));
+}
+
+// flip(a, dims): a copy read backwards along each listed dim (a 0-dim tensor takes dims 0 and
+// -1); a dim listed twice is an error, as PyTorch's.
+Value flip(const Call& c) {
+  const HostTensor& a = c.tensor(0);
+  int64_t rank = static_cast<int64_t>(a.sizes.size());
+  Shape strides = contiguous_strides(a.sizes);
+  int64_t offset = 0;
+  std::vector<bool> seen(std::max<int64_t>(rank, 1), false);
+  for (int64_t d : c.dims(1).value_or(Shape{})) {
+    int64_t w = wrap_dim(c, d, rank);
+    if (seen[w]) {
+      c.fail(UserErrorKind::kShape,
+             "dim " + std::to_string(w) + " appears multiple times in the list of dims");
+    }
+    seen[w] = true;
+    if (rank == 0 || a.sizes[w] == 0) continue;
+    offset += (a.sizes[w] - 1) * strides[w];
+    strides[w] = -strides[w];
+  }
+  return Value::of_tensor(strided_copy(c, a, a.sizes, strides, offset));
 }
 
 }  // namespace sf::eager::internal

@@ -137,6 +137,31 @@ Value where(const Call& c) {
   return Value::of_tensor(std::move(out));
 }
 
+// masked_fill(a, mask, value): a and mask broadcast (PyTorch's out-of-place form expands both);
+// the result keeps a's dtype, the value converted to it as `to` converts.
+Value masked_fill(const Call& c) {
+  const HostTensor& a = c.tensor(0);
+  const HostTensor& mask = c.tensor(1);
+  if (mask.dtype != DType::kBool) {
+    c.fail(UserErrorKind::kInvalidProgram,
+           "mask must be a bool tensor, got " + c.arg(1).describe());
+  }
+  HostTensor value = scalar_tensor(c.scalar(2), a.dtype);
+  Shape shape = broadcast_shapes(c, {a.sizes, mask.sizes});
+  std::vector<int64_t> ai = strided_offsets(shape, broadcast_strides(shape, a.sizes));
+  std::vector<int64_t> mi = strided_offsets(shape, broadcast_strides(shape, mask.sizes));
+  HostTensor out = alloc(c, a.dtype, shape);
+  for (size_t k = 0; k < ai.size(); ++k) {
+    bool fill = mask.ints[mi[k]] != 0;
+    if (out.is_float()) {
+      out.floats[k] = fill ? value.floats[0] : a.floats[ai[k]];
+    } else {
+      out.ints[k] = fill ? value.ints[0] : a.ints[ai[k]];
+    }
+  }
+  return Value::of_tensor(std::move(out));
+}
+
 Value add_inplace(const Call& c) {
   const TensorPtr& self = c.tensor_ptr(0);
   const Value& other = c.tensor_or_scalar(1);

@@ -65,7 +65,7 @@ IrValue lower_creation(Lowering& L, const Node* n) {
 
 namespace {
 
-// The pointwise ops without an element op of their own: to, relu, where.
+// The pointwise ops without an element op of their own: to, relu, where, masked_fill.
 KExprPtr special_pointwise_body(Kernel& k, Lowering& L, const Node* n,
                                 const std::vector<ExprRef>& iter, DType out) {
   auto arg = [&](int i) { return operand(k, L, L.arg_value(n->args[i]), iter); };
@@ -73,6 +73,10 @@ KExprPtr special_pointwise_body(Kernel& k, Lowering& L, const Node* n,
   if (n->op == OpKind::kRelu) {  // maximum(a, 0) with a weak int 0
     KExprPtr zero = out == DType::kFloat32 ? KExpr::constant_f(0) : KExpr::constant_i(0, out);
     return KExpr::binary_of(BinaryOp::kMaximum, KExpr::cast(arg(0), out), zero, out);
+  }
+  if (n->op == OpKind::kMaskedFill) {  // where(mask, value, a) in a's dtype
+    return KExpr::where_of(KExpr::cast(arg(1), DType::kBool), KExpr::cast(arg(2), out),
+                           KExpr::cast(arg(0), out));
   }
   SF_CHECK(n->op == OpKind::kWhere) << "no kernel body for " << program::op_name(n->op);
   KExprPtr c = KExpr::cast(arg(0), DType::kBool);
@@ -121,6 +125,9 @@ IrValue lower_pointwise(Lowering& L, const Node* n) {
 }
 
 IrValue lower_reduction(Lowering& L, const Node* n) {
+  if (n->op == OpKind::kMm || n->op == OpKind::kBmm || n->op == OpKind::kMatmul) {
+    return lower_contraction(L, n);
+  }
   const IrValue& a = L.value_of(n->args[0]);
   int64_t rank = static_cast<int64_t>(a.layout.sizes.size());
   std::vector<bool> reduced(rank, n->args[1].kind == NodeArg::Kind::kNone);
@@ -261,6 +268,26 @@ IrValue lower_view(Lowering& L, const Node* n) {
 }
 
 IrValue lower_join(Lowering& L, const Node* n) {
+  if (n->op == OpKind::kFlip) {  // a copy through a layout read backwards along the dims
+    IrValue a = L.value_of(n->args[0]);
+    Layout& l = a.layout;
+    int64_t rank = static_cast<int64_t>(l.sizes.size());
+    std::vector<NodeArg> dims = n->args[1].kind == NodeArg::Kind::kList
+                                    ? n->args[1].list
+                                    : std::vector<NodeArg>{n->args[1]};
+    for (const NodeArg& d : dims) {
+      if (rank == 0) break;  // a 0-dim tensor flips to itself
+      int64_t w = d.i < 0 ? d.i + rank : d.i;
+      // An empty dim leaves the kernel empty, so the offset it gives is never read.
+      l.offset = sym::add(l.offset, sym::mul(sym::sub(l.sizes[w], sym::integer(1)), l.strides[w]));
+      l.strides[w] = sym::neg(l.strides[w]);
+    }
+    l.offset = L.simplified(l.offset);
+    Kernel k;
+    k.kind = Kernel::Kind::kPointwise;
+    k.body = operand(k, L, a, sizes_of(n->value));
+    return finish(L, n, std::move(k), "flip");
+  }
   if (n->op == OpKind::kIndexSelect) {
     IrValue a = L.value_of(n->args[0]);
     const IrValue& index = L.value_of(n->args[2]);

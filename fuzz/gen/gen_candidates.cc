@@ -112,6 +112,13 @@ ExprPtr Generator::candidate(OpKind op) {
       return call(name, {v(t->name), dt(pick_dtype())});
     case OpKind::kWhere:
       return call(name, {call("gt", {v(t->name), i(0)}), v(t->name), i(src_.range(-2, 2))});
+    case OpKind::kMaskedFill: {  // mask_for may append a statement: read t's name first
+      std::string tensor = t->name;
+      ExprPtr mask = mask_for(*t, "gt", 0);
+      const Var* s = src_.chance(1, 3) ? pick(is_int) : nullptr;
+      ExprPtr value = s ? v(s->name) : f(0.5 * static_cast<double>(src_.range(-4, 4)));
+      return call(name, {v(tensor), mask, value});
+    }
     // reductions
     case OpKind::kSum:
     case OpKind::kAmax:
@@ -123,6 +130,29 @@ ExprPtr Generator::candidate(OpKind op) {
       std::vector<std::pair<std::string, ExprPtr>> kw;
       if (op != OpKind::kCountNonzero && src_.chance(1, 3)) kw.emplace_back("keepdim", b(true));
       return call(name, {v(t->name), list({dim_lit(tv)})}, kw);
+    }
+    // contractions: an operand with its own transpose (or a vector of its row length), so the
+    // contracted sizes agree by construction, symbolic or not; bool operands are cast first
+    case OpKind::kMm:
+    case OpKind::kBmm:
+    case OpKind::kMatmul: {
+      ExprPtr a = v(t->name);
+      if (tv.tensor.dtype == DType::kBool) a = call("to", {a, dt(DType::kFloat32)});
+      int64_t want = op == OpKind::kMm    ? 2
+                     : op == OpKind::kBmm ? 3
+                                          : std::max<int64_t>(rank(tv), 1);
+      if (rank(tv) != want) {  // [-1], [-1, 1] or [1, -1, 1]
+        std::vector<ExprPtr> shape{i(-1)};
+        if (want >= 2) shape.push_back(i(1));
+        if (want == 3) shape.insert(shape.begin(), i(1));
+        a = call("reshape", {a, list(shape)});
+      }
+      if (want == 1) return call(name, {a, a});  // a dot product: a 0-dim result
+      if (op == OpKind::kMatmul && src_.chance(1, 3)) {
+        DType d = tv.tensor.dtype == DType::kBool ? DType::kFloat32 : tv.tensor.dtype;
+        return call(name, {a, call("ones", {list({call("size", {a, i(-1)})}), dt(d)})});
+      }
+      return call(name, {a, call("transpose", {a, i(-1), i(-2)})});
     }
     // views
     case OpKind::kView: {
@@ -181,6 +211,13 @@ ExprPtr Generator::candidate(OpKind op) {
       const Var* o = pick([&](const HostValue& x) { return is_tensor(x) && rank(x) == rank(tv); });
       std::vector<ExprPtr> items{v(t->name), v(o ? o->name : t->name)};
       return call(name, {list(items), i(0)});
+    }
+    case OpKind::kFlip: {
+      std::vector<ExprPtr> dims;
+      int64_t first = 0;
+      if (src_.chance(3, 4)) dims.push_back(dim_lit(tv, &first));
+      if (rank(tv) >= 2 && src_.chance(1, 3)) dims.push_back(i((first + 1) % rank(tv)));
+      return call(name, {v(t->name), list(dims)});
     }
     case OpKind::kIndexSelect: {
       const Var* idx = int_vector();

@@ -167,7 +167,7 @@ TEST(OpTableTest, ElementColumnMatchesTheFamily) {
     const OpSchema& s = schema(op);
     bool has_element = s.element.kind != ElementOp::Kind::kNone;
     bool elementwise = s.family == OpFamily::kPointwise && op != OpKind::kTo &&
-                       op != OpKind::kWhere && op != OpKind::kRelu;
+                       op != OpKind::kWhere && op != OpKind::kRelu && op != OpKind::kMaskedFill;
     bool scalar_minmax = op == OpKind::kMin || op == OpKind::kMax;
     EXPECT_EQ(has_element, elementwise || scalar_minmax || op == OpKind::kAddInplace)
         << op_name(op);

@@ -1,5 +1,9 @@
-// Meta functions for cat, stack and index_select.
+// Meta functions for cat, stack, index_select and flip.
+#include <set>
+
+#include "engine/base/check.h"
 #include "engine/fake/meta/meta_internal.h"
+#include "engine/program/schema.h"
 
 namespace sf::fake::detail {
 
@@ -47,6 +51,18 @@ Value cat_of(MetaContext& ctx, const std::vector<const FakeTensor*>& ts, int64_t
 }  // namespace
 
 Value meta_join(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
+  if (op == OpKind::kFlip) {  // a contiguous copy; the dims are literals, checked as eager does
+    const FakeTensor& a = tensor_arg(ctx, args[0], "a");
+    std::set<int64_t> seen;
+    for (int64_t d : args[1].dims) {
+      int64_t w = normalize_dim(ctx, d, a.dim());
+      if (!seen.insert(w).second) {
+        fail(ctx, UserErrorKind::kShape,
+             "flip: dim " + std::to_string(w) + " appears multiple times in the list of dims");
+      }
+    }
+    return Value::tensor(ctx.mode.make_contiguous(a.dtype(), a.sizes()));
+  }
   if (op == OpKind::kIndexSelect) {
     const FakeTensor& a = tensor_arg(ctx, args[0], "a");
     const FakeTensor& index = tensor_arg(ctx, args[2], "index");
@@ -83,6 +99,7 @@ Value meta_join(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
     ts.push_back(&fake_of(v));
   }
   if (op == OpKind::kCat) return cat_of(ctx, ts, args[1].dims[0]);
+  SF_CHECK(op == OpKind::kStack) << "no join meta function for " << program::op_name(op);
   // stack: all shapes equal, then a new dim.
   int64_t rank = ts[0]->dim();
   int64_t dim = normalize_dim(ctx, args[1].dims[0], rank + 1);

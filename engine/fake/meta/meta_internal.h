@@ -42,6 +42,8 @@ Value meta_view(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>
 Value meta_join(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
 Value meta_data_dependent(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
 Value meta_scalar(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
+// mm, bmm, matmul (the reduction family's contractions).
+Value meta_contraction(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
 Value meta_mutation(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
 
 // Scalar arithmetic shared by pointwise ops on two scalars and the scalar family.

@@ -127,6 +127,19 @@ Value meta_pointwise(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& ar
     DType d = arithmetic_dtype(a, b);
     return Value::tensor(ctx.mode.make_contiguous(d, shape));
   }
+  if (op == OpKind::kMaskedFill) {  // a's dtype, a and mask broadcast (docs/ops.md)
+    const FakeTensor& a = tensor_arg(ctx, args[0], "a");
+    const FakeTensor& mask = tensor_arg(ctx, args[1], "mask");
+    if (mask.dtype() != DType::kBool) {
+      fail(ctx, UserErrorKind::kInvalidProgram,
+           "masked_fill: mask must be a bool tensor, got " + mask.type_str());
+    }
+    if (!is_scalar(args[2].value)) {
+      fail(ctx, UserErrorKind::kInvalidProgram, "masked_fill: value must be a scalar");
+    }
+    return Value::tensor(
+        ctx.mode.make_contiguous(a.dtype(), broadcast(ctx, a.sizes(), mask.sizes())));
+  }
   if (op == OpKind::kTo) {
     const FakeTensor& a = tensor_arg(ctx, args[0], "a");
     return Value::tensor(ctx.mode.make_contiguous(args[1].dtype, a.sizes()));
@@ -143,6 +156,8 @@ Value meta_pointwise(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& ar
     return Value::tensor(
         ctx.mode.make_contiguous(program::pointwise_result_dtype(op, t.dtype()), t.sizes()));
   }
+  SF_CHECK(schema.element.kind == program::ElementOp::Kind::kBinary)
+      << "no pointwise meta function for " << program::op_name(op);
   const Value& a = args[0].value;
   const Value& b = args[1].value;
   if (is_scalar(a) && is_scalar(b)) return scalar_binary(ctx, schema.element.binary, a, b);

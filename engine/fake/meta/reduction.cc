@@ -1,4 +1,5 @@
-// Meta functions for reductions: sum, amax, amin, any, all, count_nonzero.
+// Meta functions for reductions: sum, amax, amin, any, all, count_nonzero (and the contractions,
+// contraction.cc).
 #include <set>
 
 #include "engine/fake/meta/meta_internal.h"
@@ -9,7 +10,11 @@ namespace sf::fake::detail {
 using program::OpKind;
 
 Value meta_reduction(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
+  if (op == OpKind::kMm || op == OpKind::kBmm || op == OpKind::kMatmul) {
+    return meta_contraction(ctx, op, args);
+  }
   const FakeTensor& a = tensor_arg(ctx, args[0], "a");
+
   int64_t rank = a.dim();
   std::set<int64_t> dims;
   // An empty list reduces every dim, as an absent one (PyTorch's sum(dim=[]), docs/ops.md).
