@@ -77,6 +77,12 @@ Value dispatch(const Call& c) {
       return index_select(c);
     case OpKind::kFlip:
       return flip(c);
+    case OpKind::kGather:
+      return gather_op(c);
+    case OpKind::kEmbedding:
+      return embedding(c);
+    case OpKind::kRoll:
+      return roll(c);
     case OpKind::kNonzero:
       return nonzero(c);
     case OpKind::kIndex:

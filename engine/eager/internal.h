@@ -127,6 +127,9 @@ Value cat(const Call& c);
 Value stack(const Call& c);
 Value index_select(const Call& c);
 Value flip(const Call& c);
+Value gather_op(const Call& c);  // (gather is tensor_util's helper)
+Value embedding(const Call& c);
+Value roll(const Call& c);
 
 // Data-dependent ops.
 Value nonzero(const Call& c);

@@ -175,4 +175,94 @@ Value flip(const Call& c) {
   return Value::of_tensor(strided_copy(c, a, a.sizes, strides, offset));
 }
 
+// gather(a, dim, index): out[i] = a[i with dim replaced by index[i]]; index has a's rank (a 0-dim
+// tensor counts as one element) and no larger a size than a's apart from dim; an index outside
+// [0, size) is an index error.
+Value gather_op(const Call& c) {
+  const HostTensor& a = c.tensor(0);
+  const HostTensor& index = c.tensor(2);
+  if (index.dtype != DType::kInt64) {
+    c.fail(UserErrorKind::kInvalidProgram,
+           "index must be an i64 tensor, got " + c.arg(2).describe());
+  }
+  int64_t rank = static_cast<int64_t>(a.sizes.size());
+  int64_t d = wrap_dim(c, c.integer(1), rank);
+  if (index.sizes.size() != a.sizes.size()) {
+    c.fail(UserErrorKind::kShape, "index must have a's number of dims: " + shape_str(index.sizes) +
+                                      " and " + shape_str(a.sizes));
+  }
+  for (int64_t k = 0; k < rank; ++k) {
+    if (k != d && index.sizes[k] > a.sizes[k]) {
+      c.fail(UserErrorKind::kShape, "index " + shape_str(index.sizes) +
+                                        " is larger than the input " + shape_str(a.sizes) +
+                                        " in dim " + std::to_string(k));
+    }
+  }
+  Shape strides = contiguous_strides(a.sizes);
+  int64_t size = rank == 0 ? 1 : a.sizes[d], stride = rank == 0 ? 0 : strides[d];
+  if (rank > 0) strides[d] = 0;
+  std::vector<int64_t> at = strided_offsets(index.sizes, strides);
+  for (size_t k = 0; k < at.size(); ++k) {
+    int64_t v = index.ints[k];
+    if (v < 0 || v >= size) {
+      c.fail(UserErrorKind::kIndex, "index " + std::to_string(v) + " is out of bounds for dim " +
+                                        std::to_string(d) + " of size " + std::to_string(size));
+    }
+    at[k] += v * stride;
+  }
+  return Value::of_tensor(gather(c, a, index.sizes, at));
+}
+
+// embedding(indices, weight): the rows of the 2-D weight the indices name, shaped
+// indices.shape + [weight.size(1)]; an index outside [0, rows) is an index error.
+Value embedding(const Call& c) {
+  const HostTensor& indices = c.tensor(0);
+  const HostTensor& weight = c.tensor(1);
+  if (indices.dtype != DType::kInt64) {
+    c.fail(UserErrorKind::kInvalidProgram,
+           "indices must be an i64 tensor, got " + c.arg(0).describe());
+  }
+  if (weight.sizes.size() != 2) {
+    c.fail(UserErrorKind::kShape, "weight must be 2-D, got " + c.arg(1).describe());
+  }
+  int64_t rows = weight.sizes[0], cols = weight.sizes[1];
+  Shape shape = indices.sizes;
+  shape.push_back(cols);
+  checked_numel(c, shape);
+  std::vector<int64_t> at;
+  at.reserve(static_cast<size_t>(indices.numel() * cols));
+  for (int64_t v : indices.ints) {
+    if (v < 0 || v >= rows) {
+      c.fail(UserErrorKind::kIndex, "index " + std::to_string(v) + " is out of range for " +
+                                        std::to_string(rows) + " rows");
+    }
+    for (int64_t j = 0; j < cols; ++j) at.push_back(v * cols + j);
+  }
+  return Value::of_tensor(gather(c, weight, shape, at));
+}
+
+// roll(a, shifts, dim): out[j] = a[(j - shifts) mod n] along dim (a 0-dim tensor has no dim to
+// roll: a shape error, as PyTorch's).
+Value roll(const Call& c) {
+  const HostTensor& a = c.tensor(0);
+  int64_t rank = static_cast<int64_t>(a.sizes.size());
+  if (rank == 0) c.fail(UserErrorKind::kShape, "a 0-dim tensor has no dim to roll");
+  int64_t d = wrap_dim(c, c.integer(2), rank);
+  int64_t n = a.sizes[d];
+  Shape strides = contiguous_strides(a.sizes);
+  int64_t stride = strides[d];
+  strides[d] = 0;
+  std::vector<int64_t> at = strided_offsets(a.sizes, strides);
+  if (n > 0) {
+    // (j - shift mod n) mod n, each step in range: what the compiled kernel computes.
+    int64_t shift = program::int_binary(BinaryOp::kRemainder, c.integer(1), n, nullptr);
+    int64_t inner = stride, k = 0;
+    for (int64_t& o : at) {
+      int64_t j = (k++ / inner) % n;
+      o += program::int_binary(BinaryOp::kRemainder, j - shift, n, nullptr) * stride;
+    }
+  }
+  return Value::of_tensor(gather(c, a, a.sizes, at));
+}
+
 }  // namespace sf::eager::internal

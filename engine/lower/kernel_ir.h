@@ -71,8 +71,8 @@ struct KExpr {
   ExprRef scalar;                 // kScalar: a scalar (int/float/bool expr) evaluated in σ
   int input = -1;                 // kLoad: index into Kernel::inputs
   // kLoad with gather: along iteration dim `gather_dim` the element index is `gather` (an i64
-  // expression) instead of the iteration variable; negatives wrap by `gather_size`, and an index
-  // outside [-size, size) is a runtime index error.
+  // expression) instead of the iteration variable, times `gather_stride`; an index outside
+  // [0, gather_size) is a runtime index error (no wrapping: index_select, gather, embedding).
   int gather_dim = -1;
   KExprPtr gather;
   ExprRef gather_size;

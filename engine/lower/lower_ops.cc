@@ -288,6 +288,9 @@ IrValue lower_join(Lowering& L, const Node* n) {
     k.body = operand(k, L, a, sizes_of(n->value));
     return finish(L, n, std::move(k), "flip");
   }
+  if (n->op == OpKind::kGather || n->op == OpKind::kEmbedding || n->op == OpKind::kRoll) {
+    return lower_gathers(L, n);
+  }
   if (n->op == OpKind::kIndexSelect) {
     IrValue a = L.value_of(n->args[0]);
     const IrValue& index = L.value_of(n->args[2]);

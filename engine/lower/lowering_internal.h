@@ -77,7 +77,7 @@ class Lowering {
 // A value as a plan step refers to it (outputs, HOP operands).
 OutputRef output_ref(const IrValue& v);
 
-// Family entry points (lower_ops.cc, lower_extern.cc, lower_contraction.cc).
+// Family entry points (lower_ops.cc, lower_extern.cc, lower_contraction.cc, lower_gathers.cc).
 IrValue lower_pointwise(Lowering& L, const graph::Node* n);
 IrValue lower_reduction(Lowering& L, const graph::Node* n);
 IrValue lower_creation(Lowering& L, const graph::Node* n);
@@ -85,6 +85,7 @@ IrValue lower_view(Lowering& L, const graph::Node* n);
 IrValue lower_join(Lowering& L, const graph::Node* n);
 IrValue lower_extern(Lowering& L, const graph::Node* n);
 IrValue lower_contraction(Lowering& L, const graph::Node* n);  // mm bmm matmul (reductions)
+IrValue lower_gathers(Lowering& L, const graph::Node* n);      // gather embedding roll (joins)
 void record_def(Lowering& L, const ExprRef& s, const graph::Node* n);
 
 // Promotion helpers mirroring docs/ops.md.

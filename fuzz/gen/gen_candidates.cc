@@ -219,6 +219,25 @@ ExprPtr Generator::candidate(OpKind op) {
       if (rank(tv) >= 2 && src_.chance(1, 3)) dims.push_back(i((first + 1) % rank(tv)));
       return call(name, {v(t->name), list(dims)});
     }
+    // gathers: indices reduced modulo the gathered size (a floor remainder, so never negative;
+    // a size of 0 is a zero division eager refuses, and the generator drops the statement)
+    case OpKind::kGather: {
+      int64_t d = 0;
+      ExprPtr dim = dim_lit(tv, &d);
+      ExprPtr index = call("remainder", {call("to", {v(t->name), dt(DType::kInt64)}),
+                                         call("size", {v(t->name), i(d)})});
+      return call(name, {v(t->name), dim, index});
+    }
+    case OpKind::kEmbedding: {
+      ExprPtr weight = v(t->name);
+      if (rank(tv) != 2) weight = call("reshape", {weight, list({i(-1), i(1)})});
+      const Var* idx = int_vector();
+      ExprPtr indices = idx ? v(idx->name) : call("arange", {i(src_.range(0, 4))});
+      return call(name, {call("remainder", {indices, call("size", {weight, i(0)})}), weight});
+    }
+    case OpKind::kRoll:
+      if (rank(tv) == 0) return nullptr;
+      return call(name, {v(t->name), int_expr(-3, 5), dim_lit(tv)});
     case OpKind::kIndexSelect: {
       const Var* idx = int_vector();
       if (!idx) return nullptr;

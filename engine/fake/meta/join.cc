@@ -1,4 +1,4 @@
-// Meta functions for cat, stack, index_select and flip.
+// Meta functions for cat, stack, index_select, flip, gather, embedding and roll.
 #include <set>
 
 #include "engine/base/check.h"
@@ -60,6 +60,50 @@ Value meta_join(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
         fail(ctx, UserErrorKind::kShape,
              "flip: dim " + std::to_string(w) + " appears multiple times in the list of dims");
       }
+    }
+    return Value::tensor(ctx.mode.make_contiguous(a.dtype(), a.sizes()));
+  }
+  if (op == OpKind::kGather) {  // index's shape; its sizes no larger than a's apart from dim
+    const FakeTensor& a = tensor_arg(ctx, args[0], "a");
+    const FakeTensor& index = tensor_arg(ctx, args[2], "index");
+    if (index.dtype() != DType::kInt64) {
+      fail(ctx, UserErrorKind::kInvalidProgram,
+           "gather: index must be an i64 tensor, got " + index.type_str());
+    }
+    int64_t d = normalize_dim(ctx, args[1].dims[0], a.dim());
+    if (index.dim() != a.dim()) {
+      fail(ctx, UserErrorKind::kShape,
+           "gather: index must have a's number of dims: " + index.type_str() + " and " +
+               a.type_str());
+    }
+    for (int64_t k = 0; k < a.dim(); ++k) {
+      if (k == d) continue;
+      require(ctx, sym_le(index.sizes()[k], a.sizes()[k]), UserErrorKind::kShape,
+              "gather: index " + index.type_str() + " is larger than the input " + a.type_str() +
+                  " in dim " + std::to_string(k));
+    }
+    return Value::tensor(ctx.mode.make_contiguous(a.dtype(), index.sizes()));
+  }
+  if (op == OpKind::kEmbedding) {  // indices.shape + [weight.size(1)]
+    const FakeTensor& indices = tensor_arg(ctx, args[0], "indices");
+    const FakeTensor& weight = tensor_arg(ctx, args[1], "weight");
+    if (indices.dtype() != DType::kInt64) {
+      fail(ctx, UserErrorKind::kInvalidProgram,
+           "embedding: indices must be an i64 tensor, got " + indices.type_str());
+    }
+    if (weight.dim() != 2) {
+      fail(ctx, UserErrorKind::kShape, "embedding: weight must be 2-D, got " + weight.type_str());
+    }
+    std::vector<SymInt> out = indices.sizes();
+    out.push_back(weight.sizes()[1]);
+    return Value::tensor(ctx.mode.make_contiguous(weight.dtype(), out));
+  }
+  if (op == OpKind::kRoll) {  // a's shape
+    const FakeTensor& a = tensor_arg(ctx, args[0], "a");
+    if (a.dim() == 0) fail(ctx, UserErrorKind::kShape, "roll: a 0-dim tensor has no dim to roll");
+    normalize_dim(ctx, args[2].dims[0], a.dim());
+    if (!is_scalar(args[1].value)) {
+      fail(ctx, UserErrorKind::kInvalidProgram, "roll: shifts must be an int");
     }
     return Value::tensor(ctx.mode.make_contiguous(a.dtype(), a.sizes()));
   }
