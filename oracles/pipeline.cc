@@ -10,6 +10,7 @@
 #include "engine/base/faults.h"
 #include "engine/fake/meta/meta.h"
 #include "engine/program/run_limits.h"
+#include "engine/sym/make.h"
 #include "engine/sym/walk.h"
 #include "oracles/binding_oracle.h"
 #include "oracles/differential.h"
@@ -300,13 +301,45 @@ void run_solver_oracles(const program::Program& p, const PipelineOptions& opts, 
   }
 }
 
+// What the trace's subgraphs assumed, as facts of their caller: a compiled region's deferred
+// asserts (invoke_subgraph, also a cond whose predicate is a constant) hold whenever the path to
+// it runs, a cond branch's where its predicate selects it; `path` is that condition (null: always).
+// Loop, scan and map bodies may run zero times: their asserts are left out.
+void add_subgraph_facts(const graph::Graph& g, const ExprRef& path, std::vector<smt::Fact>& out,
+                        std::set<const graph::Graph*>& seen) {
+  auto add_graph = [&](const graph::Graph& sub, const ExprRef& when, const std::string& where) {
+    if (!seen.insert(&sub).second) return;
+    for (const RuntimeAssert& a : sub.scoped_asserts) {
+      ExprRef fact = when ? sym::or_(sym::not_(when), a.expr) : a.expr;
+      out.push_back(smt::Fact{fact, "assert in " + where + ": " + a.msg});
+    }
+    add_subgraph_facts(sub, when, out, seen);
+  };
+  for (const graph::Node* n : g.nodes()) {
+    if (n->kind == graph::NodeKind::kInvokeSubgraph && !n->subgraphs.empty()) {
+      add_graph(*n->subgraphs[0], path, "region %" + n->name);
+    }
+    if (n->kind != graph::NodeKind::kCond || n->subgraphs.size() != 2) continue;
+    const graph::NodeArg& pred = n->args.at(0);
+    if (pred.kind != graph::NodeArg::Kind::kNode || pred.node->value.kind() != Value::Kind::kBool)
+      continue;
+    ExprRef p = pred.node->value.expr();
+    ExprRef taken[2] = {p, sym::not_(p)};
+    for (int b = 0; b < 2; ++b) {
+      ExprRef when = path ? sym::and_(path, taken[b]) : taken[b];
+      add_graph(*n->subgraphs[b], when, std::string(b ? "else" : "then") + " of %" + n->name);
+    }
+  }
+}
+
 // Re-propagation evaluates every node with the facts of the whole trace, checks after the node
 // included, so it can decide what the trace could not: a later check can empty a nonzero's input
 // (its value becomes the constant 0) or settle a broadcast the other way, and an assumption the
 // trace made about that node is then statically false. PyTorch's AOT retrace raises there too.
 // That is a rejection when these inputs fail the program anyway (eager raises) or when no input
 // can satisfy everything the trace assumed (the ShapeEnv's facts are unsatisfiable: the compiled
-// program would fail a runtime assert on every input). Otherwise re-propagation contradicts a
+// program would fail a runtime assert on every input; a subgraph's asserts count where it runs).
+// Otherwise re-propagation contradicts a
 // trace that some run satisfies: no verdict here, the caller calls it a FAIL.
 std::optional<Verdict> repropagation_rejection(const StageError& e, const PipelineResult& r,
                                                const smt::Options& smt_opts) {
@@ -317,7 +350,10 @@ std::optional<Verdict> repropagation_rejection(const StageError& e, const Pipeli
   try {
     smt::Session& session = smt::Session::shared(smt_opts);
     smt::Session::Scope scope(session);
-    smt::assume_all(session, smt::env_facts(*r.trace->env));
+    std::vector<smt::Fact> all = smt::env_facts(*r.trace->env);
+    std::set<const graph::Graph*> seen;
+    add_subgraph_facts(r.trace->graph, nullptr, all, seen);
+    smt::assume_all(session, all);
     facts = session.check();
   } catch (const UserError& ue) {
     facts.status = smt::Status::kError;

@@ -335,6 +335,8 @@ IrValue lower_join(Lowering& L, const Node* n) {
     }
     return finish(L, n, std::move(k), "index_select");
   }
+  SF_CHECK(n->op == OpKind::kCat || n->op == OpKind::kStack)
+      << "no join lowering for " << program::op_name(n->op);
   const std::vector<NodeArg>& items = n->args[0].list;
   std::vector<IrValue> ins;
   for (const NodeArg& a : items) ins.push_back(L.value_of(a));

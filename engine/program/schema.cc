@@ -83,6 +83,8 @@ uint32_t parse_features(std::string_view text) {
 struct Table {
   std::vector<OpSchema> schemas;
   std::map<std::string, OpKind, std::less<>> by_name;
+  // (precedence level, operator text) -> op: the parser asks for every punctuation token.
+  std::map<std::pair<Precedence, std::string_view>, OpKind> by_operator;
   std::vector<OpKind> ops;
   Table() {
 #define SF_ELEMENT_binary(op) \
@@ -112,6 +114,10 @@ struct Table {
   by_name.emplace(name, OpKind::Enum);                                                         \
   ops.push_back(OpKind::Enum);
 #include "engine/program/ops.def"
+    for (const OpSchema& s : schemas) {
+      if (s.syntax.is_operator())
+        by_operator.emplace(std::pair{s.syntax.precedence, s.syntax.text}, s.op);
+    }
 #undef SF_ELEMENT_binary
 #undef SF_ELEMENT_unary
 #undef SF_ELEMENT_none
@@ -148,10 +154,9 @@ std::optional<OpKind> op_by_name(std::string_view name) {
 const char* op_name(OpKind op) { return schema(op).name.c_str(); }
 
 std::optional<OpKind> op_by_operator(Precedence level, std::string_view text) {
-  for (const OpSchema& s : table().schemas) {
-    if (s.syntax.precedence == level && text == s.syntax.text) return s.op;
-  }
-  return std::nullopt;
+  auto it = table().by_operator.find({level, text});
+  if (it == table().by_operator.end()) return std::nullopt;
+  return it->second;
 }
 const std::vector<OpKind>& all_ops() { return table().ops; }
 

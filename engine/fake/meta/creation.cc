@@ -20,6 +20,8 @@ Value meta_creation(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& arg
     SymInt length = simplified(ctx, sym_max(end - start, 0));
     return Value::tensor(ctx.mode.make_contiguous(args[2].dtype, {length}));
   }
+  SF_CHECK(op == OpKind::kZeros || op == OpKind::kOnes || op == OpKind::kFull)
+      << "no creation meta function for op " << static_cast<int>(op);
   const MetaArg& shape = args[0];
   for (size_t i = 0; i < shape.ints.size(); ++i) {
     require(ctx, sym_ge(shape.ints[i], 0), UserErrorKind::kShape,

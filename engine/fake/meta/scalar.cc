@@ -1,4 +1,5 @@
 // Meta functions for scalars read from tensors (size, stride, numel) and scalar min/max.
+#include "engine/base/check.h"
 #include "engine/fake/meta/meta_internal.h"
 #include "engine/program/schema.h"
 
@@ -14,6 +15,8 @@ Value meta_scalar(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args)
     }
     return scalar_binary(ctx, program::binary_element(op), args[0].value, args[1].value);
   }
+  SF_CHECK(op == OpKind::kNumel || op == OpKind::kSize || op == OpKind::kStride)
+      << "no scalar meta function for " << program::op_name(op);
   const FakeTensor& a = tensor_arg(ctx, args[0], "a");
   if (op == OpKind::kNumel) return Value(simplified(ctx, a.numel()));
   if (a.dim() == 0) {
