@@ -11,6 +11,7 @@
 #include "engine/program/schema.h"
 #include "fuzz/gen/program_gen.h"
 #include "fuzz/run_generated.h"
+#include "fuzz/torch/export_torch.h"
 #include "oracles/pipeline.h"
 
 namespace sf::program {
@@ -39,7 +40,12 @@ bool mentions(const std::vector<Stmt>& body, OpKind op) {
 
 // The first program of seeds 1..200 (focused on `op`) that uses op and passes on the CPU backend.
 // No seed may FAIL on the way.
-std::optional<oracles::PipelineResult> passing_program(OpKind op, backend::Backend& cpu) {
+struct Passing {
+  Program program;
+  oracles::PipelineResult result;
+};
+
+std::optional<Passing> passing_program(OpKind op, backend::Backend& cpu) {
   fuzz::ProgramPolicy policy;
   policy.focus = op;
   for (uint64_t seed = 1; seed <= 200; ++seed) {
@@ -53,7 +59,9 @@ std::optional<oracles::PipelineResult> passing_program(OpKind op, backend::Backe
     EXPECT_NE(r.verdict.kind, oracles::Verdict::Kind::kFail)
         << op_name(op) << " seed " << seed << ": " << r.verdict.str() << "\n"
         << print_program(p);
-    if (r.verdict.kind == oracles::Verdict::Kind::kPass && r.plan && r.run) return r;
+    if (r.verdict.kind == oracles::Verdict::Kind::kPass && r.plan && r.run) {
+      return Passing{p, std::move(r)};
+    }
   }
   return std::nullopt;
 }
@@ -62,8 +70,9 @@ TEST(OpTableTest, EveryOpRunsThroughEveryLayerOnAGeneratedProgram) {
   auto cpu = backend::make_cpu_backend();
   for (OpKind op : all_ops()) {
     SCOPED_TRACE(op_name(op));
-    std::optional<oracles::PipelineResult> r = passing_program(op, *cpu);
-    ASSERT_TRUE(r) << "no generated program using " << op_name(op) << " passes on the CPU";
+    std::optional<Passing> passing = passing_program(op, *cpu);
+    ASSERT_TRUE(passing) << "no generated program using " << op_name(op) << " passes on the CPU";
+    const oracles::PipelineResult* r = &passing->result;
     // tolist is expanded into select + item by the tracer: it has no node of its own.
     if (op == OpKind::kTolist) continue;
     // A memo hit (nonzero of the same tensor twice) binds nothing, so the column says whether
@@ -78,6 +87,15 @@ TEST(OpTableTest, EveryOpRunsThroughEveryLayerOnAGeneratedProgram) {
     EXPECT_EQ(binds, schema(op).allocates_unbacked) << "ops.def Unbacked column";
     // Ops on literals fold to constants; otherwise the traced graph has the op's node.
     EXPECT_GE(nodes, 1) << op_name(op) << " left no node in the traced graph";
+    // export-torch writes the op as its Torch column says (a torch_custom row, its own case).
+    const TorchSpelling& t = schema(op).torch;
+    std::string py = torch_ref::export_torch(passing->program, "op_table");
+    std::string spelled = t.kind == TorchSpelling::Kind::kFunction ? std::string(t.name) + "("
+                          : t.kind == TorchSpelling::Kind::kMethod ? "." + std::string(t.name) + "("
+                          : t.kind == TorchSpelling::Kind::kOperator
+                              ? std::string(" ") + schema(op).syntax.text
+                              : std::string();
+    EXPECT_NE(py.find(spelled), std::string::npos) << op_name(op) << ": no '" << spelled << "'";
   }
 }
 
@@ -87,8 +105,9 @@ TEST(OpTableTest, FeaturesAgreeWithTracedValues) {
   auto cpu = backend::make_cpu_backend();
   int checked = 0;
   for (OpKind op : all_ops()) {
-    std::optional<oracles::PipelineResult> r = passing_program(op, *cpu);
-    ASSERT_TRUE(r) << op_name(op);
+    std::optional<Passing> passing = passing_program(op, *cpu);
+    ASSERT_TRUE(passing) << op_name(op);
+    const oracles::PipelineResult* r = &passing->result;
     for (const graph::Node* n : r->trace->graph.nodes()) {
       if (n->kind != graph::NodeKind::kCall || n->derived_binding) continue;
       const OpSchema& s = schema(n->op);
