@@ -225,20 +225,19 @@ Value embedding(const Call& c) {
   if (weight.sizes.size() != 2) {
     c.fail(UserErrorKind::kShape, "weight must be 2-D, got " + c.arg(1).describe());
   }
-  int64_t rows = weight.sizes[0], cols = weight.sizes[1];
+  int64_t rows = weight.sizes[0];
   Shape shape = indices.sizes;
-  shape.push_back(cols);
+  shape.push_back(weight.sizes[1]);
   checked_numel(c, shape);
-  std::vector<int64_t> at;
-  at.reserve(static_cast<size_t>(indices.numel() * cols));
   for (int64_t v : indices.ints) {
     if (v < 0 || v >= rows) {
       c.fail(UserErrorKind::kIndex, "index " + std::to_string(v) + " is out of range for " +
                                         std::to_string(rows) + " rows");
     }
-    for (int64_t j = 0; j < cols; ++j) at.push_back(v * cols + j);
   }
-  return Value::of_tensor(gather(c, weight, shape, at));
+  HostTensor out = take_rows(c, weight, 0, indices.ints);  // [indices, columns]
+  out.sizes = shape;
+  return Value::of_tensor(std::move(out));
 }
 
 // roll(a, shifts, dim): out[j] = a[(j - shifts) mod n] along dim (a 0-dim tensor has no dim to

@@ -49,8 +49,7 @@ IrValue lower_gathers(Lowering& L, const Node* n) {
         index.strides = {sym::integer(0)};
         k.sizes = {sym::integer(1)};
       }
-      int d = static_cast<int>(
-          n->args[1].i < 0 ? n->args[1].i + static_cast<int64_t>(a.sizes.size()) : n->args[1].i);
+      int d = static_cast<int>(wrap_dim(n->args[1].i, static_cast<int64_t>(a.sizes.size())));
       std::vector<ExprRef> src = a.strides;
       src[d] = sym::integer(0);  // the gather supplies this dim's offset
       k.inputs = {access(a, src), access(index, index.strides)};
@@ -69,8 +68,7 @@ IrValue lower_gathers(Lowering& L, const Node* n) {
     }
     case OpKind::kRoll: {
       const Layout& a = L.value_of(n->args[0]).layout;
-      int d = static_cast<int>(n->args[2].i < 0 ? n->args[2].i + static_cast<int64_t>(rank)
-                                                : n->args[2].i);
+      int d = static_cast<int>(wrap_dim(n->args[2].i, static_cast<int64_t>(rank)));
       std::vector<ExprRef> src = a.strides;
       src[d] = sym::integer(0);
       k.inputs = {access(a, src)};

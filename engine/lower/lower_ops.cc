@@ -132,14 +132,10 @@ IrValue lower_reduction(Lowering& L, const Node* n) {
   int64_t rank = static_cast<int64_t>(a.layout.sizes.size());
   std::vector<bool> reduced(rank, n->args[1].kind == NodeArg::Kind::kNone);
   if (n->args[1].kind != NodeArg::Kind::kNone) {
-    std::vector<NodeArg> dims = n->args[1].kind == NodeArg::Kind::kList
-                                    ? n->args[1].list
-                                    : std::vector<NodeArg>{n->args[1]};
+    std::vector<NodeArg> dims = dims_of(n->args[1]);
     if (dims.empty()) reduced.assign(rank, true);  // dim=[] reduces every dim
     for (const NodeArg& d : dims) {
-      int64_t r = rank == 0 ? 1 : rank;
-      int64_t nd = d.i < 0 ? d.i + r : d.i;
-      if (rank > 0) reduced.at(nd) = true;
+      if (rank > 0) reduced.at(wrap_dim(d.i, rank)) = true;
     }
   }
   Kernel k;
@@ -201,7 +197,7 @@ void bind_slice_symbols(Lowering& L, const Node* n, const Layout& in) {
   SF_CHECK(n->op == OpKind::kSlice || n->op == OpKind::kNarrow)
       << "%" << n->name << ": a view that binds " << bindings_str(n->unbacked_bindings);
   int64_t rank = static_cast<int64_t>(in.sizes.size());
-  int64_t d = n->args[1].i < 0 ? n->args[1].i + rank : n->args[1].i;
+  int64_t d = wrap_dim(n->args[1].i, rank);
   auto scalar = [&](const NodeArg& a) {
     return a.kind == NodeArg::Kind::kNone ? ExprRef() : L.arg_value(a).scalar;
   };
@@ -272,12 +268,9 @@ IrValue lower_join(Lowering& L, const Node* n) {
     IrValue a = L.value_of(n->args[0]);
     Layout& l = a.layout;
     int64_t rank = static_cast<int64_t>(l.sizes.size());
-    std::vector<NodeArg> dims = n->args[1].kind == NodeArg::Kind::kList
-                                    ? n->args[1].list
-                                    : std::vector<NodeArg>{n->args[1]};
-    for (const NodeArg& d : dims) {
+    for (const NodeArg& d : dims_of(n->args[1])) {
       if (rank == 0) break;  // a 0-dim tensor flips to itself
-      int64_t w = d.i < 0 ? d.i + rank : d.i;
+      int64_t w = wrap_dim(d.i, rank);
       // An empty dim leaves the kernel empty, so the offset it gives is never read.
       l.offset = sym::add(l.offset, sym::mul(sym::sub(l.sizes[w], sym::integer(1)), l.strides[w]));
       l.strides[w] = sym::neg(l.strides[w]);
@@ -295,7 +288,7 @@ IrValue lower_join(Lowering& L, const Node* n) {
     IrValue a = L.value_of(n->args[0]);
     const IrValue& index = L.value_of(n->args[2]);
     int64_t rank = static_cast<int64_t>(a.layout.sizes.size());
-    int64_t d = n->args[1].i < 0 ? n->args[1].i + std::max<int64_t>(rank, 1) : n->args[1].i;
+    int64_t d = wrap_dim(n->args[1].i, rank);
     Kernel k;
     k.kind = Kernel::Kind::kPointwise;
     std::vector<ExprRef> iter = sizes_of(n->value);
@@ -343,7 +336,7 @@ IrValue lower_join(Lowering& L, const Node* n) {
   DType out_dtype = fake::fake_of(n->value).dtype();
   Layout out = L.alloc_for(n->value, program::op_name(n->op));
   int64_t out_rank = static_cast<int64_t>(out.sizes.size());
-  int64_t d = n->args[1].i < 0 ? n->args[1].i + out_rank : n->args[1].i;
+  int64_t d = wrap_dim(n->args[1].i, out_rank);
   ExprRef running = sym::integer(0);
   for (IrValue& v : ins) {
     Layout l = v.layout;

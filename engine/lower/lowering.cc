@@ -37,6 +37,10 @@ IrValue IrValue::scalar_of(ExprRef e) {
   return v;
 }
 
+std::vector<NodeArg> dims_of(const NodeArg& a) {
+  return a.kind == NodeArg::Kind::kList ? a.list : std::vector<NodeArg>{a};
+}
+
 DType value_dtype(const IrValue& v) {
   if (v.kind == IrValue::Kind::kTensor) return v.layout.dtype;
   SF_CHECK(v.kind == IrValue::Kind::kScalar) << "not a tensor or scalar";

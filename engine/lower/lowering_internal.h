@@ -2,6 +2,7 @@
 // lowering files.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <vector>
@@ -87,6 +88,13 @@ IrValue lower_extern(Lowering& L, const graph::Node* n);
 IrValue lower_contraction(Lowering& L, const graph::Node* n);  // mm bmm matmul (reductions)
 IrValue lower_gathers(Lowering& L, const graph::Node* n);      // gather embedding roll (joins)
 void record_def(Lowering& L, const ExprRef& s, const graph::Node* n);
+
+// A literal dim counted from the end when negative (a 0-dim tensor takes dims 0 and -1, as meta
+// and eager), and a dims argument's entries (one int or a list).
+inline int64_t wrap_dim(int64_t d, int64_t rank) {
+  return d < 0 ? d + std::max<int64_t>(rank, 1) : d;
+}
+std::vector<graph::NodeArg> dims_of(const graph::NodeArg& a);
 
 // Promotion helpers mirroring docs/ops.md.
 DType value_dtype(const IrValue& v);  // tensors: their dtype; scalars: the scalar kind's dtype

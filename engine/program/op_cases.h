@@ -40,15 +40,8 @@
 #define SF_OPCASE_UNARY_SfUnaryElementwise SF_OPCASE_LABEL
 #define SF_OPCASE_UNARY_SfOtherOp SF_OPCASE_SKIP
 
-// Ops whose Torch column is torch_custom: export-torch writes them with a case of their own.
-#define SF_TORCH_CUSTOM_CASE(e, name, family, signature, kind, op, rule, unbacked, weight, \
-                             features, syntax, torch)                                      \
-  SF_OPCASE_PASTE(SF_OPCASE_TORCH_, torch)(e)
-#define SF_OPCASE_TORCH_torch_custom SF_OPCASE_LABEL
-#define SF_OPCASE_TORCH_torch_fn(name) SF_OPCASE_SKIP
-#define SF_OPCASE_TORCH_torch_method(name) SF_OPCASE_SKIP
-#define SF_OPCASE_TORCH_torch_operator SF_OPCASE_SKIP
-// The others: their translation is read from the column.
+// Ops whose Torch column spells their translation (torch_fn, torch_method, torch_operator):
+// export-torch reads it; the torch_custom rows each have a case of their own there.
 #define SF_TORCH_PLAIN_CASE(e, name, family, signature, kind, op, rule, unbacked, weight, \
                             features, syntax, torch)                                      \
   SF_OPCASE_PASTE(SF_OPCASE_TORCH_PLAIN_, torch)(e)
@@ -58,7 +51,7 @@
 #define SF_OPCASE_TORCH_PLAIN_torch_operator SF_OPCASE_LABEL
 
 // Ops whose Unbacked column is false: they never allocate unbacked symbols, so they never become
-// extern kernels (the backends' extern dispatchers abort on them).
+// extern kernels (the CUDA backend's extern dispatcher aborts on them).
 #define SF_NO_UNBACKED_CASE(e, name, family, signature, kind, op, rule, unbacked, ...) \
   SF_OPCASE_NO_UNBACKED_##unbacked(e)
 #define SF_OPCASE_NO_UNBACKED_false(e) case ::sf::program::OpKind::e:
