@@ -339,8 +339,8 @@ void add_subgraph_facts(const graph::Graph& g, const ExprRef& path, std::vector<
 // That is a rejection when these inputs fail the program anyway (eager raises) or when no input
 // can satisfy everything the trace assumed (the ShapeEnv's facts are unsatisfiable: the compiled
 // program would fail a runtime assert on every input; a subgraph's asserts count where it runs).
-// Otherwise re-propagation contradicts a
-// trace that some run satisfies: no verdict here, the caller calls it a FAIL.
+// Otherwise re-propagation contradicts a trace that some run satisfies: no verdict here, the
+// caller calls it a FAIL.
 std::optional<Verdict> repropagation_rejection(const StageError& e, const PipelineResult& r,
                                                const smt::Options& smt_opts) {
   std::string stage = compile::stage_name(e.stage);
