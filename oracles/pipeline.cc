@@ -262,8 +262,11 @@ void run_solver_oracles(const program::Program& p, const PipelineOptions& opts, 
     }
   }
   if (set.has(OracleKind::kRename)) {
-    r.reports.push_back(
-        guarded("rename", opts.oracle_deadline_ms, [&] { return check_renames(env, opts.smt); }));
+    // Judged before lowering already (run_pipeline); again only if lowering renamed since.
+    r.reports.push_back(env.events().size() == r.renames_judged_at
+                            ? std::move(r.early_rename)
+                            : guarded("rename", opts.oracle_deadline_ms,
+                                      [&] { return check_renames(env, opts.smt); }));
   }
   if (set.has(OracleKind::kMemo)) {
     MemoInputs in;
@@ -466,6 +469,19 @@ PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& op
   OracleReport structural_report, diff_report{"differential"};
   StructuralOracles oracles(r.verdict, structural_report, r.constantified);
   if (opts.oracles.has(OracleKind::kStructural)) oracles.register_with(pl);
+  if (opts.oracles.has(OracleKind::kRename)) {
+    // The renames of tracing and re-propagation are judged before lowering: a broken one is this
+    // oracle's FAIL, not an abort of lowering's closure check (INV-19) on the names it left.
+    pl.observe(Stage::kDce, [&](const StageProducts& s) {
+      r.early_rename = guarded("rename", opts.oracle_deadline_ms,
+                               [&] { return check_renames(s.env(), opts.smt); });
+      r.renames_judged_at = s.env().events().size();
+      if (r.early_rename.outcome() != OracleReport::Outcome::kFail) return Next::kContinue;
+      r.verdict = Verdict::fail("oracles", "the rename oracle found a violation before lowering",
+                                r.early_rename.violations);
+      return Next::kStop;
+    });
+  }
 
   compile::PipelineOutcome o = pl.run(p);
   StageProducts& s = o.products;
@@ -478,7 +494,12 @@ PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& op
   r.inputs = std::move(s.inputs);
   r.run = std::move(s.run);
   if (opts.oracles.has(OracleKind::kStructural)) r.reports.push_back(structural_report);
-  if (o.stopped_at) return r;  // an oracle set the verdict
+  if (o.stopped_at) {  // an oracle set the verdict
+    if (r.early_rename.outcome() == OracleReport::Outcome::kFail) {
+      r.reports.push_back(std::move(r.early_rename));
+    }
+    return r;
+  }
   r.verdict = decide(p, opts, o, r, diff_report);
   if (opts.oracles.has(OracleKind::kDifferential)) r.reports.push_back(diff_report);
   if (r.verdict.kind == Verdict::Kind::kFail || r.verdict.kind == Verdict::Kind::kWrongRejection) {

@@ -62,6 +62,9 @@ struct PipelineResult {
   std::optional<backend::RunResult> run;             // the compiled run, when it completed
   std::optional<UserErrorInfo> run_error;            // or the user error it raised
   std::vector<OracleReport> reports;                 // one per oracle that was asked, in order
+  // The rename oracle's judgement before lowering, and the event count it judged.
+  OracleReport early_rename;
+  size_t renames_judged_at = 0;
 };
 
 PipelineResult run_pipeline(const program::Program& p, const PipelineOptions& opts = {});

@@ -133,6 +133,22 @@ std::optional<bool> decided_by_facts(const sym::ExprRef& guard, const ShapeEnv& 
   return std::nullopt;
 }
 
+std::optional<int64_t> pinned_by_facts(const sym::ExprRef& value, const ShapeEnv& env,
+                                       std::string* which) {
+  sym::ExprMap replacements;
+  for (const auto& [s, target] : env.replacements()) replacements[s] = target;
+  sym::ExprRef e = substitute_replacements(value, replacements);
+  if (e->is(sym::ExprKind::kInteger)) {
+    if (which) *which = "the replacements";
+    return e->int_value();
+  }
+  if (sym::involves_floats(e)) return std::nullopt;
+  auto range = unit_sum_range(e, env);
+  if (!range || range->first != range->second || !range->first.is_finite()) return std::nullopt;
+  if (which) *which = "the ranges of " + e->str();
+  return range->first.value();
+}
+
 std::optional<std::string> rejection_rule(const std::vector<graph::Trace::OpenStatement>& site,
                                           const eager::EagerTrail& eager_run) {
   for (const graph::Trace::OpenStatement& st : site) {
@@ -180,6 +196,12 @@ RejectionJudgement judge_trace_rejection(const UserErrorInfo& error,
       std::optional<sym::ExprRef> guard = failed_guard(*env);
       if (!guard) return {};
       std::string which;
+      if (!(*guard)->is_bool()) {  // an int specialized (guard_int): wrong if the facts pin it
+        std::optional<int64_t> pinned = pinned_by_facts(*guard, *env, &which);
+        if (!pinned) return {};
+        return {K::kWrong, "a data-dependent guard on the int " + (*guard)->str() + " though " +
+                               which + " pin it to " + std::to_string(*pinned)};
+      }
       std::optional<bool> value = decided_by_facts(*guard, *env, &which);
       if (!value) return {};
       return {K::kWrong, "a data-dependent guard on " + (*guard)->str() + " though " + which +

@@ -48,5 +48,9 @@ std::optional<std::string> size_oblivious_rule(const eager::EagerTrail& eager_ru
 // above). Exposed for its tests.
 std::optional<bool> decided_by_facts(const sym::ExprRef& guard, const ShapeEnv& env,
                                      std::string* which = nullptr);
+// The same for an int the trace had to specialize (guard_int): its value, when the replacements
+// or the ranges of a unit sum of symbols pin it to one.
+std::optional<int64_t> pinned_by_facts(const sym::ExprRef& value, const ShapeEnv& env,
+                                       std::string* which = nullptr);
 
 }  // namespace sf::oracles

@@ -113,6 +113,8 @@ Value masked_select(const Call& c) {
   return Value::of_tensor(gather(c, t, {static_cast<int64_t>(src.size())}, src));
 }
 
+// unique (sorted) and unique_consecutive (in order): the first element of each run of equal
+// values, with the run lengths when counts are asked for.
 Value unique(const Call& c) {
   const HostTensor& t = c.tensor(0);
   bool counts = c.flag(1);
@@ -126,7 +128,7 @@ Value unique(const Call& c) {
     if (std::isnan(a)) return false;
     return std::isnan(b) || a < b;
   };
-  std::stable_sort(order.begin(), order.end(), less);
+  if (c.op() == OpKind::kUnique) std::stable_sort(order.begin(), order.end(), less);
   std::vector<int64_t> firsts, count;
   for (int64_t k = 0; k < n; ++k) {
     bool same = !firsts.empty() && (t.is_float() ? t.floats[order[k]] == t.floats[firsts.back()]
@@ -143,6 +145,73 @@ Value unique(const Call& c) {
   HostTensor ct = alloc(c, DType::kInt64, {static_cast<int64_t>(count.size())});
   ct.ints = count;
   return Value::tuple({values, Value::of_tensor(std::move(ct))});
+}
+
+// bincount: counts (or summed f32 weights) of each value of a 1-D non-negative i64 tensor, over
+// max(max + 1, minlength) bins.
+Value bincount(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  if (t.dtype != DType::kInt64 || t.sizes.size() != 1) {
+    c.fail(UserErrorKind::kInvalidProgram,
+           "the input must be a 1-D i64 tensor, got " + c.arg(0).describe());
+  }
+  const HostTensor* w = c.has(1) ? &c.tensor(1) : nullptr;
+  if (w && w->dtype != DType::kFloat32) {
+    c.fail(UserErrorKind::kInvalidProgram, "weights must be f32, got " + c.arg(1).describe());
+  }
+  if (w && (w->sizes.size() != 1 || w->numel() != t.numel())) {
+    c.fail(UserErrorKind::kShape, "weights of shape " + shape_str(w->sizes) +
+                                      " must have the input's shape " + shape_str(t.sizes));
+  }
+  int64_t minlength = c.integer(2);
+  if (minlength < 0) {
+    c.fail(UserErrorKind::kValue, "minlength must be >= 0, got " + std::to_string(minlength));
+  }
+  int64_t bins = minlength;
+  for (int64_t v : t.ints) {
+    if (v < 0) c.fail(UserErrorKind::kValue, "the input must be non-negative, got " + t.str());
+    bins = std::max(bins, v + 1);
+  }
+  HostTensor out = alloc(c, w ? DType::kFloat32 : DType::kInt64, {bins});
+  for (int64_t k = 0; k < t.numel(); ++k) {
+    if (w) {
+      out.floats[t.ints[k]] += w->floats[k];
+    } else {
+      ++out.ints[t.ints[k]];
+    }
+  }
+  return Value::of_tensor(std::move(out));
+}
+
+// one_hot: out[..., j] = (a[...] == j) over num_classes classes (max(a) + 1 when -1).
+Value one_hot(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  if (t.dtype != DType::kInt64) {
+    c.fail(UserErrorKind::kInvalidProgram,
+           "the input must be an i64 tensor of class indices, got " + c.arg(0).describe());
+  }
+  int64_t classes = c.integer(1);
+  if (classes == -1) {
+    if (t.numel() == 0) {
+      c.fail(UserErrorKind::kValue, "cannot infer the number of classes from an empty tensor");
+    }
+    classes = *std::max_element(t.ints.begin(), t.ints.end()) + 1;
+  } else if (classes < 0) {
+    c.fail(UserErrorKind::kValue,
+           "num_classes must be -1 or non-negative, got " + std::to_string(classes));
+  }
+  for (int64_t v : t.ints) {
+    if (v < 0) c.fail(UserErrorKind::kValue, "class values must be non-negative, got " + t.str());
+    if (v >= classes) {
+      c.fail(UserErrorKind::kValue, "class values must be smaller than num_classes " +
+                                        std::to_string(classes) + ", got " + t.str());
+    }
+  }
+  Shape sizes = t.sizes;
+  sizes.push_back(classes);
+  HostTensor out = alloc(c, DType::kInt64, sizes);
+  for (int64_t k = 0; k < t.numel(); ++k) out.ints[k * classes + t.ints[k]] = 1;
+  return Value::of_tensor(std::move(out));
 }
 
 Value item(const Call& c) {

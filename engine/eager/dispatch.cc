@@ -47,6 +47,20 @@ Value dispatch(const Call& c) {
     case OpKind::kBmm:
     case OpKind::kMatmul:
       return contraction(c);
+    case OpKind::kArgmax:
+      return arg_extremum(c, true);
+    case OpKind::kArgmin:
+      return arg_extremum(c, false);
+    case OpKind::kCumsum:
+      return cumsum(c);
+    case OpKind::kSort:
+      return sort(c, true);
+    case OpKind::kArgsort:
+      return sort(c, false);
+    case OpKind::kTopk:
+      return topk(c);
+    case OpKind::kHistc:
+      return histc(c);
     case OpKind::kView:
       return view(c);
     case OpKind::kReshape:
@@ -69,6 +83,8 @@ Value dispatch(const Call& c) {
       return select(c);
     case OpKind::kFlatten:
       return flatten(c);
+    case OpKind::kSplitWithSizes:
+      return split_with_sizes(c);
     case OpKind::kCat:
       return cat(c);
     case OpKind::kStack:
@@ -83,6 +99,18 @@ Value dispatch(const Call& c) {
       return embedding(c);
     case OpKind::kRoll:
       return roll(c);
+    case OpKind::kRepeat:
+      return repeat(c);
+    case OpKind::kTile:
+      return tile(c);
+    case OpKind::kPad:
+      return pad(c);
+    case OpKind::kScatterAdd:
+      return scatter_add(c);
+    case OpKind::kIndexAdd:
+      return index_add(c);
+    case OpKind::kSearchsorted:
+      return searchsorted(c);
     case OpKind::kNonzero:
       return nonzero(c);
     case OpKind::kIndex:
@@ -97,6 +125,14 @@ Value dispatch(const Call& c) {
       return tolist(c);
     case OpKind::kRepeatInterleave:
       return repeat_interleave(c);
+    case OpKind::kUniqueConsecutive:
+      return unique(c);
+    case OpKind::kArgwhere:
+      return nonzero(c);
+    case OpKind::kBincount:
+      return bincount(c);
+    case OpKind::kOneHot:
+      return one_hot(c);
     case OpKind::kSize:
       return size(c);
     case OpKind::kStride:

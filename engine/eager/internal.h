@@ -121,6 +121,7 @@ Value slice(const Call& c);
 Value narrow(const Call& c);
 Value select(const Call& c);
 Value flatten(const Call& c);
+Value split_with_sizes(const Call& c);
 
 // Joins and gathers.
 Value cat(const Call& c);
@@ -130,12 +131,28 @@ Value flip(const Call& c);
 Value gather_op(const Call& c);  // (gather is tensor_util's helper)
 Value embedding(const Call& c);
 Value roll(const Call& c);
+// copies.cc
+Value repeat(const Call& c);
+Value tile(const Call& c);
+Value pad(const Call& c);
+Value scatter_add(const Call& c);
+Value index_add(const Call& c);
+
+// Ordering, scanning and counting along a dim (sorting.cc).
+Value arg_extremum(const Call& c, bool max);  // argmax, argmin
+Value cumsum(const Call& c);
+Value sort(const Call& c, bool values_too);  // sort; argsort without the values
+Value topk(const Call& c);
+Value histc(const Call& c);
+Value searchsorted(const Call& c);
 
 // Data-dependent ops.
 Value nonzero(const Call& c);
 Value index(const Call& c);
 Value masked_select(const Call& c);
-Value unique(const Call& c);
+Value unique(const Call& c);  // and unique_consecutive
+Value bincount(const Call& c);
+Value one_hot(const Call& c);
 Value item(const Call& c);
 Value tolist(const Call& c);
 Value repeat_interleave(const Call& c);

@@ -240,6 +240,34 @@ Value narrow(const Call& c) {
                         strides_of(c.arg(0)));
 }
 
+// split_with_sizes: one narrow per size, the sizes non-negative and summing to the dim's size.
+Value split_with_sizes(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  int64_t d = wrap_dim(c, c.integer(2), rank_of(t), false);
+  Shape parts = c.ints(1);
+  int64_t total = 0;
+  for (int64_t s : parts) {
+    if (s < 0) c.fail(UserErrorKind::kValue, "sizes must be non-negative, got " + shape_str(parts));
+    total += s;
+  }
+  if (total != t.sizes[d]) {
+    c.fail(UserErrorKind::kValue, "the sizes " + shape_str(parts) + " sum to " +
+                                      std::to_string(total) + ", not to the size " +
+                                      std::to_string(t.sizes[d]) + " of dim " + std::to_string(d));
+  }
+  Shape strides = contiguous_strides(t.sizes);
+  std::vector<Value> views;
+  int64_t start = 0;
+  for (int64_t s : parts) {
+    Shape sizes = t.sizes;
+    sizes[d] = s;
+    views.push_back(Value::of_view(
+        strided_copy(c, t, sizes, strides, s == 0 ? 0 : start * strides[d]), strides_of(c.arg(0))));
+    start += s;
+  }
+  return Value::tuple(std::move(views));
+}
+
 Value select(const Call& c) {
   const HostTensor& t = c.tensor(0);
   int64_t d = wrap_dim(c, c.integer(1), rank_of(t), false);

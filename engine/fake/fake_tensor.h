@@ -47,7 +47,7 @@ class FakeTensor : public TensorLike {
   std::string type_str() const;           // same, without strides
 
   // Memos are mutable metadata on an otherwise immutable value (like PyTorch's descriptors).
-  mutable Memo nonzero_memo, item_memo, unique_memo;
+  mutable Memo nonzero_memo, item_memo, unique_memo, unique_consecutive_memo;
 
  private:
   DType dtype_;

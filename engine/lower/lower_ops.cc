@@ -128,6 +128,19 @@ IrValue lower_reduction(Lowering& L, const Node* n) {
   if (n->op == OpKind::kMm || n->op == OpKind::kBmm || n->op == OpKind::kMatmul) {
     return lower_contraction(L, n);
   }
+  switch (n->op) {
+    case OpKind::kArgmax:
+    case OpKind::kArgmin:
+      return lower_arg_extremum(L, n);
+    case OpKind::kCumsum:  // library calls, as Inductor's fallbacks
+    case OpKind::kSort:
+    case OpKind::kArgsort:
+    case OpKind::kTopk:
+    case OpKind::kHistc:
+      return lower_extern(L, n);
+    default:
+      break;
+  }
   const IrValue& a = L.value_of(n->args[0]);
   int64_t rank = static_cast<int64_t>(a.layout.sizes.size());
   std::vector<bool> reduced(rank, n->args[1].kind == NodeArg::Kind::kNone);
@@ -229,6 +242,7 @@ void bind_slice_symbols(Lowering& L, const Node* n, const Layout& in) {
 }
 
 IrValue lower_view(Lowering& L, const Node* n) {
+  if (n->op == OpKind::kSplitWithSizes) return lower_split(L, n);
   const IrValue& in = L.value_of(n->args[0]);
   bind_slice_symbols(L, n, in.layout);
   const fake::FakeTensor& out = fake::fake_of(n->value);
@@ -281,8 +295,22 @@ IrValue lower_join(Lowering& L, const Node* n) {
     k.body = operand(k, L, a, sizes_of(n->value));
     return finish(L, n, std::move(k), "flip");
   }
-  if (n->op == OpKind::kGather || n->op == OpKind::kEmbedding || n->op == OpKind::kRoll) {
-    return lower_gathers(L, n);
+  switch (n->op) {
+    case OpKind::kGather:
+    case OpKind::kEmbedding:
+    case OpKind::kRoll:
+      return lower_gathers(L, n);
+    case OpKind::kRepeat:
+    case OpKind::kTile:
+      return lower_repeat(L, n);
+    case OpKind::kPad:
+      return lower_pad(L, n);
+    case OpKind::kScatterAdd:  // library calls (scatters and searches)
+    case OpKind::kIndexAdd:
+    case OpKind::kSearchsorted:
+      return lower_extern(L, n);
+    default:
+      break;
   }
   if (n->op == OpKind::kIndexSelect) {
     IrValue a = L.value_of(n->args[0]);

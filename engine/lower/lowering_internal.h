@@ -85,8 +85,12 @@ IrValue lower_creation(Lowering& L, const graph::Node* n);
 IrValue lower_view(Lowering& L, const graph::Node* n);
 IrValue lower_join(Lowering& L, const graph::Node* n);
 IrValue lower_extern(Lowering& L, const graph::Node* n);
-IrValue lower_contraction(Lowering& L, const graph::Node* n);  // mm bmm matmul (reductions)
-IrValue lower_gathers(Lowering& L, const graph::Node* n);      // gather embedding roll (joins)
+IrValue lower_contraction(Lowering& L, const graph::Node* n);   // mm bmm matmul (reductions)
+IrValue lower_gathers(Lowering& L, const graph::Node* n);       // gather embedding roll (joins)
+IrValue lower_arg_extremum(Lowering& L, const graph::Node* n);  // argmax argmin (reductions)
+IrValue lower_repeat(Lowering& L, const graph::Node* n);        // repeat tile (lower_copies.cc)
+IrValue lower_pad(Lowering& L, const graph::Node* n);           // pad (lower_copies.cc)
+IrValue lower_split(Lowering& L, const graph::Node* n);         // split_with_sizes (a view)
 void record_def(Lowering& L, const ExprRef& s, const graph::Node* n);
 
 // A literal dim counted from the end when negative (a 0-dim tensor takes dims 0 and -1, as meta

@@ -16,7 +16,7 @@ enum class DTypeRule {
   kTrueDivision,  // always f32 (div)
   kPromote,       // the promoted dtype of the data operands (maximum, where, cat, views, ...)
   kBool,          // always bool (comparisons, logical ops, any, all)
-  kInt64,         // always i64 (count_nonzero, nonzero)
+  kInt64,         // i64 (count_nonzero, nonzero, argmax; bincount with f32 weights is f32)
   kScalar,        // a scalar or tuple of scalars, no tensor dtype (item, size, min, ...)
 };
 

@@ -42,6 +42,12 @@ ExprPtr Generator::mask_for(const Var& t, const char* cmp, int64_t c) {
   return call(cmp, {v(t.name), i(c)});
 }
 
+// The tensor as an operand of ops that refuse bool (argmax, scatter_add): bool cast to i64.
+ExprPtr Generator::numeric(const Var& t) {
+  if (t.value.tensor.dtype != DType::kBool) return v(t.name);
+  return call("to", {v(t.name), dt(DType::kInt64)});
+}
+
 // A 1-D i64 tensor variable (repeats, indices).
 const Var* Generator::int_vector() {
   return pick([](const HostValue& x) {
@@ -154,6 +160,51 @@ ExprPtr Generator::candidate(OpKind op) {
       }
       return call(name, {a, call("transpose", {a, i(-1), i(-2)})});
     }
+    // ordering and scanning along a dim (bool operands are cast first: argmax refuses them)
+    case OpKind::kArgmax:
+    case OpKind::kArgmin: {
+      ExprPtr a = numeric(*t);
+      if (src_.chance(1, 3)) return call(name, {a});
+      std::vector<std::pair<std::string, ExprPtr>> kw;
+      if (src_.chance(1, 3)) kw.emplace_back("keepdim", b(true));
+      return call(name, {a, dim_lit(tv)}, kw);
+    }
+    case OpKind::kCumsum:
+      return call(name, {v(t->name), dim_lit(tv)});
+    case OpKind::kSort:
+    case OpKind::kArgsort: {
+      std::vector<std::pair<std::string, ExprPtr>> kw;
+      if (src_.chance(1, 3)) kw.emplace_back("descending", b(true));
+      return call(name, {v(t->name), dim_lit(tv)}, kw);
+    }
+    case OpKind::kTopk: {  // k within the dim's size: a literal, the size, or min(size, an int)
+      int64_t d = 0;
+      ExprPtr dim = dim_lit(tv, &d);
+      int64_t n = rank(tv) == 0 ? 1 : tv.tensor.sizes[static_cast<size_t>(d)];
+      ExprPtr size = rank(tv) == 0 ? i(1) : call("size", {v(t->name), i(d)});
+      const Var* s = pick([](const HostValue& x) { return is_int(x) && x.i >= 0; });
+      ExprPtr k = src_.chance(1, 3)        ? size
+                  : s && src_.chance(1, 2) ? call("min", {size, v(s->name)})
+                                           : i(src_.range(0, n));
+      std::vector<std::pair<std::string, ExprPtr>> kw;
+      if (src_.chance(1, 3)) kw.emplace_back("largest", b(false));
+      return call(name, {v(t->name), k, dim}, kw);
+    }
+    case OpKind::kHistc: {
+      std::vector<std::pair<std::string, ExprPtr>> kw{{"bins", i(src_.range(1, 6))}};
+      if (src_.chance(1, 2)) {
+        kw.emplace_back("min", f(static_cast<double>(src_.range(-2, 0))));
+        kw.emplace_back("max", f(static_cast<double>(src_.range(1, 3))));
+      }
+      return call(name, {call("to", {v(t->name), dt(DType::kFloat32)})}, kw);
+    }
+    case OpKind::kSearchsorted: {  // a running sum of |t| is sorted (NaN aside)
+      ExprPtr a = numeric(*t);
+      ExprPtr seq = call("cumsum", {call("abs", {call("reshape", {a, list({i(-1)})})}), i(0)});
+      std::vector<std::pair<std::string, ExprPtr>> kw;
+      if (src_.chance(1, 2)) kw.emplace_back("right", b(true));
+      return call(name, {seq, a}, kw);
+    }
     // views
     case OpKind::kView: {
       // Over backed sizes the trace decides a view as eager does (its guards read the same
@@ -190,6 +241,15 @@ ExprPtr Generator::candidate(OpKind op) {
     case OpKind::kSlice:
       return call(name,
                   {v(t->name), dim_lit(tv), int_expr(-3, 3), int_expr(-3, 8), i(src_.range(1, 2))});
+    case OpKind::kSplitWithSizes: {  // [s, size - s] with s = min(size, an int or a literal)
+      if (rank(tv) == 0) return nullptr;
+      ExprPtr size = call("size", {v(t->name), i(0)});
+      const Var* s = pick([](const HostValue& x) { return is_int(x) && x.i >= 0; });
+      ExprPtr first =
+          call("min", {size, s && src_.chance(2, 3) ? v(s->name) : i(src_.range(0, 3))});
+      if (src_.chance(1, 4)) return call(name, {v(t->name), list({size})});
+      return call(name, {v(t->name), list({first, infix("sub", size, first)})});
+    }
     case OpKind::kSelect:
       if (rank(tv) == 0 || tv.tensor.sizes[0] == 0) return nullptr;
       return call(name, {v(t->name), i(0), int_expr(-1, 0)});
@@ -238,6 +298,45 @@ ExprPtr Generator::candidate(OpKind op) {
     case OpKind::kRoll:
       if (rank(tv) == 0) return nullptr;
       return call(name, {v(t->name), int_expr(-3, 5), dim_lit(tv)});
+    // copies: small non-negative repeats (an int of at most 2 keeps sizes bounded), pads of
+    // -1..2 (a crop only where the dim has room)
+    case OpKind::kRepeat:
+    case OpKind::kTile: {
+      std::vector<ExprPtr> reps;
+      size_t count = static_cast<size_t>(rank(tv)) + (src_.chance(1, 3) ? 1 : 0);
+      if (op == OpKind::kTile && count > 0 && src_.chance(1, 3)) --count;
+      for (size_t d = 0; d < count; ++d) {
+        const Var* s = pick([](const HostValue& x) { return is_int(x) && x.i >= 0 && x.i <= 2; });
+        reps.push_back(s && src_.chance(1, 3) ? v(s->name) : i(src_.range(0, 2)));
+      }
+      if (op == OpKind::kRepeat && reps.empty()) reps.push_back(i(2));
+      return call(name, {v(t->name), list(reps)});
+    }
+    case OpKind::kPad: {
+      if (rank(tv) == 0) return nullptr;
+      std::vector<ExprPtr> pads;
+      size_t dims = rank(tv) >= 2 && src_.chance(1, 3) ? 2 : 1;
+      for (size_t p = 0; p < dims; ++p) {
+        int64_t size = tv.tensor.sizes[tv.tensor.sizes.size() - 1 - p];
+        for (int side = 0; side < 2; ++side) pads.push_back(i(src_.range(size >= 2 ? -1 : 0, 2)));
+      }
+      return call(name, {v(t->name), list(pads), f(0.5 * static_cast<double>(src_.range(-2, 2)))});
+    }
+    case OpKind::kScatterAdd: {  // index: t's own values modulo the size of the dim
+      int64_t d = 0;
+      ExprPtr dim = dim_lit(tv, &d);
+      ExprPtr a = numeric(*t);
+      ExprPtr index =
+          call("remainder", {call("to", {v(t->name), dt(DType::kInt64)}), call("size", {a, i(d)})});
+      return call(name, {a, dim, index, a});
+    }
+    case OpKind::kIndexAdd: {  // the source: the rows the index selects
+      const Var* idx = int_vector();
+      if (!idx || rank(tv) == 0) return nullptr;
+      ExprPtr a = numeric(*t);
+      ExprPtr index = call("remainder", {v(idx->name), call("size", {a, i(0)})});
+      return call(name, {a, i(0), index, call("index_select", {a, i(0), index})});
+    }
     case OpKind::kIndexSelect: {
       const Var* idx = int_vector();
       if (!idx) return nullptr;
@@ -259,6 +358,30 @@ ExprPtr Generator::candidate(OpKind op) {
                   src_.chance(1, 2)
                       ? std::vector<std::pair<std::string, ExprPtr>>{{"return_counts", b(true)}}
                       : std::vector<std::pair<std::string, ExprPtr>>{});
+    case OpKind::kUniqueConsecutive:
+      return call(name, {v(t->name)},
+                  src_.chance(1, 2)
+                      ? std::vector<std::pair<std::string, ExprPtr>>{{"return_counts", b(true)}}
+                      : std::vector<std::pair<std::string, ExprPtr>>{});
+    case OpKind::kArgwhere:
+      return call(name, {v(t->name)});
+    case OpKind::kBincount: {  // non-negative by a floor remainder; weights of the same length
+      const Var* idx = int_vector();
+      ExprPtr flat =
+          idx ? v(idx->name)
+              : call("to", {call("reshape", {v(t->name), list({i(-1)})}), dt(DType::kInt64)});
+      ExprPtr a = call("remainder", {flat, i(src_.range(1, 5))});
+      std::vector<std::pair<std::string, ExprPtr>> kw;
+      if (src_.chance(1, 3)) kw.emplace_back("minlength", i(src_.range(0, 4)));
+      if (src_.chance(1, 3)) return call(name, {a, call("to", {a, dt(DType::kFloat32)})}, kw);
+      return call(name, {a}, kw);
+    }
+    case OpKind::kOneHot: {  // classes in [0, c) by a floor remainder; c, or c plus an int >= 0
+      int64_t c = src_.range(1, 4);
+      ExprPtr a = call("remainder", {call("to", {v(t->name), dt(DType::kInt64)}), i(c)});
+      const Var* s = pick([](const HostValue& x) { return is_int(x) && x.i >= 0 && x.i <= 4; });
+      return call(name, {a, s && src_.chance(1, 2) ? infix("add", i(c), v(s->name)) : i(c)});
+    }
     case OpKind::kItem: {
       // An int (sum of ints, a count), a float (sum of floats) or a bool (any/all: a SymBool
       // bound through its int indicator).

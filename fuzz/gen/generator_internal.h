@@ -122,6 +122,7 @@ class Generator {
 
   // A 1-D i64 tensor variable (repeats, indices).
   const Var* int_vector();
+  ExprPtr numeric(const Var& t);
 
   // A call of `op` on existing values (null when no suitable operand exists). The switch lists
   // every op: a new row in ops.def does not compile until the generator can make it.
@@ -239,9 +240,10 @@ class Generator {
   // time the hit feeds another extern (nonzero of it), as a CSE'd index feeds the next op.
   void repeat_as_memo_hit(const ExprPtr& e);
 
-  // unique(x, return_counts=True) gives (values, counts); tolist of the length-2 stack gives two
-  // ints.
-  static bool returns_pair(const program::Expr& e);
+  // How many outputs a call unpacks into (0: one value, not a tuple): unique(x,
+  // return_counts=True) gives (values, counts), tolist of the length-2 stack two ints, sort and
+  // topk (values, indices), split_with_sizes one view per size.
+  static size_t tuple_arity(const program::Expr& e);
 
   // Appends `st` if eager accepts it after the statements so far (returning each of `names`,
   // as the program's return would), recording their values.

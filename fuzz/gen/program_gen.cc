@@ -393,10 +393,11 @@ bool Generator::try_statement() {
   if (!e) return false;
   std::string name = "v" + std::to_string(line_);
   Stmt st = program::ProgramBuilder::assign_stmt(name, e);
-  if (returns_pair(*e)) {
+  if (size_t n = tuple_arity(*e); n > 0) {
     // A multi-output op is unpacked, so later statements read each of its outputs (a binding
-    // path through [0] and one through [1]).
-    st.targets = {name + "a", name + "b"};
+    // path through [0], one through [1], ...).
+    st.targets.clear();
+    for (size_t k = 0; k < n; ++k) st.targets.push_back(name + static_cast<char>('a' + k));
     if (!accept(st, st.targets)) return false;
   } else if (!accept(st, name)) {
     return false;
@@ -423,15 +424,26 @@ void Generator::repeat_as_memo_hit(const ExprPtr& e) {
 
 // unique(x, return_counts=True) gives (values, counts); tolist of the length-2 stack gives two
 // ints.
-bool Generator::returns_pair(const program::Expr& e) {
-  if (e.kind != program::Expr::Kind::kCall) return false;
-  if (e.op == OpKind::kTolist) return true;
-  if (e.op != OpKind::kUnique) return false;
-  for (const auto& [key, value] : e.kwargs) {
-    if (key == "return_counts" && value->kind == program::Expr::Kind::kBool && value->bool_value)
-      return true;
+size_t Generator::tuple_arity(const program::Expr& e) {
+  if (e.kind != program::Expr::Kind::kCall) return 0;
+  switch (e.op) {
+    case OpKind::kTolist:  // of the generator's length-2 stacks
+    case OpKind::kSort:
+    case OpKind::kTopk:
+      return 2;
+    case OpKind::kSplitWithSizes:
+      return e.args.at(1)->elems.size();
+    case OpKind::kUnique:
+    case OpKind::kUniqueConsecutive:
+      for (const auto& [key, value] : e.kwargs) {
+        if (key == "return_counts" && value->kind == program::Expr::Kind::kBool &&
+            value->bool_value)
+          return 2;
+      }
+      return 0;
+    default:
+      return 0;
   }
-  return false;
 }
 
 // Appends `st` if eager accepts it after the statements so far (returning each of `names`,

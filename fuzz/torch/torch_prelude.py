@@ -157,6 +157,37 @@ def sf_repeat_interleave(a, repeats, dim):
     return torch.repeat_interleave(a, repeats, dim=dim)
 
 
+# Our sort, argsort and topk order ties by index (stable); PyTorch's sort only when asked.
+def sf_sort(a, dim, descending):
+    return torch.sort(a, dim=dim, descending=descending, stable=True)
+
+
+def sf_argsort(a, dim, descending):
+    return torch.argsort(a, dim=dim, descending=descending, stable=True)
+
+
+# topk's order among equal values is unspecified in PyTorch; ours is by index. Compare like with
+# like: PyTorch's result reordered so that equal values come by index.
+def sf_topk(a, k, dim, largest):
+    values, indices = torch.topk(a, k, dim, largest)
+    by_index = torch.argsort(indices, dim=dim, stable=True)
+    values, indices = values.gather(dim, by_index), indices.gather(dim, by_index)
+    by_value = torch.argsort(values, dim=dim, descending=largest, stable=True)
+    return values.gather(dim, by_value), indices.gather(dim, by_value)
+
+
+def sf_pad(a, pad, value):
+    return torch.nn.functional.pad(a, pad, mode="constant", value=value)
+
+
+def sf_searchsorted(sorted_sequence, values, right):
+    return torch.searchsorted(sorted_sequence, values, right=right)
+
+
+def sf_unique_consecutive(a, return_counts):
+    return torch.unique_consecutive(a, return_counts=return_counts)
+
+
 def sf_cond(cond):
     # A check on a one-element tensor checks its value.
     return cond.item() if sf_is_tensor(cond) else cond

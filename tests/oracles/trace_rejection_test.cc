@@ -41,6 +41,35 @@ TEST(DecidedByFacts, ARecordedCheckDecidesItsConditionAndItsNegation) {
   EXPECT_EQ(decided_by_facts(sym::not_(cond), env), false);
 }
 
+TEST(PinnedByFacts, AReplacementOrAOnePointRangePinsAnInt) {
+  ShapeEnv env;
+  ExprRef u0 = env.create_unbacked_symint().expr();
+  ExprRef u1 = env.create_unbacked_symint().expr();
+  env.constrain_symbol_range(u0, 0, 5);
+  env.constrain_symbol_range(u1, 3, 3);
+  std::string which;
+  EXPECT_EQ(pinned_by_facts(sym::add(u1, sym::integer(2)), env, &which), 5);
+  EXPECT_NE(which.find("ranges"), std::string::npos) << which;
+  EXPECT_EQ(pinned_by_facts(sym::add(u0, sym::integer(2)), env), std::nullopt);
+  EXPECT_EQ(pinned_by_facts(sym::mul(sym::integer(2), u1), env), std::nullopt);  // not a unit sum
+}
+
+// The broken state: the trace specialized (guard_int) an int the ranges pin, and raised a
+// data-dependent guard on it; a correct ShapeEnv decides it statically.
+TEST(TraceRejection, FiresOnADataDependentIntGuardTheRangesPin) {
+  graph::Trace t;
+  t.env = std::make_unique<ShapeEnv>();
+  SymInt u = t.env->create_unbacked_symint();
+  EXPECT_THROW(t.env->guard_int(u + SymInt(2)), UserError);
+  UserErrorInfo dde{UserErrorKind::kDataDependentGuard, "Could not extract specialized integer"};
+  eager::EagerTrail trail;
+  EXPECT_EQ(judge_trace_rejection(dde, trail, &t).kind, RejectionJudgement::Kind::kNotJudged);
+  t.env->constrain_symbol_range(u.expr(), 4, 4);
+  RejectionJudgement j = judge_trace_rejection(dde, trail, &t);
+  EXPECT_EQ(j.kind, RejectionJudgement::Kind::kWrong);
+  EXPECT_NE(j.why.find("pin it to 6"), std::string::npos) << j.why;
+}
+
 // The broken state: the trace raised a data-dependent guard on u0 <= s0 while a check of it is
 // recorded (here recorded after the guard, so the real ShapeEnv could not decide it first).
 TEST(TraceRejection, FiresOnADataDependentGuardARecordedFactDecides) {

@@ -62,6 +62,8 @@ class CudaBackend : public PlanRunner {
   void check_device_error();
   void set_output(int buffer, DType dtype, int64_t numel, void* ptr);
 
+  ExternOutputs run_on_host(const lower::Extern& e, const std::vector<ResolvedLayout>& in,
+                            const SymbolEnv& sigma);
   ExternOutputs run_item(const lower::Extern& e, const ResolvedLayout& l);
   ExternOutputs run_nonzero(const lower::Extern& e, const ResolvedLayout& l);
   ExternOutputs run_index(const lower::Extern& e, const ResolvedLayout& a, const ResolvedLayout& m);

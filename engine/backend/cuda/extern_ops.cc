@@ -1,6 +1,8 @@
 // Extern kernels of the CUDA backend: each densifies its inputs on the device, calls the CUB
 // routines of cuda_externs.cu, reads back only the size it must report (or item's value), and
-// raises the user errors eager raises, with eager's messages.
+// raises the user errors eager raises, with eager's messages. Externs without a device
+// implementation run eager's on the host (run_on_host).
+#include "engine/backend/cpu/cpu_backend.h"
 #include "engine/backend/cuda/cuda_backend_internal.h"
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
@@ -63,7 +65,8 @@ void CudaBackend::check_numel(const lower::Extern& e, const std::vector<int64_t>
 }
 
 ExternOutputs CudaBackend::run_extern(const lower::Plan&, const lower::Extern& e,
-                                      const std::vector<ResolvedLayout>& in, const SymbolEnv&) {
+                                      const std::vector<ResolvedLayout>& in,
+                                      const SymbolEnv& sigma) {
   SF_CHECK(!in.empty()) << e.name << " has no inputs";
   for (const ResolvedLayout& l : in) {
     if (l.numel() > kMaxItems) {
@@ -88,11 +91,30 @@ ExternOutputs CudaBackend::run_extern(const lower::Plan&, const lower::Extern& e
     case program::OpKind::kRepeatInterleave:
       return run_repeat_interleave(e, in);
     case program::OpKind::kTolist:  // expanded into select + item by the tracer
+      SF_CHECK(false) << "no CUDA extern for " << e.name;
+    case program::OpKind::kUniqueConsecutive:
+    case program::OpKind::kArgwhere:
+    case program::OpKind::kBincount:
 #define SF_OP SF_NO_UNBACKED_CASE
 #include "engine/program/ops.def"
-      SF_CHECK(false) << "no CUDA extern for " << e.name;
+      // Every other extern (sort, topk, cumsum, histc, scatter_add, index_add, searchsorted,
+      // one_hot and these data-dependent ops) has no device implementation yet: it runs on the
+      // host.
+      return run_on_host(e, in, sigma);
   }
   SF_UNREACHABLE();
+}
+
+// The host fallback: inputs downloaded (after any earlier kernel's error is raised), eager's
+// implementation run, outputs uploaded into the buffers the extern allocates.
+ExternOutputs CudaBackend::run_on_host(const lower::Extern& e,
+                                       const std::vector<ResolvedLayout>& in,
+                                       const SymbolEnv& sigma) {
+  std::vector<program::HostTensor> host;
+  for (const ResolvedLayout& l : in) host.push_back(download(l));
+  return cpu::run_eager_extern(
+      e, std::move(host), sigma,
+      [&](int buffer, const program::HostTensor& t) { upload_input(buffer, t); });
 }
 
 ExternOutputs CudaBackend::run_item(const lower::Extern& e, const ResolvedLayout& l) {

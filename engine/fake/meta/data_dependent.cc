@@ -56,6 +56,75 @@ SymInt nonzero_count(MetaContext& ctx, const FakeTensor& a) {
   return n;
 }
 
+// bincount: a 1-D i64 input; its output length max(max(a) + 1, minlength) is data: a fresh
+// size-like symbol of at least minlength (PyTorch 2.15 has no fake impl and graph-breaks with
+// DynamicOutputShapeException; docs/decisions.md).
+Value bincount(MetaContext& ctx, const FakeTensor& a, const std::vector<MetaArg>& args) {
+  if (a.dtype() != DType::kInt64 || a.dim() != 1) {
+    fail(ctx, UserErrorKind::kInvalidProgram,
+         "bincount: the input must be a 1-D i64 tensor, got " + a.type_str());
+  }
+  DType dtype = DType::kInt64;
+  if (args[1].present) {
+    const FakeTensor& w = tensor_arg(ctx, args[1], "weights");
+    if (w.dtype() != DType::kFloat32) {
+      fail(ctx, UserErrorKind::kInvalidProgram,
+           "bincount: weights must be f32, got " + w.type_str());
+    }
+    require(ctx, sym_eq(w.numel(), a.numel()), UserErrorKind::kShape,
+            "bincount: weights " + w.type_str() + " must have the input's length " +
+                a.sizes()[0].str());
+    if (w.dim() != 1) fail(ctx, UserErrorKind::kShape, "bincount: weights must be 1-D");
+    dtype = DType::kFloat32;
+  }
+  if (!is_scalar(args[2].value) || scalar_dtype(args[2].value) != DType::kInt64) {
+    fail(ctx, UserErrorKind::kInvalidProgram, "bincount: minlength must be an int");
+  }
+  // An int parameter: a symbolic minlength is specialized (a guard), as Dynamo does.
+  std::optional<int64_t> minlength = ctx.env().guard_int(args[2].value.as_int());
+  if (*minlength < 0) {
+    fail(ctx, UserErrorKind::kValue,
+         "bincount: minlength must be >= 0, got " + std::to_string(*minlength));
+  }
+  require_dynamic(ctx, OpKind::kBincount);
+  SymInt n;
+  if (statically_empty(ctx, a.numel())) {
+    n = *minlength;
+  } else {
+    n = ctx.env().create_unbacked_symint();
+    ctx.env().constrain_range_for_size(n.expr(), *minlength, kSysMaxsizeMinusOne);
+  }
+  return Value::tensor(ctx.mode.make_contiguous(dtype, {n}));
+}
+
+// one_hot: i64 classes, num_classes given (a literal or a symbolic int). Without it (-1) the
+// class count is data: Dynamo refuses that (PyTorch 2.15: "Explicitly set the num_classes
+// param"), so the trace does too rather than allocating a symbol PyTorch never makes.
+Value one_hot(MetaContext& ctx, const FakeTensor& a, const std::vector<MetaArg>& args) {
+  if (a.dtype() != DType::kInt64) {
+    fail(ctx, UserErrorKind::kInvalidProgram,
+         "one_hot: the input must be an i64 tensor of class indices, got " + a.type_str());
+  }
+  if (!is_scalar(args[1].value) || scalar_dtype(args[1].value) != DType::kInt64) {
+    fail(ctx, UserErrorKind::kInvalidProgram, "one_hot: num_classes must be an int");
+  }
+  // An int parameter, not a SymInt: a symbolic count is specialized (a guard), an unbacked one
+  // cannot be (a data-dependent guard), as Dynamo does.
+  int64_t classes = ctx.env().guard_int(args[1].value.as_int());
+  if (classes == -1) {
+    fail(ctx, UserErrorKind::kDataDependentGuard,
+         "one_hot: num_classes=-1 makes the output shape data-dependent, which Dynamo refuses; "
+         "pass num_classes");
+  }
+  if (classes < 0) {
+    fail(ctx, UserErrorKind::kValue,
+         "one_hot: num_classes must be -1 or non-negative, got " + std::to_string(classes));
+  }
+  std::vector<SymInt> out = a.sizes();
+  out.push_back(classes);
+  return Value::tensor(ctx.mode.make_contiguous(DType::kInt64, out));
+}
+
 }  // namespace
 
 Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
@@ -107,10 +176,14 @@ Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg
       ctx.env().constrain_range_for_size(n.expr(), 0, max && *max > 2 ? *max : kSysMaxsizeMinusOne);
       return Value::tensor(ctx.mode.make_contiguous(a.dtype(), {n}));
     }
-    case OpKind::kUnique: {
+    case OpKind::kUnique:
+    case OpKind::kUniqueConsecutive: {
       require_dynamic(ctx, op);
+      // unique_consecutive has a memo of its own (PyTorch's unique_consecutive_memo).
+      Memo FakeTensor::*memo =
+          op == OpKind::kUnique ? &FakeTensor::unique_memo : &FakeTensor::unique_consecutive_memo;
       SymInt n;
-      if (std::optional<Value> hit = ctx.mode.memo_get(a, &FakeTensor::unique_memo)) {
+      if (std::optional<Value> hit = ctx.mode.memo_get(a, memo)) {
         n = hit->as_int();
       } else {
         SymInt numel = a.numel();
@@ -123,12 +196,21 @@ Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg
           std::optional<int64_t> max = SymInt(ctx.env().replace(numel.expr())).maybe_as_int();
           ctx.env().constrain_range_for_size(n.expr(), 0, max.value_or(kSysMaxsizeMinusOne));
         }
-        ctx.mode.memo_set(a, &FakeTensor::unique_memo, Value(n));
+        ctx.mode.memo_set(a, memo, Value(n));
       }
       Value values = Value::tensor(ctx.mode.make_contiguous(a.dtype(), {n}));
       if (!args[1].flag) return values;
       return Value::tuple({values, Value::tensor(ctx.mode.make_contiguous(DType::kInt64, {n}))});
     }
+    case OpKind::kArgwhere: {  // PyTorch's argwhere is nonzero: it shares nonzero's memo
+      require_dynamic(ctx, op);
+      SymInt n = nonzero_count(ctx, a);
+      return Value::tensor(ctx.mode.make_contiguous(DType::kInt64, {n, SymInt(a.dim())}));
+    }
+    case OpKind::kBincount:
+      return bincount(ctx, a, args);
+    case OpKind::kOneHot:
+      return one_hot(ctx, a, args);
     case OpKind::kItem: {
       if (!ctx.env().settings().allow_scalar_outputs) {
         fail(ctx, UserErrorKind::kUnsupported,

@@ -1,4 +1,5 @@
-// Meta functions for cat, stack, index_select, flip, gather, embedding and roll.
+// Meta functions for cat, stack, index_select, flip, gather, embedding and roll (and, in
+// copies.cc and sorting.cc, the other joins).
 #include <set>
 
 #include "engine/base/check.h"
@@ -97,6 +98,18 @@ Value meta_join(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
     std::vector<SymInt> out = indices.sizes();
     out.push_back(weight.sizes()[1]);
     return Value::tensor(ctx.mode.make_contiguous(weight.dtype(), out));
+  }
+  switch (op) {
+    case OpKind::kSearchsorted:
+      return meta_sorting(ctx, op, args);
+    case OpKind::kRepeat:
+    case OpKind::kTile:
+    case OpKind::kPad:
+    case OpKind::kScatterAdd:
+    case OpKind::kIndexAdd:
+      return meta_copies(ctx, op, args);
+    default:
+      break;
   }
   if (op == OpKind::kRoll) {  // a's shape
     const FakeTensor& a = tensor_arg(ctx, args[0], "a");

@@ -44,6 +44,10 @@ Value meta_data_dependent(MetaContext& ctx, program::OpKind op, const std::vecto
 Value meta_scalar(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
 // mm, bmm, matmul (the reduction family's contractions).
 Value meta_contraction(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
+// argmax, argmin, cumsum, sort, argsort, topk, histc (reductions) and searchsorted (a join).
+Value meta_sorting(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
+// repeat, tile, pad, scatter_add, index_add (joins that copy or add into a new tensor).
+Value meta_copies(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
 Value meta_mutation(MetaContext& ctx, program::OpKind op, const std::vector<MetaArg>& args);
 
 // Scalar arithmetic shared by pointwise ops on two scalars and the scalar family.

@@ -1,5 +1,5 @@
 // Meta functions for reductions: sum, amax, amin, any, all, count_nonzero (and the contractions,
-// contraction.cc).
+// contraction.cc; the sorting and scanning ops, sorting.cc).
 #include <set>
 
 #include "engine/fake/meta/meta_internal.h"
@@ -12,6 +12,18 @@ using program::OpKind;
 Value meta_reduction(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
   if (op == OpKind::kMm || op == OpKind::kBmm || op == OpKind::kMatmul) {
     return meta_contraction(ctx, op, args);
+  }
+  switch (op) {
+    case OpKind::kArgmax:
+    case OpKind::kArgmin:
+    case OpKind::kCumsum:
+    case OpKind::kSort:
+    case OpKind::kArgsort:
+    case OpKind::kTopk:
+    case OpKind::kHistc:
+      return meta_sorting(ctx, op, args);
+    default:
+      break;
   }
   const FakeTensor& a = tensor_arg(ctx, args[0], "a");
 

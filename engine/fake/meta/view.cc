@@ -1,6 +1,6 @@
 // Meta functions for views: view/reshape, permute, transpose, (un)squeeze, expand, slice, narrow,
-// select, flatten. Views share storage; slicing bounds stay symbolic (Python clamping as
-// Piecewise/Max/Min expressions the ShapeEnv simplifies where ranges allow).
+// select, flatten, split_with_sizes. Views share storage; slicing bounds stay symbolic (Python
+// clamping as Piecewise/Max/Min expressions the ShapeEnv simplifies where ranges allow).
 #include "engine/base/check.h"
 #include "engine/fake/meta/meta_internal.h"
 #include "engine/fake/meta/slice_geometry.h"
@@ -362,6 +362,44 @@ Value meta_view(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
               "narrow: the slice of " + n.str() + " from " + start.str() + " has not length " +
                   length.str());
       return out;
+    }
+    case OpKind::kSplitWithSizes: {
+      // PyTorch's decomposition: every size checked as a size (torch._check_is_size), their sum
+      // checked equal to the dim's size (a deferred assert when unbacked), then one narrow each.
+      if (rank == 0) fail(ctx, UserErrorKind::kShape, "split_with_sizes of a 0-d tensor");
+      int64_t d = normalize_dim(ctx, args[2].dims[0], rank);
+      const std::vector<SymInt>& parts = args[1].ints;
+      SymInt total = 0;
+      for (const SymInt& s : parts) {
+        if (s.maybe_as_int()) {
+          if (*s.maybe_as_int() < 0) {
+            fail(ctx, UserErrorKind::kValue,
+                 "split_with_sizes: sizes must be non-negative, got " + s.str());
+          }
+        } else {
+          try {
+            ctx.env().check_is_size(s);
+          } catch (const UserError& e) {
+            if (e.kind() != UserErrorKind::kCheckFailed && e.kind() != UserErrorKind::kValueRange)
+              throw;
+            fail(ctx, UserErrorKind::kValue,
+                 "split_with_sizes: sizes must be non-negative, got " + s.str());
+          }
+        }
+        total = total + s;
+      }
+      require(ctx, sym_eq(total, sizes[d]), UserErrorKind::kValue,
+              "split_with_sizes: the sizes sum to " + simplified(ctx, total).str() +
+                  ", not to the size " + sizes[d].str() + " of dim " + std::to_string(d));
+      std::vector<Value> views;
+      SymInt start = 0;
+      for (const SymInt& s : parts) {
+        std::vector<SymInt> part = sizes;
+        part[d] = s;
+        views.push_back(view_of(ctx, a, part, strides, offset + start * strides[d]));
+        start = start + s;
+      }
+      return Value::tuple(std::move(views));
     }
     case OpKind::kSelect: {
       if (rank == 0) fail(ctx, UserErrorKind::kShape, "select of a 0-d tensor");

@@ -330,7 +330,7 @@ std::map<std::string, Value> refakify_inputs(Trace& t, const Graph& g, const fak
       const fake::FakeTensor& to = fake::fake_of(v);
       for (fake::Memo fake::FakeTensor::*memo :
            {&fake::FakeTensor::nonzero_memo, &fake::FakeTensor::item_memo,
-            &fake::FakeTensor::unique_memo}) {
+            &fake::FakeTensor::unique_memo, &fake::FakeTensor::unique_consecutive_memo}) {
         if (std::optional<Value> m = traced.memo_get(from, memo)) fresh.memo_set(to, memo, *m);
       }
     }
