@@ -171,6 +171,37 @@ bool has_implicit_relation(const PipelineResult& r) {
   return false;
 }
 
+// Whether graph `g` (or a subgraph of it) has a call of `op` from program line `line`.
+bool has_call_at(const graph::Graph& g, int line, const std::string& op) {
+  for (const graph::Node* n : g.nodes()) {
+    if (n->kind == graph::NodeKind::kCall && n->line == line && program::op_name(n->op) == op) {
+      return true;
+    }
+    for (const auto& sub : n->subgraphs) {
+      if (has_call_at(*sub, line, op)) return true;
+    }
+  }
+  return false;
+}
+
+// Eager raised on data ("line N: op: ...": an index out of range, a bad value, a division by
+// zero) in a call the trace recorded and DCE then removed: its result is used nowhere, so the
+// compiled program never runs it, as PyTorch's compiled graphs drop dead pure ops.
+bool raised_in_dead_code(const PipelineResult& r) {
+  const UserErrorInfo& e = *r.eager_error;
+  if (e.kind != UserErrorKind::kIndex && e.kind != UserErrorKind::kValue &&
+      e.kind != UserErrorKind::kZeroDivision) {
+    return false;
+  }
+  if (!r.trace || !r.final_graph || e.message.rfind("line ", 0) != 0) return false;
+  size_t colon = e.message.find(": ");
+  size_t op_end = colon == std::string::npos ? colon : e.message.find(": ", colon + 2);
+  if (op_end == std::string::npos) return false;
+  int line = std::atoi(e.message.c_str() + 5);
+  std::string op = e.message.substr(colon + 2, op_end - colon - 2);
+  return has_call_at(r.trace->graph, line, op) && !has_call_at(*r.final_graph, line, op);
+}
+
 // The compiled program must raise exactly when eager does, and otherwise agree on every output.
 Verdict differential(const PipelineResult& r, const std::string& backend) {
   if (!r.eager && !r.run) {
@@ -189,6 +220,13 @@ Verdict differential(const PipelineResult& r, const std::string& backend) {
                                  " (a limit of the reference; the compiled "
                                  "program on " +
                                  backend + " ran)");
+  }
+  if (!r.eager && raised_in_dead_code(r)) {
+    return Verdict::rejected(
+        r.eager_error->kind, "eager",
+        r.eager_error->message +
+            " (in dead code: the compiled program drops the call, as PyTorch's "
+            "compiled graphs do)");
   }
   if (!r.eager) {
     return Verdict::fail("differential", "eager raised (" + r.eager_error->str() +

@@ -174,6 +174,7 @@ Value sort(const Call& c, bool values_too) {
 
 Value topk(const Call& c) {
   const HostTensor& t = c.tensor(0);
+  require_not_bool(c, t);
   int64_t d = dim_of(c, 2, t);
   int64_t n = t.sizes.empty() ? 1 : t.sizes[d];
   int64_t k = c.integer(1);

@@ -1,6 +1,7 @@
 // argmax and argmin as two reductions: the extremum into a scratch buffer (NaN propagates, as
 // amax's), then the smallest index whose element equals it or is NaN (PyTorch's first extremum,
 // a NaN counting as one), over the dim or the flattened tensor.
+#include "engine/base/faults.h"
 #include "engine/fake/fake_tensor.h"
 #include "engine/lower/lowering_internal.h"
 #include "engine/program/schema.h"
@@ -72,7 +73,8 @@ IrValue lower_arg_extremum(Lowering& L, const Node* n) {
   k2.inputs.push_back(reduced_access(extremum, a.layout.dtype, kept_strides, reduced));
   KExprPtr m = KExpr::load(static_cast<int>(k2.inputs.size()) - 1, a.layout.dtype);
   KExprPtr hit = KExpr::binary_of(BinaryOp::kEq, x, m, DType::kBool);
-  if (a.layout.dtype == DType::kFloat32) {
+  // Bug zoo (before PR #118358, Inductor's cpp argmax): no NaN rule.
+  if (a.layout.dtype == DType::kFloat32 && !fault_on(Fault::kArgmaxLoweringIgnoresNan)) {
     hit = KExpr::binary_of(BinaryOp::kLogicalOr, hit,
                            KExpr::binary_of(BinaryOp::kNe, x, x, DType::kBool), DType::kBool);
   }

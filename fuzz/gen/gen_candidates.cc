@@ -188,7 +188,7 @@ ExprPtr Generator::candidate(OpKind op) {
                                            : i(src_.range(0, n));
       std::vector<std::pair<std::string, ExprPtr>> kw;
       if (src_.chance(1, 3)) kw.emplace_back("largest", b(false));
-      return call(name, {v(t->name), k, dim}, kw);
+      return call(name, {numeric(*t), k, dim}, kw);
     }
     case OpKind::kHistc: {
       std::vector<std::pair<std::string, ExprPtr>> kw{{"bins", i(src_.range(1, 6))}};

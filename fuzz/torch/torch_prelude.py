@@ -166,14 +166,14 @@ def sf_argsort(a, dim, descending):
     return torch.argsort(a, dim=dim, descending=descending, stable=True)
 
 
-# topk's order among equal values is unspecified in PyTorch; ours is by index. Compare like with
-# like: PyTorch's result reordered so that equal values come by index.
+# Which of several equal values topk picks, and in what order, is unspecified in PyTorch; ours are
+# the first by index. Compare like with like: PyTorch's values, and the indices a stable sort gives.
 def sf_topk(a, k, dim, largest):
     values, indices = torch.topk(a, k, dim, largest)
-    by_index = torch.argsort(indices, dim=dim, stable=True)
-    values, indices = values.gather(dim, by_index), indices.gather(dim, by_index)
-    by_value = torch.argsort(values, dim=dim, descending=largest, stable=True)
-    return values.gather(dim, by_value), indices.gather(dim, by_value)
+    if a.dim() == 0:
+        return values, indices
+    order = torch.argsort(a, dim=dim, descending=largest, stable=True)
+    return values, order.narrow(dim, 0, k)
 
 
 def sf_pad(a, pad, value):

@@ -38,9 +38,11 @@ void require_dynamic(MetaContext& ctx, OpKind op) {
   }
 }
 
-// nonzero(mask) with the memo, shared by nonzero and boolean indexing.
-SymInt nonzero_count(MetaContext& ctx, const FakeTensor& a) {
-  if (std::optional<Value> hit = ctx.mode.memo_get(a, &FakeTensor::nonzero_memo)) {
+// nonzero(mask) with the memo, shared by nonzero, boolean indexing and argwhere (`use_memo`
+// false: the bug zoo's argwhere that bypasses it).
+SymInt nonzero_count(MetaContext& ctx, const FakeTensor& a, bool use_memo = true) {
+  if (std::optional<Value> hit =
+          use_memo ? ctx.mode.memo_get(a, &FakeTensor::nonzero_memo) : std::nullopt) {
     return hit->as_int();
   }
   SymInt numel = a.numel();
@@ -52,7 +54,7 @@ SymInt nonzero_count(MetaContext& ctx, const FakeTensor& a) {
     std::optional<int64_t> max = numel_bound(ctx, numel);
     ctx.env().constrain_range_for_size(n.expr(), 0, max.value_or(kSysMaxsizeMinusOne));
   }
-  ctx.mode.memo_set(a, &FakeTensor::nonzero_memo, Value(n));
+  if (use_memo) ctx.mode.memo_set(a, &FakeTensor::nonzero_memo, Value(n));
   return n;
 }
 
@@ -180,8 +182,11 @@ Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg
     case OpKind::kUniqueConsecutive: {
       require_dynamic(ctx, op);
       // unique_consecutive has a memo of its own (PyTorch's unique_consecutive_memo).
+      // Bug zoo (fault unique_consecutive_shares_unique_memo): one memo for both.
       Memo FakeTensor::*memo =
-          op == OpKind::kUnique ? &FakeTensor::unique_memo : &FakeTensor::unique_consecutive_memo;
+          op == OpKind::kUnique || fault_on(Fault::kUniqueConsecutiveSharesUniqueMemo)
+              ? &FakeTensor::unique_memo
+              : &FakeTensor::unique_consecutive_memo;
       SymInt n;
       if (std::optional<Value> hit = ctx.mode.memo_get(a, memo)) {
         n = hit->as_int();
@@ -204,7 +209,7 @@ Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg
     }
     case OpKind::kArgwhere: {  // PyTorch's argwhere is nonzero: it shares nonzero's memo
       require_dynamic(ctx, op);
-      SymInt n = nonzero_count(ctx, a);
+      SymInt n = nonzero_count(ctx, a, !fault_on(Fault::kArgwhereBypassesNonzeroMemo));
       return Value::tensor(ctx.mode.make_contiguous(DType::kInt64, {n, SymInt(a.dim())}));
     }
     case OpKind::kBincount:

@@ -50,6 +50,10 @@ Value arg_reduction(MetaContext& ctx, OpKind op, const FakeTensor& a,
 }
 
 Value topk(MetaContext& ctx, const FakeTensor& a, const std::vector<MetaArg>& args) {
+  if (a.dtype() == DType::kBool) {  // PyTorch CPU: "topk does not support bool dtypes"
+    fail(ctx, UserErrorKind::kInvalidProgram,
+         "topk: not implemented for bool, got " + a.type_str());
+  }
   if (!is_scalar(args[1].value) || scalar_dtype(args[1].value) != DType::kInt64) {
     fail(ctx, UserErrorKind::kInvalidProgram, "topk: k must be an int");
   }
