@@ -165,7 +165,15 @@ struct SourceCollector {
     }
   }
   void operator()(const event::EvaluateExpr& e) {
-    if (!e.expr->is_bool()) return;
+    if (!e.expr->is_bool()) {
+      // guard_int (an int parameter): the trace specialized the int to its trace-time value
+      // (hints, or values observed for unbacked symbols); without one it raised instead.
+      if (std::optional<int64_t> v = int_at_trace(e.expr)) {
+        out.push_back({sym::eq(e.expr, sym::integer(*v)),
+                       where + "specialized " + e.expr->str() + " == " + std::to_string(*v)});
+      }
+      return;
+    }
     if (!e.fallback && !e.size_oblivious) note_replacements(e.expr);
     // A size-oblivious evaluation may take a size-like symbol to be >= 2, and guard_or_* may
     // fall back to a default: neither is a fact. They are sources only where backed hints (and
@@ -201,6 +209,18 @@ struct SourceCollector {
     (premise_only ? premises : out)
         .push_back({*v ? e.expr : sym::not_(e.expr),
                     where + "guarded " + e.expr->str() + " == " + (*v ? "True" : "False")});
+  }
+  std::optional<int64_t> int_at_trace(const ExprRef& e) const {
+    sym::Assignment a;
+    for (const ExprRef& s : sym::free_symbols(e)) {
+      std::optional<int64_t> h = env.symbols().hint(s);
+      if (!h) h = env.symbols().real_value(s);
+      if (!h) return std::nullopt;
+      a.emplace(s, sym::Concrete::of_int(*h));
+    }
+    sym::EvalResult r = sym::evaluate(e, a);
+    if (!r.defined || r.value.type != sym::ExprType::kInt) return std::nullopt;
+    return r.value.i;
   }
   void operator()(const event::SetReplacement& e) {
     replaced.insert(e.sym);

@@ -7,6 +7,9 @@ namespace sf::fuzz {
 
 namespace detail {
 
+// The most multiply-adds a generated contraction may do (batch * m * n * k).
+constexpr int64_t kMaxContractionWork = int64_t{1} << 16;
+
 ExprPtr Generator::dim_lit(const HostValue& t, int64_t* dim) {
   int64_t r = std::max<int64_t>(rank(t), 1);
   int64_t d = src_.range(0, r - 1);
@@ -154,6 +157,17 @@ ExprPtr Generator::candidate(OpKind op) {
         a = call("reshape", {a, list(shape)});
       }
       if (want == 1) return call(name, {a, a});  // a dot product: a 0-dim result
+      // a @ a^T over [.., m, k] costs batch * m * m * k: a chain of outer products squares the
+      // size each time, past what a program may take (a campaign's timeout).
+      int64_t m = 1, k = 1, numel = 1;
+      for (int64_t d : tv.tensor.sizes) numel *= d;
+      if (rank(tv) == want) {
+        m = tv.tensor.sizes[static_cast<size_t>(want - 2)];
+        k = tv.tensor.sizes[static_cast<size_t>(want - 1)];
+      } else {
+        m = numel;
+      }
+      if (m > 0 && k > 0 && numel / k * m > kMaxContractionWork / k) return nullptr;
       if (op == OpKind::kMatmul && src_.chance(1, 3)) {
         DType d = tv.tensor.dtype == DType::kBool ? DType::kFloat32 : tv.tensor.dtype;
         return call(name, {a, call("ones", {list({call("size", {a, i(-1)})}), dt(d)})});
@@ -376,11 +390,18 @@ ExprPtr Generator::candidate(OpKind op) {
       if (src_.chance(1, 3)) return call(name, {a, call("to", {a, dt(DType::kFloat32)})}, kw);
       return call(name, {a}, kw);
     }
-    case OpKind::kOneHot: {  // classes in [0, c) by a floor remainder; c, or c plus an int >= 0
+    case OpKind::kOneHot: {  // classes in [0, c) by a floor remainder; c a literal or a size
+      // num_classes is an int parameter: a backed size is specialized (a guard), an unbacked
+      // one is a data-dependent guard, as in Dynamo: only backed sizes keep it valid.
       int64_t c = src_.range(1, 4);
       ExprPtr a = call("remainder", {call("to", {v(t->name), dt(DType::kInt64)}), i(c)});
-      const Var* s = pick([](const HostValue& x) { return is_int(x) && x.i >= 0 && x.i <= 4; });
-      return call(name, {a, s && src_.chance(1, 2) ? infix("add", i(c), v(s->name)) : i(c)});
+      if (rank(tv) > 0 && tv.tensor.sizes[0] > 0 && !unbacked_vars_.count(t->name) &&
+          src_.chance(1, 3)) {
+        ExprPtr size = call("size", {v(t->name), i(0)});
+        a = call("remainder", {call("to", {v(t->name), dt(DType::kInt64)}), size});
+        return call(name, {a, size});
+      }
+      return call(name, {a, i(c)});
     }
     case OpKind::kItem: {
       // An int (sum of ints, a count), a float (sum of floats) or a bool (any/all: a SymBool
