@@ -115,12 +115,20 @@ float float_binary(BinaryOp op, float x, float y) {
       return x * y;
     case BinaryOp::kDiv:
       return x / y;
-    case BinaryOp::kFloorDiv:
-      return std::floor(x / y);
-    case BinaryOp::kRemainder: {
-      float q = std::floor(x / y);
-      float p = q * y;
-      return x - p;
+    case BinaryOp::kFloorDiv: {  // PyTorch's div_floor_floating: from the exact fmod, not x / y
+      if (y == 0) return x / y;
+      float mod = std::fmod(x, y);
+      float div = (x - mod) / y;
+      if (mod != 0 && (y < 0) != (mod < 0)) div -= 1;
+      if (div == 0) return std::copysign(0.0f, x / y);
+      float floordiv = std::floor(div);
+      if (div - floordiv > 0.5f) floordiv += 1;
+      return floordiv;
+    }
+    case BinaryOp::kRemainder: {  // PyTorch's: the exact fmod, moved to the divisor's sign
+      float mod = std::fmod(x, y);
+      if (mod != 0 && (y < 0) != (mod < 0)) mod += y;
+      return mod;
     }
     case BinaryOp::kMaximum:
       if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? x : y;

@@ -97,10 +97,21 @@ __device__ __forceinline__ float sf_fmin(float x, float y) {
   return y < x ? y : x;
 }
 // Every step rounds to float, as on the host (no fused multiply-add: -fmad=false as well).
-__device__ __forceinline__ float sf_ffloordiv(float x, float y) { return floorf(__fdiv_rn(x, y)); }
+// floordiv and remainder of floats as PyTorch (and the host): from the exact fmod.
+__device__ __forceinline__ float sf_ffloordiv(float x, float y) {
+  if (y == 0.0f) return __fdiv_rn(x, y);
+  float mod = fmodf(x, y);
+  float div = __fdiv_rn(__fsub_rn(x, mod), y);
+  if (mod != 0.0f && (y < 0.0f) != (mod < 0.0f)) div = __fsub_rn(div, 1.0f);
+  if (div == 0.0f) return copysignf(0.0f, __fdiv_rn(x, y));
+  float floordiv = floorf(div);
+  if (__fsub_rn(div, floordiv) > 0.5f) floordiv = __fadd_rn(floordiv, 1.0f);
+  return floordiv;
+}
 __device__ __forceinline__ float sf_fremainder(float x, float y) {
-  float q = floorf(__fdiv_rn(x, y));
-  return __fsub_rn(x, __fmul_rn(q, y));
+  float mod = fmodf(x, y);
+  if (mod != 0.0f && (y < 0.0f) != (mod < 0.0f)) mod = __fadd_rn(mod, y);
+  return mod;
 }
 // float -> i64 as x86's cvttss2si: NaN, +-inf and out-of-range values give INT64_MIN.
 __device__ __forceinline__ sf_i64 sf_f2i(float f) {
