@@ -28,7 +28,8 @@ namespace {
 std::optional<bool> at_hints(const ExprRef& e, const ShapeEnv& env,
                              const std::vector<smt::Fact>& sources,
                              const std::vector<smt::Fact>& premises, bool backed_hints_only,
-                             const smt::Options& opts, smt::Stats& stats, bool* against_hints) {
+                             bool replaced_by_then, const smt::Options& opts, smt::Stats& stats,
+                             bool* against_hints) {
   auto value_at_trace = [&](const ExprRef& s) {
     std::optional<int64_t> h = env.symbols().hint(s);
     if (!h && !backed_hints_only) h = env.symbols().real_value(s);
@@ -73,8 +74,10 @@ std::optional<bool> at_hints(const ExprRef& e, const ShapeEnv& env,
     // Nor do equalities it did not turn into replacements (a deferred Eq(u0, Max(0, 2 - s0))
     // whose replacement was declined because u0 is size-like): evaluate_expr reads hints only
     // when the replacements leave no unbacked symbol in the expression.
-    bool hints_through_replacements =
-        !backed_hints_only || sym::free_unbacked_symbols(env.replace(e)).empty();
+    // (`env` is the final state: a replacement made inside a fact scope is gone once it closed,
+    // so `replaced_by_then` says whether the events so far replaced each unbacked symbol.)
+    bool hints_through_replacements = !backed_hints_only || replaced_by_then ||
+                                      sym::free_unbacked_symbols(env.replace(e)).empty();
     for (const std::vector<smt::Fact>* facts : {&sources, &premises}) {
       for (const smt::Fact& f : *facts) {
         session.assume(f.expr, f.label);
@@ -184,7 +187,12 @@ struct SourceCollector {
     if (e.hint && e.hint->get()->is(sym::ExprKind::kBoolConst) && !backed_only) {
       v = e.hint->get()->bool_value();
     } else {
-      v = at_hints(e.expr, env, visible(), premises, backed_only, opts, stats, &against_hints);
+      bool replaced_by_then = true;
+      for (const ExprRef& s : sym::free_unbacked_symbols(e.expr)) {
+        replaced_by_then = replaced_by_then && replaced.count(s);
+      }
+      v = at_hints(e.expr, env, visible(), premises, backed_only, replaced_by_then, opts, stats,
+                   &against_hints);
     }
     if (!v) return;
     if (against_hints) {
