@@ -91,19 +91,7 @@ IrValue lower_arg_extremum(Lowering& L, const Node* n) {
   }
   k2.body = KExpr::where_of(hit, index, KExpr::scalar_of(L.simplified(past_end), DType::kInt64));
   Layout out = L.alloc_for(n->value, name);
-  // Output dims: the kept ones (with a 1 in place of each reduced one under keepdim).
-  Access o{out.buffer, out.dtype, sym::integer(0), {}};
-  bool keepdim = out.sizes.size() == rank && rank > 0;
-  size_t od = 0;
-  for (size_t d = 0; d < rank; ++d) {
-    if (reduced[d]) {
-      o.strides.push_back(sym::integer(0));
-      if (keepdim) ++od;
-    } else {
-      o.strides.push_back(out.strides.at(od++));
-    }
-  }
-  k2.output = o;
+  k2.output = reduction_output(out, reduced);
   k2.name = name;
   L.add_kernel(std::move(k2));
   return IrValue::tensor(out);

@@ -124,6 +124,21 @@ IrValue lower_pointwise(Lowering& L, const Node* n) {
   return finish(L, n, std::move(k), program::op_name(n->op));
 }
 
+Access reduction_output(const Layout& out, const std::vector<bool>& reduced) {
+  Access o{out.buffer, out.dtype, sym::integer(0), {}};
+  bool keepdim = out.sizes.size() == reduced.size() && !reduced.empty();
+  size_t od = 0;
+  for (bool r : reduced) {
+    if (r) {
+      o.strides.push_back(sym::integer(0));  // a reduced dim writes nowhere
+      if (keepdim) ++od;
+    } else {
+      o.strides.push_back(out.strides.at(od++));
+    }
+  }
+  return o;
+}
+
 IrValue lower_reduction(Lowering& L, const Node* n) {
   if (n->op == OpKind::kMm || n->op == OpKind::kBmm || n->op == OpKind::kMatmul) {
     return lower_contraction(L, n);
@@ -180,22 +195,7 @@ IrValue lower_reduction(Lowering& L, const Node* n) {
       SF_UNREACHABLE() << program::op_name(n->op) << " is not a reduction";
   }
   Layout out_layout = L.alloc_for(n->value, program::op_name(n->op));
-  // Map iteration dims to output dims: reduced dims write nowhere (stride 0).
-  Access o;
-  o.buffer = out_layout.buffer;
-  o.dtype = out_layout.dtype;
-  o.offset = sym::integer(0);
-  bool keepdim = out_layout.sizes.size() == static_cast<size_t>(rank) && rank > 0;
-  size_t od = 0;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (reduced[d]) {
-      o.strides.push_back(sym::integer(0));
-      if (keepdim) ++od;
-    } else {
-      o.strides.push_back(out_layout.strides.at(od++));
-    }
-  }
-  k.output = o;
+  k.output = reduction_output(out_layout, reduced);
   k.name = program::op_name(n->op);
   L.add_kernel(std::move(k));
   return IrValue::tensor(out_layout);

@@ -101,7 +101,12 @@ inline int64_t wrap_dim(int64_t d, int64_t rank) {
 std::vector<graph::NodeArg> dims_of(const graph::NodeArg& a);
 
 // Promotion helpers mirroring docs/ops.md.
-DType value_dtype(const IrValue& v);  // tensors: their dtype; scalars: the scalar kind's dtype
+DType value_dtype(const IrValue& v);
+// A reduction kernel's output access: iteration dim d writes along the output's next dim, or
+// nowhere (stride 0) when reduced; under keepdim the output keeps a size-1 dim for it.
+Access reduction_output(
+    const Layout& out,
+    const std::vector<bool>& reduced);  // tensors: their dtype; scalars: the scalar kind's dtype
 KExprPtr operand(Kernel& k, Lowering& L, const IrValue& v, const std::vector<ExprRef>& iter);
 
 }  // namespace sf::lower::detail
