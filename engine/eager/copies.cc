@@ -111,6 +111,17 @@ Value pad(const Call& c) {
     c.fail(UserErrorKind::kValue,
            shape_str(pads) + " pads too many dims of shape " + shape_str(a.sizes));
   }
+  // PyTorch narrows by the negative pads first, from the first dim: each narrow needs a
+  // non-negative length.
+  for (size_t d = rank - pads.size() / 2; d < rank; ++d) {
+    size_t p = rank - 1 - d;
+    int64_t cropped = a.sizes[d] + std::min<int64_t>(pads[2 * p], 0);
+    if (cropped < 0 || cropped + std::min<int64_t>(pads[2 * p + 1], 0) < 0) {
+      c.fail(UserErrorKind::kValue, "cropping " + shape_str(pads) + " from dim " +
+                                        std::to_string(d) + " of size " +
+                                        std::to_string(a.sizes[d]) + " leaves a negative length");
+    }
+  }
   Shape lo(rank, 0), out = a.sizes;
   for (size_t p = 0; p < pads.size() / 2; ++p) {
     size_t d = rank - 1 - p;

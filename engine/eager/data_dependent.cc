@@ -170,7 +170,8 @@ Value bincount(const Call& c) {
   int64_t bins = minlength;
   for (int64_t v : t.ints) {
     if (v < 0) c.fail(UserErrorKind::kValue, "the input must be non-negative, got " + t.str());
-    bins = std::max(bins, v + 1);
+    int64_t past = 0;
+    bins = std::max(bins, __builtin_add_overflow(v, 1, &past) ? INT64_MAX : past);
   }
   HostTensor out = alloc(c, w ? DType::kFloat32 : DType::kInt64, {bins});
   for (int64_t k = 0; k < t.numel(); ++k) {

@@ -56,9 +56,11 @@ std::vector<int64_t> line_order(const HostTensor& t, int64_t first, int64_t stri
   return order;
 }
 
+// The dim argument i, checked (a 0-dim tensor takes 0 and -1, as PyTorch's wrap_scalar).
 int64_t dim_of(const Call& c, size_t i, const HostTensor& t) {
   int64_t rank = static_cast<int64_t>(t.sizes.size());
-  return rank == 0 ? 0 : wrap_dim(c, c.integer(i), rank);
+  int64_t d = wrap_dim(c, c.integer(i), rank);
+  return rank == 0 ? 0 : d;
 }
 
 // values[k] = t along each line at order[k], indices[k] = order[k], for the first `k` of it.
@@ -83,13 +85,20 @@ Value ordered(const Call& c, const HostTensor& t, int64_t d, bool descending, in
       {Value::of_tensor(gather(c, t, out_sizes, src)), Value::of_tensor(std::move(indices))});
 }
 
-// torch's cus_lower_bound / cus_upper_bound: the first position whose value is >= (or >) v.
-int64_t bound(const HostTensor& seq, int64_t first, int64_t n, double v, bool right) {
+// torch's cus_lower_bound / cus_upper_bound: the first position whose value is >= (or >) the
+// value at k of `values` (compared in the dtype: i64 exactly, f32 with NaN never >=).
+int64_t bound(const HostTensor& seq, int64_t first, int64_t n, const HostTensor& values, int64_t k,
+              bool right) {
+  auto greater_equal = [&](int64_t at, bool strict) {
+    if (!seq.is_float()) {
+      return strict ? seq.ints[at] > values.ints[k] : seq.ints[at] >= values.ints[k];
+    }
+    return strict ? seq.floats[at] > values.floats[k] : seq.floats[at] >= values.floats[k];
+  };
   int64_t lo = 0, hi = n;
   while (lo < hi) {
     int64_t mid = lo + ((hi - lo) >> 1);
-    double m = seq.at_double(first + mid);
-    bool before = right ? !(m > v) : !(m >= v);
+    bool before = !greater_equal(first + mid, right);
     if (before) {
       lo = mid + 1;
     } else {
@@ -218,8 +227,10 @@ Value histc(const Call& c) {
   for (float v : t.floats) {
     if (!(v >= lo && v <= hi)) continue;
     float scaled = (v - lo) * static_cast<float>(bins) / (hi - lo);
-    int64_t pos = static_cast<int64_t>(scaled);
-    if (pos == bins) pos -= 1;
+    // A range too wide or too narrow for f32 (hi - lo overflows, or lo -= 1 rounds back) gives
+    // no finite position: such an element falls in no bin (PyTorch's arithmetic is undefined).
+    if (!std::isfinite(scaled)) continue;
+    int64_t pos = std::clamp<int64_t>(static_cast<int64_t>(scaled), 0, bins - 1);
     out.floats[pos] += 1.0f;
   }
   return Value::of_tensor(std::move(out));
@@ -247,7 +258,7 @@ Value searchsorted(const Call& c) {
   HostTensor out = alloc(c, DType::kInt64, values.sizes);
   for (int64_t k = 0; k < values.numel(); ++k) {
     int64_t first = rows ? (k / per_row) * n : 0;
-    out.ints[k] = bound(seq, first, n, values.at_double(k), right);
+    out.ints[k] = bound(seq, first, n, values, k, right);
   }
   return Value::of_tensor(std::move(out));
 }

@@ -39,6 +39,18 @@ Value pad(MetaContext& ctx, const FakeTensor& a, const std::vector<MetaArg>& arg
   if (!is_scalar(args[2].value))
     fail(ctx, UserErrorKind::kInvalidProgram, "pad: value must be a scalar");
   std::vector<SymInt> sizes = a.sizes();
+  // PyTorch narrows by the negative pads first, dim by dim from the first: each narrow needs a
+  // non-negative length (a value error, as narrow's), before the padded size is checked.
+  for (int64_t d = a.dim() - static_cast<int64_t>(pad.size() / 2); d < a.dim(); ++d) {
+    size_t p = static_cast<size_t>(a.dim() - 1 - d);
+    SymInt cropped = sizes[d] + sym_min(pad[2 * p], 0);
+    require(ctx, sym_ge(cropped, 0), UserErrorKind::kValue,
+            "pad: cropping " + pad[2 * p].str() + " from dim " + std::to_string(d) + " of size " +
+                sizes[d].str() + " leaves a negative length");
+    require(ctx, sym_ge(cropped + sym_min(pad[2 * p + 1], 0), 0), UserErrorKind::kValue,
+            "pad: cropping " + pad[2 * p + 1].str() + " more from dim " + std::to_string(d) +
+                " of size " + sizes[d].str() + " leaves a negative length");
+  }
   for (size_t p = 0; p < pad.size() / 2; ++p) {  // pairs from the last dim backwards
     SymInt& s = sizes[a.dim() - 1 - p];
     SymInt out = simplified(ctx, s + pad[2 * p] + pad[2 * p + 1]);
@@ -110,20 +122,22 @@ Value index_add(MetaContext& ctx, const FakeTensor& a, const std::vector<MetaArg
          "index_add: index must be 0-D or 1-D, got " + index.type_str());
   }
   require_same_dtype(ctx, "index_add", a, source);
-  if (std::max<int64_t>(source.dim(), 1) != std::max<int64_t>(a.dim(), 1)) {
+  // As eager: a 0-dim tensor counts as one element; the source is a's shape with the index's
+  // length along dim.
+  int64_t rank = std::max<int64_t>(a.dim(), 1);
+  if (std::max<int64_t>(source.dim(), 1) != rank) {
     fail(ctx, UserErrorKind::kShape,
          "index_add: source " + source.type_str() + " must have the dims of " + a.type_str());
   }
-  for (int64_t d = 0; d < a.dim() && source.dim() > 0; ++d) {
-    const SymInt& want = d == dim ? index.numel() : a.sizes()[d];
-    if (source.sizes()[d].same_as(want)) continue;
-    require(ctx, sym_eq(source.sizes()[d], want), UserErrorKind::kShape,
+  auto size = [](const FakeTensor& t, int64_t d) {
+    return t.dim() == 0 ? SymInt(1) : t.sizes()[d];
+  };
+  for (int64_t d = 0; d < rank; ++d) {
+    SymInt want = d == dim ? index.numel() : size(a, d);
+    if (size(source, d).same_as(want)) continue;
+    require(ctx, sym_eq(size(source, d), want), UserErrorKind::kShape,
             "index_add: source " + source.type_str() + " must have size " + want.str() +
                 " in dim " + std::to_string(d));
-  }
-  if (source.dim() == 0 || a.dim() == 0) {
-    require(ctx, sym_eq(index.numel(), 1), UserErrorKind::kShape,
-            "index_add: a 0-dim source or target takes exactly one index");
   }
   return Value::tensor(ctx.mode.make_contiguous(a.dtype(), a.sizes()));
 }

@@ -83,7 +83,7 @@ Value histc(MetaContext& ctx, const FakeTensor& a, const std::vector<MetaArg>& a
     fail(ctx, UserErrorKind::kValue, "histc: bins must be > 0, got " + std::to_string(*bins));
   }
   for (size_t i : {2, 3}) {
-    if (!is_scalar(args[i].value) || scalar_dtype(args[i].value) == DType::kBool) {
+    if (!is_scalar(args[i].value)) {
       fail(ctx, UserErrorKind::kInvalidProgram, "histc: min and max must be numbers");
     }
   }
