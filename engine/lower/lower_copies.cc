@@ -62,7 +62,7 @@ IrValue lower_pad(Lowering& L, const Node* n) {
   Kernel fill;
   fill.kind = Kernel::Kind::kPointwise;
   fill.sizes = out.sizes;
-  fill.body = KExpr::cast(KExpr::scalar_of(value.scalar, value_dtype(value)), out.dtype);
+  fill.body = fill_value(value, out.dtype);
   fill.output = L.contiguous_access(out, out.sizes);
   fill.name = "pad_fill";
   L.add_kernel(std::move(fill));

@@ -44,11 +44,9 @@ IrValue lower_creation(Lowering& L, const Node* n) {
     case OpKind::kOnes:
       k.body = out == DType::kFloat32 ? KExpr::constant_f(1) : KExpr::constant_i(1, out);
       break;
-    case OpKind::kFull: {
-      IrValue v = L.arg_value(n->args[1]);
-      k.body = KExpr::cast(KExpr::scalar_of(v.scalar, value_dtype(v)), out);
+    case OpKind::kFull:
+      k.body = fill_value(L.arg_value(n->args[1]), out);
       break;
-    }
     case OpKind::kArange: {
       ExprRef start = n->args[1].kind == NodeArg::Kind::kNone ? sym::integer(0)
                                                               : L.arg_value(n->args[0]).scalar;
@@ -122,6 +120,16 @@ IrValue lower_pointwise(Lowering& L, const Node* n) {
       break;
   }
   return finish(L, n, std::move(k), program::op_name(n->op));
+}
+
+KExprPtr fill_value(const IrValue& v, DType out) {
+  // A float literal for an i64 or bool tensor: converted from its double as eager does (through
+  // f32 first, 16777217.0 would fill 16777216).
+  if (out != DType::kFloat32 && v.scalar->is(sym::ExprKind::kFloat)) {
+    double f = v.scalar->float_value();
+    return KExpr::constant_i(out == DType::kBool ? f != 0.0 : program::float_to_int(f), out);
+  }
+  return KExpr::cast(KExpr::scalar_of(v.scalar, value_dtype(v)), out);
 }
 
 Access reduction_output(const Layout& out, const std::vector<bool>& reduced) {

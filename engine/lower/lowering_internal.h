@@ -102,6 +102,8 @@ std::vector<graph::NodeArg> dims_of(const graph::NodeArg& a);
 
 // Promotion helpers mirroring docs/ops.md.
 DType value_dtype(const IrValue& v);
+// The element a fill (full, pad) writes: the scalar converted to `out` as eager converts it.
+KExprPtr fill_value(const IrValue& v, DType out);
 // A reduction kernel's output access: iteration dim d writes along the output's next dim, or
 // nowhere (stride 0) when reduced; under keepdim the output keeps a size-1 dim for it.
 Access reduction_output(
