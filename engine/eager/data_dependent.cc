@@ -37,11 +37,17 @@ const HostTensor& checked_repeats(const Call& c, size_t i) {
   return r;
 }
 
-// [0, 0, 1, 2, 2, ...]: index k repeated repeats[k] times.
+// [0, 0, 1, 2, 2, ...]: index k repeated repeats[k] times (exactly output_size of them when
+// it is given: PyTorch fills a larger one with garbage and refuses a smaller one).
 std::vector<int64_t> expand_repeats(const Call& c, const HostTensor& r) {
   int64_t total = 0;
   for (int64_t v : r.ints) {
     if (__builtin_add_overflow(total, v, &total)) total = INT64_MAX;
+  }
+  if (c.has(3) && c.integer(3) != total) {
+    c.fail(UserErrorKind::kShape, "output_size " + std::to_string(c.integer(3)) +
+                                      " does not match the sum of repeats " +
+                                      std::to_string(total) + " of " + r.str());
   }
   checked_numel(c, {total});
   std::vector<int64_t> out;

@@ -421,7 +421,13 @@ ExprPtr Generator::candidate(OpKind op) {
       if (!r) return nullptr;
       // Repair, not reject: repeats in [0, 2] keep the output within twice the input's length
       // (abs alone lets chains of repeat_interleave grow tensors to millions of elements).
-      return call(name, {call("remainder", {call("abs", {v(r->name)}), i(3)})});
+      ExprPtr repeats = call("remainder", {call("abs", {v(r->name)}), i(3)});
+      // Sometimes the caller's count (PyTorch's output_size, which saves the sync): item of
+      // the repeats' sum, an unbacked int the output size then is.
+      if (src_.chance(1, 3)) {
+        return call(name, {repeats}, {{"output_size", call("item", {call("sum", {repeats})})}});
+      }
+      return call(name, {repeats});
     }
     // scalars
     case OpKind::kSize:

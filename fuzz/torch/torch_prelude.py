@@ -151,10 +151,10 @@ def sf_associative_scan(fn, xs, dim):
     return tuple(sf_associative_scan_op(combine, tuple(xs), dim, combine_mode="generic"))
 
 
-def sf_repeat_interleave(a, repeats, dim):
+def sf_repeat_interleave(a, repeats, dim, output_size):
     if repeats is None:
-        return torch.repeat_interleave(a)
-    return torch.repeat_interleave(a, repeats, dim=dim)
+        return torch.repeat_interleave(a, output_size=output_size)
+    return torch.repeat_interleave(a, repeats, dim=dim, output_size=output_size)
 
 
 # Our sort, argsort and topk order ties by index (stable); PyTorch's sort only when asked.

@@ -26,7 +26,8 @@ Plan divide_by_plan(ShapeEnv& env, ExprRef* u) {
   lower::ExternArg repeats_arg;
   repeats_arg.kind = lower::ExternArg::Kind::kTensor;
   repeats_arg.input = 0;
-  e.args = {repeats_arg, lower::ExternArg{}, lower::ExternArg{}};  // repeat_interleave(r)
+  e.args = {repeats_arg, lower::ExternArg{}, lower::ExternArg{},
+            lower::ExternArg{}};  // repeat_interleave(r)
   e.inputs.push_back(lower::Layout{
       0, program::DType::kInt64, {sym::integer(2)}, {sym::integer(1)}, sym::integer(0)});
   e.outputs = {1};

@@ -88,7 +88,10 @@ ExternOutputs CudaBackend::run_extern(const lower::Plan&, const lower::Extern& e
       return run_masked_select(e, in[0], second);
     case program::OpKind::kUnique:
       return run_unique(e, in[0]);
-    case program::OpKind::kRepeatInterleave:
+    case program::OpKind::kRepeatInterleave:  // output_size (a symbolic int): on the host
+      if (e.args.size() > 3 && e.args[3].kind != lower::ExternArg::Kind::kNone) {
+        return run_on_host(e, in, sigma);
+      }
       return run_repeat_interleave(e, in);
     case program::OpKind::kTolist:  // expanded into select + item by the tracer
       SF_CHECK(false) << "no CUDA extern for " << e.name;

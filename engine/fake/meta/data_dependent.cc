@@ -264,8 +264,19 @@ Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg
                 "repeat_interleave: repeats must have the same size as the flattened input (" +
                     repeats.sizes()[0].str() + " vs " + a.numel().str() + ")");
       }
-      SymInt n = ctx.env().create_unbacked_symint();
-      ctx.env().constrain_range_for_size(n.expr());
+      SymInt n;
+      if (args[3].present) {  // the caller's count: no symbol (PyTorch's fake impl)
+        if (!is_scalar(args[3].value) || scalar_dtype(args[3].value) != DType::kInt64) {
+          fail(ctx, UserErrorKind::kInvalidProgram,
+               "repeat_interleave: output_size must be an int");
+        }
+        n = args[3].value.as_int();
+        require(ctx, sym_ge(n, 0), UserErrorKind::kValue,
+                "repeat_interleave: output_size must be non-negative, got " + n.str());
+      } else {
+        n = ctx.env().create_unbacked_symint();
+        ctx.env().constrain_range_for_size(n.expr());
+      }
       if (!args[1].present) return Value::tensor(ctx.mode.make_contiguous(DType::kInt64, {n}));
       if (!args[2].present) return Value::tensor(ctx.mode.make_contiguous(a.dtype(), {n}));
       int64_t d = normalize_dim(ctx, args[2].dims[0], a.dim());
