@@ -128,12 +128,7 @@ Value unique(const Call& c) {
   std::vector<int64_t> order(n);
   for (int64_t k = 0; k < n; ++k) order[k] = k;
   // Ascending; NaNs sort last and, never equal to anything, each stays its own value.
-  auto less = [&](int64_t x, int64_t y) {
-    if (!t.is_float()) return t.ints[x] < t.ints[y];
-    float a = t.floats[x], b = t.floats[y];
-    if (std::isnan(a)) return false;
-    return std::isnan(b) || a < b;
-  };
+  auto less = [&](int64_t x, int64_t y) { return sorts_before(t, x, y); };
   if (c.op() == OpKind::kUnique) std::stable_sort(order.begin(), order.end(), less);
   std::vector<int64_t> firsts, count;
   for (int64_t k = 0; k < n; ++k) {

@@ -30,14 +30,6 @@ void for_each_line(const Shape& sizes, int64_t d, const std::function<void(const
   }
 }
 
-// a < b in PyTorch's sort order: ascending, NaN above everything (and equal to NaN).
-bool sorts_before(const HostTensor& t, int64_t x, int64_t y) {
-  if (!t.is_float()) return t.ints[x] < t.ints[y];
-  float a = t.floats[x], b = t.floats[y];
-  if (std::isnan(a)) return false;
-  return std::isnan(b) || a < b;
-}
-
 void require_not_bool(const Call& c, const HostTensor& t) {
   if (t.dtype == DType::kBool) {
     c.fail(UserErrorKind::kInvalidProgram, "not implemented for bool, got " + c.arg(0).describe());
@@ -70,8 +62,7 @@ Value ordered(const Call& c, const HostTensor& t, int64_t d, bool descending, in
   if (!out_sizes.empty()) out_sizes[d] = k;
   HostTensor indices = alloc(c, DType::kInt64, out_sizes);
   std::vector<int64_t> src(indices.numel());
-  Shape src_sizes = t.sizes;
-  for_each_line(src_sizes, d, [&](const Line& l) {
+  for_each_line(t.sizes, d, [&](const Line& l) {
     std::vector<int64_t> order = line_order(t, l.first, l.stride, l.n, descending);
     // The output line: the same outer and inner position, k long.
     int64_t out_first = l.outer * k * l.stride + l.inner;
@@ -115,7 +106,7 @@ Value arg_extremum(const Call& c, bool max) {
   require_not_bool(c, t);
   int64_t rank = static_cast<int64_t>(t.sizes.size());
   bool keepdim = c.flag(2);
-  HostTensor flat = t;
+  Shape line_sizes = t.sizes;  // the lines searched: along dim, or the flattened tensor
   int64_t d = 0;
   Shape out_sizes;
   if (c.has(1)) {
@@ -134,12 +125,12 @@ Value arg_extremum(const Call& c, bool max) {
           UserErrorKind::kIndex,
           "expected a reduction dim to be given for an empty input of shape " + shape_str(t.sizes));
     }
-    flat.sizes = {t.numel()};
+    line_sizes = {t.numel()};
     if (keepdim) out_sizes.assign(rank, 1);
   }
   HostTensor out = alloc(c, DType::kInt64, out_sizes);
   int64_t slot = 0;
-  for_each_line(flat.sizes, d, [&](const Line& l) {
+  for_each_line(line_sizes, d, [&](const Line& l) {
     int64_t best = 0;
     for (int64_t j = 1; j < l.n; ++j) {
       int64_t a = l.first + j * l.stride, b = l.first + best * l.stride;

@@ -144,6 +144,13 @@ HostTensor operand_as(const Value& v, DType dtype) {
   return v.is_tensor() ? cast(*v.tensor, dtype) : scalar_tensor(v, dtype);
 }
 
+bool sorts_before(const HostTensor& t, int64_t x, int64_t y) {
+  if (!t.is_float()) return t.ints[x] < t.ints[y];
+  float a = t.floats[x], b = t.floats[y];
+  if (std::isnan(a)) return false;
+  return std::isnan(b) || a < b;
+}
+
 bool truthy(const HostTensor& t, int64_t i) {
   return t.is_float() ? t.floats[i] != 0.0f : t.ints[i] != 0;  // NaN != 0 is true
 }

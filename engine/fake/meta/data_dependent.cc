@@ -83,18 +83,18 @@ Value bincount(MetaContext& ctx, const FakeTensor& a, const std::vector<MetaArg>
     fail(ctx, UserErrorKind::kInvalidProgram, "bincount: minlength must be an int");
   }
   // An int parameter: a symbolic minlength is specialized (a guard), as Dynamo does.
-  std::optional<int64_t> minlength = ctx.env().guard_int(args[2].value.as_int());
-  if (*minlength < 0) {
+  int64_t minlength = ctx.env().guard_int(args[2].value.as_int());
+  if (minlength < 0) {
     fail(ctx, UserErrorKind::kValue,
-         "bincount: minlength must be >= 0, got " + std::to_string(*minlength));
+         "bincount: minlength must be >= 0, got " + std::to_string(minlength));
   }
   require_dynamic(ctx, OpKind::kBincount);
   SymInt n;
   if (statically_empty(ctx, a.numel())) {
-    n = *minlength;
+    n = minlength;
   } else {
     n = ctx.env().create_unbacked_symint();
-    ctx.env().constrain_range_for_size(n.expr(), *minlength, kSysMaxsizeMinusOne);
+    ctx.env().constrain_range_for_size(n.expr(), minlength, kSysMaxsizeMinusOne);
   }
   return Value::tensor(ctx.mode.make_contiguous(dtype, {n}));
 }

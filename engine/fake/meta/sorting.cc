@@ -78,16 +78,16 @@ Value histc(MetaContext& ctx, const FakeTensor& a, const std::vector<MetaArg>& a
     fail(ctx, UserErrorKind::kInvalidProgram, "histc: bins must be an int");
   }
   // An int parameter: a symbolic count is specialized (a guard), as Dynamo does.
-  std::optional<int64_t> bins = ctx.env().guard_int(args[1].value.as_int());
-  if (*bins <= 0) {
-    fail(ctx, UserErrorKind::kValue, "histc: bins must be > 0, got " + std::to_string(*bins));
+  int64_t bins = ctx.env().guard_int(args[1].value.as_int());
+  if (bins <= 0) {
+    fail(ctx, UserErrorKind::kValue, "histc: bins must be > 0, got " + std::to_string(bins));
   }
   for (size_t i : {2, 3}) {
     if (!is_scalar(args[i].value)) {
       fail(ctx, UserErrorKind::kInvalidProgram, "histc: min and max must be numbers");
     }
   }
-  return Value::tensor(ctx.mode.make_contiguous(DType::kFloat32, {SymInt(*bins)}));
+  return Value::tensor(ctx.mode.make_contiguous(DType::kFloat32, {SymInt(bins)}));
 }
 
 Value searchsorted(MetaContext& ctx, const std::vector<MetaArg>& args) {
