@@ -1,5 +1,5 @@
 // Ops whose output shape or value depends on tensor data: nonzero, boolean index, masked_select,
-// unique (sorted, optional counts), item, tolist, repeat_interleave.
+// unique (sorted, optional counts; over a dim), item, tolist, repeat_interleave.
 #include <algorithm>
 #include <cmath>
 
@@ -143,6 +143,62 @@ Value unique(const Call& c) {
   }
   Value values = Value::of_tensor(gather(c, t, {static_cast<int64_t>(firsts.size())}, firsts));
   if (!counts) return values;
+  HostTensor ct = alloc(c, DType::kInt64, {static_cast<int64_t>(count.size())});
+  ct.ints = count;
+  return Value::tuple({values, Value::of_tensor(std::move(ct))});
+}
+
+// unique over a dim: the distinct slices along `dim`, sorted lexicographically by the order of
+// sorts_before (NaN last), with counts. A NaN equals nothing, so a slice holding one is its own
+// value.
+Value unique_dim(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  if (t.sizes.empty()) {
+    c.fail(UserErrorKind::kIndex, "dimension specified as " + std::to_string(c.integer(1)) +
+                                      " but the tensor has no dimensions");
+  }
+  int64_t d = wrap_dim(c, c.integer(1), static_cast<int64_t>(t.sizes.size()), false);
+  int64_t zero_dims = std::count(t.sizes.begin(), t.sizes.end(), 0);
+  if (t.sizes[d] == 0 && zero_dims > 1) {
+    c.fail(UserErrorKind::kShape, "more than one dim of " + shape_str(t.sizes) + " is 0");
+  }
+  if (t.sizes[d] != 0 && zero_dims > 0) {
+    c.fail(UserErrorKind::kShape,
+           "a dim of " + shape_str(t.sizes) + " other than dim " + std::to_string(d) + " is 0");
+  }
+  // Slice r along d holds the elements base(r) + offsets[k], in row-major order of the rest.
+  Shape rest = t.sizes, strides = contiguous_strides(t.sizes);
+  rest[d] = 1;
+  std::vector<int64_t> offsets = strided_offsets(rest, strides);
+  auto lex_less = [&](int64_t x, int64_t y) {
+    for (int64_t o : offsets) {
+      int64_t a = x * strides[d] + o, b = y * strides[d] + o;
+      if (sorts_before(t, a, b)) return true;
+      if (sorts_before(t, b, a)) return false;
+    }
+    return false;
+  };
+  auto same = [&](int64_t x, int64_t y) {
+    for (int64_t o : offsets) {
+      int64_t a = x * strides[d] + o, b = y * strides[d] + o;
+      if (t.is_float() ? !(t.floats[a] == t.floats[b]) : t.ints[a] != t.ints[b]) return false;
+    }
+    return true;
+  };
+  std::vector<int64_t> order(t.sizes[d]);
+  for (int64_t r = 0; r < t.sizes[d]; ++r) order[r] = r;
+  std::stable_sort(order.begin(), order.end(), lex_less);
+  std::vector<int64_t> firsts, count;
+  for (int64_t r : order) {
+    if (!firsts.empty() && same(firsts.back(), r)) {
+      ++count.back();
+    } else {
+      firsts.push_back(r);
+      count.push_back(1);
+    }
+  }
+  Value values = Value::of_tensor(take_rows(c, t, d, firsts));
+  if (!c.flag(2)) return values;
   HostTensor ct = alloc(c, DType::kInt64, {static_cast<int64_t>(count.size())});
   ct.ints = count;
   return Value::tuple({values, Value::of_tensor(std::move(ct))});

@@ -85,6 +85,8 @@ Value dispatch(const Call& c) {
       return flatten(c);
     case OpKind::kSplitWithSizes:
       return split_with_sizes(c);
+    case OpKind::kTensorSplit:
+      return tensor_split(c);
     case OpKind::kCat:
       return cat(c);
     case OpKind::kStack:
@@ -133,6 +135,8 @@ Value dispatch(const Call& c) {
       return bincount(c);
     case OpKind::kOneHot:
       return one_hot(c);
+    case OpKind::kUniqueDim:
+      return unique_dim(c);
     case OpKind::kSize:
       return size(c);
     case OpKind::kStride:
@@ -145,6 +149,8 @@ Value dispatch(const Call& c) {
       return scalar_binary(c, program::binary_element(c.op()), c.scalar(0), c.scalar(1));
     case OpKind::kAddInplace:
       return add_inplace(c);
+    case OpKind::kIndexPutInplace:
+      return index_put_inplace(c);
   }
   SF_UNREACHABLE() << "op " << static_cast<int>(c.op());
 }

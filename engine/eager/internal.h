@@ -91,6 +91,7 @@ Value to_dtype(const Call& c);
 Value where(const Call& c);
 Value masked_fill(const Call& c);
 Value add_inplace(const Call& c);
+Value index_put_inplace(const Call& c);  // index_put.cc
 
 // Scalar arithmetic (Python semantics) and scalar-valued ops.
 Value scalar_binary(const Call& c, BinaryOp op, const Value& a, const Value& b);
@@ -122,6 +123,7 @@ Value narrow(const Call& c);
 Value select(const Call& c);
 Value flatten(const Call& c);
 Value split_with_sizes(const Call& c);
+Value tensor_split(const Call& c);
 
 // Joins and gathers.
 Value cat(const Call& c);
@@ -151,6 +153,7 @@ Value nonzero(const Call& c);
 Value index(const Call& c);
 Value masked_select(const Call& c);
 Value unique(const Call& c);  // and unique_consecutive
+Value unique_dim(const Call& c);
 Value bincount(const Call& c);
 Value one_hot(const Call& c);
 Value item(const Call& c);

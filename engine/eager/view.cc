@@ -268,6 +268,27 @@ Value split_with_sizes(const Call& c) {
   return Value::tuple(std::move(views));
 }
 
+// tensor_split by indices: the slices [0, i0), [i0, i1), ..., [ik, end) with Python's clamping,
+// as ATen's composite implementation.
+Value tensor_split(const Call& c) {
+  const HostTensor& t = c.tensor(0);
+  if (t.sizes.empty()) {
+    c.fail(UserErrorKind::kShape,
+           "expected at least a 1-dimensional tensor, got " + c.arg(0).describe());
+  }
+  wrap_dim(c, c.integer(2), rank_of(t), false);  // an error names tensor_split, not slice
+  Value start = Value::of_int(0);
+  std::vector<Value> parts;
+  for (int64_t index : c.ints(1)) {
+    parts.push_back(slice(
+        Call(OpKind::kSlice, {c.arg(0), c.arg(2), start, Value::of_int(index), Value::of_int(1)})));
+    start = Value::of_int(index);
+  }
+  parts.push_back(
+      slice(Call(OpKind::kSlice, {c.arg(0), c.arg(2), start, Value(), Value::of_int(1)})));
+  return Value::tuple(std::move(parts));
+}
+
 Value select(const Call& c) {
   const HostTensor& t = c.tensor(0);
   int64_t d = wrap_dim(c, c.integer(1), rank_of(t), false);

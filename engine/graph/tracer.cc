@@ -215,11 +215,12 @@ TV Tracer::eval_call(const ExprPtr& e) {
   if (e->op == OpKind::kTolist) return expand_tolist(e, bound);
   std::vector<NodeArg> args;
   for (size_t i = 0; i < bound.size(); ++i) args.push_back(arg_for(s.params[i], bound[i], s.name));
+  if (e->op == OpKind::kTensorSplit) return expand_tensor_split(e, args);
   Value v = evaluate(e->op, args, e->loc.line);
   if (v.is_constant_scalar() && all_literal(args)) return literal_tv(v);
   Node* n = add_node(e->op, args, v, e->loc.line);
   n->view_decisions = std::move(last_view_decisions_);
-  if (e->op == OpKind::kAddInplace) functionalize_mutation(e, n);
+  if (s.family == program::OpFamily::kMutation) functionalize_mutation(e, n);
   return TV{n->value, NodeArg::of(n), {}};
 }
 
@@ -242,6 +243,47 @@ void Tracer::rebind_mutated(const Value& mutated, const NodeArg& now, int line,
     }
   }
   latest_version_[tensor] = now;
+}
+
+// tensor_split by indices: one slice node per part, [0, i0), [i0, i1), ..., [ik, end), the nodes
+// PyTorch's graph holds after the composite's decomposition (each binds its own fresh sizes).
+TV Tracer::expand_tensor_split(const ExprPtr& e, const std::vector<NodeArg>& args) {
+  if (args[0].kind != NodeArg::Kind::kNode || !fake::is_fake_tensor(args[0].node->value)) {
+    invalid(e, "tensor_split: argument 'a' must be a tensor");
+  }
+  int64_t rank = fake::fake_of(args[0].node->value).dim();
+  if (rank == 0) {
+    throw_user_error(UserErrorKind::kShape,
+                     where(e->loc.line,
+                           "tensor_split: expected at least a 1-dimensional tensor, "
+                           "got a 0-d one"));
+  }
+  if (args[2].i < -rank || args[2].i >= rank) {
+    throw_user_error(
+        UserErrorKind::kShape,
+        where(e->loc.line, "tensor_split: dim " + std::to_string(args[2].i) +
+                               " out of range for a tensor of rank " + std::to_string(rank)));
+  }
+  TV out;
+  std::vector<Value> values;
+  std::vector<NodeArg> elem_args;
+  NodeArg start = NodeArg::integer(0);
+  auto part = [&](const NodeArg& end) {
+    std::vector<NodeArg> slice_args{args[0], args[2], start, end, NodeArg::integer(1)};
+    Value v = evaluate(OpKind::kSlice, slice_args, e->loc.line);
+    Node* n = add_node(OpKind::kSlice, slice_args, v, e->loc.line);
+    out.elems.push_back(TV{n->value, NodeArg::of(n), {}});
+    values.push_back(n->value);
+    elem_args.push_back(NodeArg::of(n));
+  };
+  for (const NodeArg& index : args[1].list) {
+    part(index);
+    start = index;
+  }
+  part(NodeArg::none());
+  out.value = Value::tuple(values);
+  out.arg = NodeArg::list_of(elem_args);
+  return out;
 }
 
 // tolist on a 1-D tensor of static length: select + item per element (spec §11 item 6).

@@ -88,16 +88,19 @@ class Tracer {
 
   TV eval_call(const ExprPtr& e);
 
-  // add_ returns its (mutated) first argument: every variable naming that tensor now names the
-  // new node. Mutating a tensor that has other views alive is not modelled.
+  // A mutation (add_, index_put_) returns its mutated first argument: every variable naming that
+  // tensor now names the new node. Mutating a tensor that has other views alive is not modelled.
   void functionalize_mutation(const ExprPtr& e, Node* n) {
-    rebind_mutated(n->value, NodeArg::of(n), e->loc.line, "add_");
+    rebind_mutated(n->value, NodeArg::of(n), e->loc.line, program::op_name(n->op));
   }
 
   // The functional form of a mutation of `mutated` (a fake tensor): every variable naming that
   // tensor names `now` from here on, and `now` is its latest version (what a region returns for
   // a parameter it mutated).
   void rebind_mutated(const Value& mutated, const NodeArg& now, int line, const std::string& by);
+
+  // tensor_split by indices: one slice node per part.
+  TV expand_tensor_split(const ExprPtr& e, const std::vector<NodeArg>& args);
 
   // tolist on a 1-D tensor of static length: select + item per element (spec §11 item 6).
   TV expand_tolist(const ExprPtr& e, const std::vector<ExprPtr>& bound);

@@ -32,6 +32,19 @@ Layout layout_of(const Value& v, int buffer) {
   return l;
 }
 
+// A copy of `from` into a buffer laid out as the fake value `v` (strides and offset).
+IrValue copy_into(Lowering& L, const IrValue& from, const Value& v, const std::string& name) {
+  Layout out = L.alloc_for(v, name + " relaid", /*operand_layout=*/true);
+  Kernel k;
+  k.kind = Kernel::Kind::kPointwise;
+  k.name = "relay";
+  k.sizes = out.sizes;
+  k.body = operand(k, L, from, k.sizes);
+  k.output = L.contiguous_access(out, k.sizes);
+  L.add_kernel(std::move(k));
+  return IrValue::tensor(out);
+}
+
 }  // namespace
 
 IrValue lower_extern(Lowering& L, const Node* n) {
@@ -132,6 +145,11 @@ IrValue lower_extern(Lowering& L, const Node* n) {
   // Outputs: buffers the extern allocates, shaped like the node's example value.
   IrValue result;
   int extern_id = static_cast<int>(L.plan().externs.size());
+  // An extern writes its outputs contiguously. One whose fake layout is another (index_put_ of a
+  // view returns the view) is copied into that layout after the call (`relaid`).
+  std::vector<std::pair<IrValue*, const Value*>> relaid;
+  const bool in_place = program::schema(n->op).family == program::OpFamily::kMutation;
+  auto relay = [&](const Value& v) { return in_place && !L.dense_at_zero(fake::fake_of(v)); };
   auto new_output = [&](const Value& v) {
     const fake::FakeTensor& f = fake::fake_of(v);
     std::vector<ExprRef> sizes;
@@ -139,15 +157,28 @@ IrValue lower_extern(Lowering& L, const Node* n) {
     int b = L.add_buffer(f.dtype(), sizes);
     L.plan().buffers[b].extern_producer = extern_id;
     e.outputs.push_back(b);
-    return IrValue::tensor(layout_of(v, b));
+    if (!relay(v)) return IrValue::tensor(layout_of(v, b));
+    Layout l;
+    l.buffer = b;
+    l.dtype = f.dtype();
+    l.sizes = sizes;
+    for (const SymInt& s : mode.contiguous_strides(f.sizes(), false)) l.strides.push_back(s.expr());
+    l.offset = sym::integer(0);
+    return IrValue::tensor(l);
   };
   if (dynamic_scalar) {
     result = IrValue::scalar_of(n->value.expr());
   } else if (n->value.kind() == Value::Kind::kTuple) {
     result.kind = IrValue::Kind::kTuple;
     for (const Value& v : n->value.elems()) result.elems.push_back(new_output(v));
+    for (size_t i = 0; i < result.elems.size(); ++i) {
+      if (relay(n->value.elems()[i])) {
+        relaid.emplace_back(&result.elems[i], &n->value.elems()[i]);
+      }
+    }
   } else {
     result = new_output(n->value);
+    if (relay(n->value)) relaid.emplace_back(&result, &n->value);
   }
   L.plan().externs.push_back(e);
   Step s;
@@ -167,6 +198,7 @@ IrValue lower_extern(Lowering& L, const Node* n) {
     L.add_step(b);
     record_def(L, b.symbol, n);
   }
+  for (auto& [out, fake_value] : relaid) *out = copy_into(L, *out, *fake_value, e.name);
   return result;
 }
 

@@ -23,7 +23,8 @@ std::vector<ExprRef> sizes_of(const Value& v) {
 }
 
 IrValue finish(Lowering& L, const Node* n, Kernel k, const std::string& name) {
-  Layout out = L.alloc_for(n->value, name);
+  bool in_place = program::schema(n->op).family == program::OpFamily::kMutation;
+  Layout out = L.alloc_for(n->value, name, in_place);
   k.name = name;
   k.sizes = out.sizes;
   k.output = L.contiguous_access(out, k.sizes);
@@ -251,6 +252,8 @@ void bind_slice_symbols(Lowering& L, const Node* n, const Layout& in) {
 
 IrValue lower_view(Lowering& L, const Node* n) {
   if (n->op == OpKind::kSplitWithSizes) return lower_split(L, n);
+  SF_CHECK(n->op != OpKind::kTensorSplit)
+      << "%" << n->name << ": tensor_split is expanded by the tracer";
   const IrValue& in = L.value_of(n->args[0]);
   bind_slice_symbols(L, n, in.layout);
   const fake::FakeTensor& out = fake::fake_of(n->value);

@@ -90,20 +90,40 @@ int Lowering::add_buffer(DType dtype, std::vector<ExprRef> sizes, const std::str
   return plan_.buffers.back().id;
 }
 
-Layout Lowering::alloc_for(const Value& v, const std::string& hint) {
+Layout Lowering::alloc_for(const Value& v, const std::string& hint, bool operand_layout) {
   const fake::FakeTensor& f = fake::fake_of(v);
   Layout l;
   l.dtype = f.dtype();
   for (const SymInt& s : f.sizes()) l.sizes.push_back(s.expr());
   for (const SymInt& s : f.strides()) l.strides.push_back(s.expr());
   l.offset = sym::integer(0);
-  l.buffer = add_buffer(f.dtype(), l.sizes);
+  std::vector<ExprRef> extent = l.sizes;
+  if (operand_layout && !dense_at_zero(f)) {
+    // An in-place op's result is its operand's layout, which may be a view's (add_ of a slice):
+    // the buffer then spans that view's storage, offset included, as later views read it.
+    l.offset = f.storage_offset().expr();
+    ExprRef last = l.offset;
+    for (size_t d = 0; d < l.sizes.size(); ++d) {
+      last = sym::add(last, sym::mul(sym::sub(l.sizes[d], sym::integer(1)), l.strides[d]));
+    }
+    extent = {simplified(sym::max(sym::add(last, sym::integer(1)), sym::integer(0)))};
+  }
+  l.buffer = add_buffer(f.dtype(), extent);
   Step s;
   s.kind = Step::Kind::kAlloc;
   s.buffer = l.buffer;
   s.message = hint;
   add_step(s);
   return l;
+}
+
+bool Lowering::dense_at_zero(const fake::FakeTensor& f) const {
+  if (!f.storage_offset().same_as(SymInt(0))) return false;
+  std::vector<SymInt> want = t_.mode->contiguous_strides(f.sizes());
+  for (size_t d = 0; d < want.size(); ++d) {
+    if (!f.strides()[d].same_as(want[d])) return false;
+  }
+  return true;
 }
 
 // Whether the trace decided that `size` is 1. The meta functions broadcast on a guard such as
@@ -298,8 +318,12 @@ void Lowering::lower_call(const Node* n) {
       v = lower_creation(*this, n);
       break;
     case OpFamily::kPointwise:
-    case OpFamily::kMutation:
       v = lower_pointwise(*this, n);
+      break;
+    case OpFamily::kMutation:  // add_ is an elementwise kernel; index_put_ a library call
+      v = program::schema(n->op).element.kind == program::ElementOp::Kind::kNone
+              ? lower_extern(*this, n)
+              : lower_pointwise(*this, n);
       break;
     case OpFamily::kReduction:
       v = lower_reduction(*this, n);

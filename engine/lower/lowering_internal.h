@@ -38,8 +38,12 @@ class Lowering {
   const IrValue& value_of(const graph::NodeArg& a) const;
   IrValue arg_value(const graph::NodeArg& a) const;  // literals become scalars
   ExprRef simplified(const ExprRef& e) const { return env_.simplify(e); }
-  // A fresh contiguous buffer for `node`'s (tensor) value, allocated by a step now.
-  Layout alloc_for(const Value& v, const std::string& hint);
+  // A fresh buffer for `node`'s (tensor) value, allocated by a step now: contiguous, or with
+  // `operand_layout` (an in-place op's result) its operand's layout, a view's strides and offset.
+  Layout alloc_for(const Value& v, const std::string& hint, bool operand_layout = false);
+  // Whether the fake tensor is laid out contiguously from offset 0 (as a fresh result is; an
+  // in-place op's result is its operand, maybe a view).
+  bool dense_at_zero(const fake::FakeTensor& f) const;
   int add_buffer(DType dtype, std::vector<ExprRef> sizes, const std::string& input_name = "");
   // The access of `l` over an iteration space (aligned at the trailing dims; broadcast dims,
   // i.e. size 1 against a larger iteration size, get stride 0).

@@ -264,6 +264,16 @@ ExprPtr Generator::candidate(OpKind op) {
       if (src_.chance(1, 4)) return call(name, {v(t->name), list({size})});
       return call(name, {v(t->name), list({first, infix("sub", size, first)})});
     }
+    case OpKind::kTensorSplit: {  // at one or two indices: ints (maybe unbacked) or literals
+      if (rank(tv) == 0) return nullptr;
+      std::vector<ExprPtr> indices;
+      for (int64_t k = src_.range(1, 2); k-- > 0;) {
+        const Var* s = src_.chance(1, 2) ? pick(is_int) : nullptr;
+        indices.push_back(s ? v(s->name) : int_expr(-2, 4));
+      }
+      if (src_.chance(1, 2)) return call(name, {v(t->name), list(indices)});
+      return call(name, {v(t->name), list(indices), dim_lit(tv)});
+    }
     case OpKind::kSelect:
       if (rank(tv) == 0 || tv.tensor.sizes[0] == 0) return nullptr;
       return call(name, {v(t->name), i(0), int_expr(-1, 0)});
@@ -379,6 +389,13 @@ ExprPtr Generator::candidate(OpKind op) {
                       : std::vector<std::pair<std::string, ExprPtr>>{});
     case OpKind::kArgwhere:
       return call(name, {v(t->name)});
+    case OpKind::kUniqueDim: {  // f32 as i64: PyTorch leaves the order of rows holding NaN open
+      if (rank(tv) == 0) return nullptr;
+      ExprPtr a = tv.tensor.dtype == DType::kFloat32 ? call("to", {v(t->name), dt(DType::kInt64)})
+                                                     : v(t->name);
+      if (src_.chance(1, 2)) return call(name, {a, dim_lit(tv), b(true)});
+      return call(name, {a, dim_lit(tv)});
+    }
     case OpKind::kBincount: {  // non-negative by a floor remainder; weights of the same length
       const Var* idx = int_vector();
       ExprPtr flat =
@@ -444,6 +461,7 @@ ExprPtr Generator::candidate(OpKind op) {
                                 : call(name, {a, i(src_.range(0, 2))});
     }
     case OpKind::kAddInplace:  // two statements: see try_mutation
+    case OpKind::kIndexPutInplace:
       return nullptr;
   }
   return nullptr;

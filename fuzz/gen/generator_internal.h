@@ -147,7 +147,8 @@ class Generator {
   // add_ on a value computed here (not a view, not an input); often with the same
   // data-dependent query (nonzero, or item of a count) on the tensor before and after, which must
   // not share a memo across the mutation.
-  bool try_mutation();
+  bool try_mutation(program::OpKind op);
+  ExprPtr masked_assignment(const std::string& m);
 
   // A static if on a size (guards when backed; a data-dependent error when unbacked, on purpose),
   // or half the time on the condition of an earlier check: what torch._check is for (the trace

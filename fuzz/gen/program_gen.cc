@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 
+#include "engine/base/check.h"
 #include "engine/base/errors.h"
 #include "engine/eager/eager.h"
 #include "engine/program/builder.h"
@@ -289,7 +290,7 @@ bool Generator::try_size_equality() {
 // add_ on a value computed here (not a view, not an input); often with the same
 // data-dependent query (nonzero, or item of a count) on the tensor before and after, which must
 // not share a memo across the mutation.
-bool Generator::try_mutation() {
+bool Generator::try_mutation(OpKind op) {
   const Var* t =
       pick([](const HostValue& x) { return is_tensor(x) && x.tensor.dtype != DType::kBool; });
   if (!t) return false;
@@ -305,7 +306,9 @@ bool Generator::try_mutation() {
   if (query && !accept(program::ProgramBuilder::assign_stmt(before, query_of(name)), before)) {
     return false;
   }
-  Stmt st = program::ProgramBuilder::assign_stmt(name + "_", call("add_", {v(name), i(1)}));
+  Stmt st = program::ProgramBuilder::assign_stmt(name + "_", op == OpKind::kAddInplace
+                                                                 ? call("add_", {v(name), i(1)})
+                                                                 : masked_assignment(name));
   if (!accept(st, name + "_")) return false;
   // `name` now holds stale values in vars_: later statements use the mutated alias only.
   vars_.erase(
@@ -314,6 +317,19 @@ bool Generator::try_mutation() {
   std::string after = "q" + std::to_string(line_);
   if (query) accept(program::ProgramBuilder::assign_stmt(after, query_of(name + "_")), after);
   return true;
+}
+
+// index_put_(m, mask, values): values a number, or m's selected elements doubled (as many as the
+// mask selects: an unbacked count the compiled program never checks, eager does).
+ExprPtr Generator::masked_assignment(const std::string& m) {
+  const Var* t = nullptr;
+  for (const Var& x : vars_) {
+    if (x.name == m) t = &x;
+  }
+  SF_CHECK(t) << m << " is not a variable";
+  ExprPtr mask = mask_for(*t, "gt", 0);
+  if (src_.chance(1, 2)) return call("index_put_", {v(m), mask, i(src_.range(-2, 2))});
+  return call("index_put_", {v(m), mask, call("mul", {call("index", {v(m), mask}), i(2)})});
 }
 
 // A static if on a size (guards when backed; a data-dependent error when unbacked, on purpose),
@@ -386,7 +402,7 @@ bool Generator::try_statement() {
         return try_associative_scan();
     }
   }
-  if (d.op == OpKind::kAddInplace) return try_mutation();
+  if (program::schema(d.op).family == program::OpFamily::kMutation) return try_mutation(d.op);
   squeezes_a_one_ = false;
   views_strided_ = false;
   ExprPtr e = candidate(d.op);
@@ -433,6 +449,10 @@ size_t Generator::tuple_arity(const program::Expr& e) {
       return 2;
     case OpKind::kSplitWithSizes:
       return e.args.at(1)->elems.size();
+    case OpKind::kTensorSplit:
+      return e.args.at(1)->elems.size() + 1;
+    case OpKind::kUniqueDim:
+      return e.args.size() > 2 ? 2 : 0;
     case OpKind::kUnique:
     case OpKind::kUniqueConsecutive:
       for (const auto& [key, value] : e.kwargs) {

@@ -188,6 +188,15 @@ def sf_unique_consecutive(a, return_counts):
     return torch.unique_consecutive(a, return_counts=return_counts)
 
 
+def sf_unique_dim(a, dim, return_counts):
+    return torch.unique(a, sorted=True, return_counts=return_counts, dim=dim)
+
+
+def sf_index_put_(a, mask, values):
+    a[mask] = values
+    return a
+
+
 def sf_cond(cond):
     # A check on a one-element tensor checks its value.
     return cond.item() if sf_is_tensor(cond) else cond

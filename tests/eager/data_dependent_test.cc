@@ -73,6 +73,25 @@ TEST(DataDependent, Unique) {
       inputs());
 }
 
+TEST(DataDependent, UniqueDim) {
+  // Distinct rows (dim 0) or columns (dim 1), sorted lexicographically; a NaN equals nothing.
+  Inputs in{{"r", I64({4, 2}, {1, 2, 0, 5, 1, 2, 0, 0})},
+            {"n", F32({3, 2}, {1, kNan, 1, kNan, 0, 1})},
+            {"e", I64({0, 2}, {})}};
+  run_cases(
+      {
+          {"rows", C(OpKind::kUniqueDim, {V("r"), I(0), B(true)}),
+           Tup({I64({3, 2}, {0, 0, 0, 5, 1, 2}), I64({3}, {1, 1, 2})})},
+          {"columns", C(OpKind::kUniqueDim, {V("r"), I(-1)}),
+           I64({4, 2}, {1, 2, 0, 5, 1, 2, 0, 0})},
+          {"NaN rows stay apart", C(OpKind::kUniqueDim, {V("n"), I(0), B(true)}),
+           Tup({F32({3, 2}, {0, 1, 1, kNan, 1, kNan}), I64({3}, {1, 1, 1})})},
+          {"empty dim", C(OpKind::kUniqueDim, {V("e"), I(0), B(true)}),
+           Tup({I64({0, 2}, {}), I64({0}, {})})},
+      },
+      in);
+}
+
 TEST(DataDependent, ItemTolist) {
   run_cases(
       {

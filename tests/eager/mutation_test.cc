@@ -1,5 +1,5 @@
-// add_: in-place update seen through every alias (shared storage), broadcasting of the operand,
-// the dtype cast rules, and that inputs given to run_eager are never changed.
+// add_ and index_put_: in-place update seen through every alias (shared storage), broadcasting of
+// the operand, the dtype cast rules, and that inputs given to run_eager are never changed.
 #include "tests/eager/test_util.h"
 
 namespace sf::eager::testing {
@@ -53,6 +53,41 @@ TEST(Mutation, InputsAreNotChanged) {
   Inputs in{{"a", I64({2}, {1, 2})}};
   run(in, {add_("c", V("a"), I(1))});
   EXPECT_TRUE(same(in.at("a"), I64({2}, {1, 2})));
+}
+
+Stmt index_put_(const std::string& target, ExprPtr a, ExprPtr mask, ExprPtr values) {
+  return assign(target,
+                C(OpKind::kIndexPutInplace, {std::move(a), std::move(mask), std::move(values)}));
+}
+
+TEST(Mutation, IndexPutWritesTheSelectedRows) {
+  // a[mask] = values: a number everywhere selected (cast to a's dtype), or values broadcast to
+  // the indexing result [count, *rest] (rows, or one column per selected row).
+  Inputs in{{"a", F32({3, 2}, {1, 2, 3, 4, 5, 6})},
+            {"i", I64({3}, {1, 2, 3})},
+            {"m", Bool({3}, {1, 0, 1})},
+            {"row", F32({2}, {7, 8})},
+            {"col", F32({2, 1}, {7, 8})},
+            {"z", I64({}, {9})}};
+  expect_outputs(run(in, {assign("b", V("a")), index_put_("c", V("a"), V("m"), V("row")),
+                          index_put_("d", V("i"), V("m"), F(2.7)), ret({V("b"), V("i")})}),
+                 {F32({3, 2}, {7, 8, 3, 4, 7, 8}), I64({3}, {2, 2, 2})});
+  expect_outputs(run(in, {index_put_("c", V("a"), V("m"), V("col")),
+                          index_put_("d", V("a"), V("m"), V("z")), ret({V("c")})}),
+                 {F32({3, 2}, {9, 9, 3, 4, 9, 9})});
+}
+
+TEST(MutationErrors, IndexPutChecksMaskValuesAndCount) {
+  Inputs in{{"a", F32({3}, {1, 2, 3})}, {"m", Bool({3}, {1, 0, 1})},    {"m2", Bool({2}, {1, 1})},
+            {"k", I64({3}, {1, 0, 1})}, {"three", F32({3}, {1, 2, 3})}, {"ints", I64({2}, {1, 2})}};
+  auto error = [&](ExprPtr mask, ExprPtr values, UserErrorKind kind, const std::string& what) {
+    expect_error(program_of(in, {index_put_("c", V("a"), std::move(mask), std::move(values))}), in,
+                 kind, what);
+  };
+  error(V("k"), F(1), UserErrorKind::kInvalidProgram, "mask must be a bool tensor");
+  error(V("m2"), F(1), UserErrorKind::kIndex, "does not match the shape of the indexed tensor");
+  error(V("m"), V("three"), UserErrorKind::kShape, "cannot be broadcast to indexing result");
+  error(V("m"), V("ints"), UserErrorKind::kInvalidProgram, "destination's dtype f32");
 }
 
 TEST(MutationErrors, FloatIntoInteger) {

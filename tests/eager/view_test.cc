@@ -83,6 +83,21 @@ TEST(View, UnsqueezeSqueezeExpandFlatten) {
       inputs());
 }
 
+TEST(View, TensorSplitIsSlices) {
+  // [0, i0), [i0, i1), ..., [ik, end), clamped as Python slices: out-of-order indices give empty
+  // parts, negative ones count from the end.
+  run_cases(
+      {
+          {"rows", C(OpKind::kTensorSplit, {V("a"), Ints({1})}),
+           Tup({I64({1, 3}, {0, 1, 2}), I64({1, 3}, {3, 4, 5})})},
+          {"columns, negative", C(OpKind::kTensorSplit, {V("a"), Ints({-1}), I(1)}),
+           Tup({I64({2, 2}, {0, 1, 3, 4}), I64({2, 1}, {2, 5})})},
+          {"out of order and past the end", C(OpKind::kTensorSplit, {V("a"), Ints({2, 1, 9})}),
+           Tup({I64({2, 3}, iota(6)), I64({0, 3}, {}), I64({1, 3}, {3, 4, 5}), I64({0, 3}, {})})},
+      },
+      inputs());
+}
+
 TEST(ViewErrors, ViewNumelMismatch) {
   expect_error(C(OpKind::kView, {V("a"), Ints({4, 2})}), inputs(), UserErrorKind::kShape,
                "view: shape [4, 2] is invalid for input of shape [2, 3] (6 elements)");

@@ -96,13 +96,14 @@ ExternOutputs CudaBackend::run_extern(const lower::Plan&, const lower::Extern& e
     case program::OpKind::kTolist:  // expanded into select + item by the tracer
       SF_CHECK(false) << "no CUDA extern for " << e.name;
     case program::OpKind::kUniqueConsecutive:
+    case program::OpKind::kUniqueDim:
     case program::OpKind::kArgwhere:
     case program::OpKind::kBincount:
 #define SF_OP SF_NO_UNBACKED_CASE
 #include "engine/program/ops.def"
       // Every other extern (sort, topk, cumsum, histc, scatter_add, index_add, searchsorted,
-      // one_hot and these data-dependent ops) has no device implementation yet: it runs on the
-      // host.
+      // one_hot, index_put_ and these data-dependent ops) has no device implementation yet: it
+      // runs on the host.
       return run_on_host(e, in, sigma);
   }
   SF_UNREACHABLE();

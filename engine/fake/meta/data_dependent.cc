@@ -207,6 +207,30 @@ Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg
       if (!args[1].flag) return values;
       return Value::tuple({values, Value::tensor(ctx.mode.make_contiguous(DType::kInt64, {n}))});
     }
+    case OpKind::kUniqueDim: {
+      // PyTorch's fake unique over a dim: never memoized, a fresh size-like count of at most the
+      // dim's size when that is static (after replacements), none when the input is empty.
+      require_dynamic(ctx, op);
+      if (a.dim() == 0) {
+        fail(ctx, UserErrorKind::kIndex,
+             "unique_dim: dimension specified as " + std::to_string(args[1].dims[0]) +
+                 " but the tensor has no dimensions");
+      }
+      int64_t d = normalize_dim(ctx, args[1].dims[0], a.dim());
+      SymInt n;
+      if (statically_empty(ctx, a.numel())) {
+        n = 0;
+      } else {
+        n = ctx.env().create_unbacked_symint();
+        std::optional<int64_t> max = SymInt(ctx.env().replace(a.sizes()[d].expr())).maybe_as_int();
+        ctx.env().constrain_range_for_size(n.expr(), 0, max.value_or(kSysMaxsizeMinusOne));
+      }
+      std::vector<SymInt> sizes = a.sizes();
+      sizes[d] = n;
+      Value values = Value::tensor(ctx.mode.make_contiguous(a.dtype(), sizes));
+      if (!args[2].flag) return values;
+      return Value::tuple({values, Value::tensor(ctx.mode.make_contiguous(DType::kInt64, {n}))});
+    }
     case OpKind::kArgwhere: {  // PyTorch's argwhere is nonzero: it shares nonzero's memo
       require_dynamic(ctx, op);
       SymInt n = nonzero_count(ctx, a, !fault_on(Fault::kArgwhereBypassesNonzeroMemo));

@@ -28,33 +28,4 @@ Value meta_scalar(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args)
   return Value(op == OpKind::kSize ? a.sizes()[d] : a.strides()[d]);
 }
 
-Value meta_mutation(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
-  // add_(a, b): b broadcasts to a's shape; the result is a itself, one version later.
-  const FakeTensor& a = tensor_arg(ctx, args[0], "a");
-  const Value& b = args[1].value;
-  if (is_tensor(b)) {
-    // As TensorIterator's in-place check: the broadcast shape must be self's, dim for dim (a
-    // size-1 dim of self that b stretches would grow the mutated tensor).
-    std::vector<SymInt> shape = broadcast(ctx, a.sizes(), fake_of(b).sizes());
-    std::string mismatch = "add_: output with shape " + shape_str(a.sizes()) +
-                           " doesn't match the broadcast shape " + shape_str(shape);
-    if (shape.size() != a.sizes().size()) fail(ctx, UserErrorKind::kShape, mismatch);
-    for (size_t d = 0; d < shape.size(); ++d) {
-      if (shape[d].same_as(a.sizes()[d])) continue;
-      require(ctx, sym_eq(shape[d], a.sizes()[d]), UserErrorKind::kShape, mismatch);
-    }
-  }
-  DType result = arithmetic_dtype(args[0].value, b);
-  if (result != a.dtype() && !(a.dtype() == DType::kInt64 && result == DType::kBool)) {
-    fail(ctx, UserErrorKind::kInvalidProgram,
-         std::string("add_: result type ") + program::dtype_name(result) +
-             " can't be cast to the desired output type " + program::dtype_name(a.dtype()));
-  }
-  if (a.dtype() == DType::kBool) {
-    fail(ctx, UserErrorKind::kInvalidProgram, "add_: in-place addition on a bool tensor");
-  }
-  a.bump_version();
-  return args[0].value;
-}
-
 }  // namespace sf::fake::detail

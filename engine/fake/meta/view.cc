@@ -1,6 +1,7 @@
 // Meta functions for views: view/reshape, permute, transpose, (un)squeeze, expand, slice, narrow,
-// select, flatten, split_with_sizes. Views share storage; slicing bounds stay symbolic (Python
-// clamping as Piecewise/Max/Min expressions the ShapeEnv simplifies where ranges allow).
+// select, flatten, split_with_sizes, tensor_split. Views share storage; slicing bounds stay
+// symbolic (Python clamping as Piecewise/Max/Min expressions the ShapeEnv simplifies where ranges
+// allow).
 #include "engine/base/check.h"
 #include "engine/fake/meta/meta_internal.h"
 #include "engine/fake/meta/slice_geometry.h"
@@ -400,6 +401,23 @@ Value meta_view(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
         start = start + s;
       }
       return Value::tuple(std::move(views));
+    }
+    case OpKind::kTensorSplit: {
+      // ATen's composite: the slices [0, i0), [i0, i1), ..., [ik, end). (The tracer records
+      // those slices as nodes, as PyTorch's graph holds them after decomposition.)
+      if (rank == 0) {
+        fail(ctx, UserErrorKind::kShape,
+             "tensor_split: expected at least a 1-dimensional tensor, got a 0-d one");
+      }
+      int64_t d = normalize_dim(ctx, args[2].dims[0], rank);
+      std::vector<Value> parts;
+      SymInt start = 0;
+      for (const SymInt& index : args[1].ints) {
+        parts.push_back(slice_along(ctx, a, d, start, index, SymInt(1)));
+        start = index;
+      }
+      parts.push_back(slice_along(ctx, a, d, start, std::nullopt, SymInt(1)));
+      return Value::tuple(std::move(parts));
     }
     case OpKind::kSelect: {
       if (rank == 0) fail(ctx, UserErrorKind::kShape, "select of a 0-d tensor");

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "engine/base/faults.h"
+#include "engine/program/schema.h"
 #include "engine/sym/walk.h"
 
 namespace sf::graph {
@@ -42,7 +43,7 @@ bool removable(const Node* n) {
   if (!n->users.empty()) return false;
   switch (n->kind) {
     case NodeKind::kCall:
-      return n->op != program::OpKind::kAddInplace;
+      return program::schema(n->op).family != program::OpFamily::kMutation;
     case NodeKind::kGetItem:
     case NodeKind::kStorageOffset:
       return true;
