@@ -140,24 +140,9 @@ Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg
     case OpKind::kIndex: {
       require_dynamic(ctx, op);
       const FakeTensor& mask = tensor_arg(ctx, args[1], "mask");
-      if (mask.dtype() != DType::kBool) {
-        fail(ctx, UserErrorKind::kInvalidProgram,
-             "index: the mask must be bool, got " + mask.type_str());
-      }
       // A 0-d mask selects the whole tensor or nothing: [n, *a.sizes] with n in {0, 1}, as
       // eager (and PyTorch's x[mask]) gives.
-      if (mask.dim() > a.dim()) {
-        fail(ctx, UserErrorKind::kShape,
-             "index: mask " + mask.type_str() + " does not match the leading dims of " +
-                 a.type_str());
-      }
-      for (int64_t d = 0; d < mask.dim(); ++d) {
-        if (mask.sizes()[d].same_as(a.sizes()[d])) continue;
-        require(ctx, sym_eq(mask.sizes()[d], a.sizes()[d]), UserErrorKind::kShape,
-                "index: the shape of the mask " + mask.type_str() + " at index " +
-                    std::to_string(d) + " does not match the shape of the indexed tensor " +
-                    a.type_str());
-      }
+      require_leading_mask(ctx, "index", a, mask, UserErrorKind::kShape);
       std::vector<SymInt> out{nonzero_count(ctx, mask)};
       out.insert(out.end(), a.sizes().begin() + mask.dim(), a.sizes().end());
       return Value::tensor(ctx.mode.make_contiguous(a.dtype(), out));

@@ -45,6 +45,26 @@ std::string shape_str(const std::vector<SymInt>& sizes) {
   return out + "]";
 }
 
+void require_leading_mask(MetaContext& ctx, const char* op, const FakeTensor& a,
+                          const FakeTensor& mask, UserErrorKind kind) {
+  if (mask.dtype() != DType::kBool) {
+    fail(ctx, UserErrorKind::kInvalidProgram,
+         std::string(op) + ": the mask must be bool, got " + mask.type_str());
+  }
+  if (mask.dim() > a.dim()) {
+    fail(ctx, kind,
+         std::string(op) + ": mask " + mask.type_str() + " does not match the leading dims of " +
+             a.type_str());
+  }
+  for (int64_t d = 0; d < mask.dim(); ++d) {
+    if (mask.sizes()[d].same_as(a.sizes()[d])) continue;
+    require(ctx, sym_eq(mask.sizes()[d], a.sizes()[d]), kind,
+            std::string(op) + ": the shape of the mask " + mask.type_str() + " at index " +
+                std::to_string(d) + " does not match the shape of the indexed tensor " +
+                a.type_str());
+  }
+}
+
 int64_t normalize_dim(const MetaContext& ctx, int64_t dim, int64_t rank, const char* what) {
   int64_t r = rank == 0 ? 1 : rank;  // like PyTorch, a scalar tensor accepts dim 0 / -1
   if (dim < -r || dim >= r) {

@@ -27,6 +27,10 @@ DType scalar_dtype(const Value& v);
 // Result dtype of a binary arithmetic op with weak scalars (docs/ops.md "Values and dtypes").
 DType arithmetic_dtype(const Value& a, const Value& b);
 const FakeTensor& tensor_arg(const MetaContext& ctx, const MetaArg& arg, const char* name);
+// A boolean mask indexing `a` (index, index_put_): bool (invalid_program) with a's leading sizes
+// (`kind` when not; a deferred assert for an unbacked pair).
+void require_leading_mask(MetaContext& ctx, const char* op, const FakeTensor& a,
+                          const FakeTensor& mask, UserErrorKind kind);
 
 // Broadcasts two shapes: size-1 dims stretch (decided with guard_or_false, so an unbacked size is
 // assumed not to be 1), other pairs must be equal (a deferred assert when unbacked).

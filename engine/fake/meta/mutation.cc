@@ -47,21 +47,7 @@ Value add_inplace(MetaContext& ctx, const std::vector<MetaArg>& args) {
 Value index_put_inplace(MetaContext& ctx, const std::vector<MetaArg>& args) {
   const FakeTensor& a = tensor_arg(ctx, args[0], "a");
   const FakeTensor& mask = tensor_arg(ctx, args[1], "mask");
-  if (mask.dtype() != DType::kBool) {
-    fail(ctx, UserErrorKind::kInvalidProgram,
-         "index_put_: the mask must be bool, got " + mask.type_str());
-  }
-  if (mask.dim() > a.dim()) {
-    fail(ctx, UserErrorKind::kIndex,
-         "index_put_: too many indices for " + a.type_str() + ": mask " + mask.type_str());
-  }
-  for (int64_t d = 0; d < mask.dim(); ++d) {
-    if (mask.sizes()[d].same_as(a.sizes()[d])) continue;
-    require(ctx, sym_eq(mask.sizes()[d], a.sizes()[d]), UserErrorKind::kIndex,
-            "index_put_: the shape of the mask " + mask.type_str() + " at index " +
-                std::to_string(d) + " does not match the shape of the indexed tensor " +
-                a.type_str());
-  }
+  require_leading_mask(ctx, "index_put_", a, mask, UserErrorKind::kIndex);
   // A tensor of values must have a's dtype; a 0-d one converts like a number (as PyTorch's
   // setitem).
   const Value& values = args[2].value;
