@@ -139,12 +139,26 @@ struct ProgramWalk {
     }
   }
 
+  // The generator names a model family's variables after it (fuzz/gen/gen_families.cc).
+  void family(const std::vector<std::string>& targets) {
+    static const std::pair<const char*, const char*> kFamilies[] = {
+        {"moe_", "model family: mixture-of-experts routing"},
+        {"det_", "model family: detection post-processing"},
+        {"rag_", "model family: ragged batch"}};
+    for (const std::string& t : targets) {
+      for (const auto& [prefix, feature] : kFamilies) {
+        if (t.rfind(prefix, 0) == 0) features.insert(feature);
+      }
+    }
+  }
+
   void stmts(const std::vector<Stmt>& body) {
     for (const Stmt& st : body) {
       ++statements;
       switch (st.kind) {
         case Stmt::Kind::kAssign:
           expr(st.value);
+          family(st.targets);
           if (st.targets.size() == 1 && is_scalar_expr(st.value)) scalars.insert(st.targets[0]);
           if (st.targets.size() > 1 && st.value && st.value->kind == Expr::Kind::kCall) {
             for (size_t i = 0; i < st.targets.size(); ++i) {
@@ -368,7 +382,10 @@ std::string GenStats::report() const {
                         "data-dependent op inside a body",
                         "higher-order op inside a body",
                         "item on a bool tensor",
-                        "divisibility binding (// d)"}) {
+                        "divisibility binding (// d)",
+                        "model family: mixture-of-experts routing",
+                        "model family: detection post-processing",
+                        "model family: ragged batch"}) {
     auto it = features.find(f);
     line("  " + percent(it == features.end() ? 0 : it->second, programs) + "  " + f);
   }

@@ -114,7 +114,7 @@ class Generator {
   // family), a check or a static if. One weighted draw over this table: a family with no drawable
   // op (all weights 0, or disabled by the swarm policy) has no entry, so it never wastes a draw.
   struct Draw {
-    enum class Kind { kOp, kCheck, kIf, kHigherOrder } kind;
+    enum class Kind { kOp, kCheck, kIf, kHigherOrder, kModelFamily } kind;
     OpKind op{};
   };
   void build_draw_table();
@@ -148,6 +148,14 @@ class Generator {
   // data-dependent query (nonzero, or item of a count) on the tensor before and after, which must
   // not share a memo across the mutation.
   bool try_mutation(program::OpKind op);
+  // ---- model-shaped program families (gen_families.cc) ----
+  bool try_model_family();
+  void mixture_of_experts(const std::string& x);
+  void detection(const std::string& x);
+  void ragged_batch(const std::string& x);
+  std::string family_name(const std::string& what);
+  bool emit(const std::string& name, ExprPtr e);
+  bool emit_tuple(const std::vector<std::string>& names, ExprPtr e);
   ExprPtr masked_assignment(const std::string& m);
 
   // A static if on a size (guards when backed; a data-dependent error when unbacked, on purpose),

@@ -178,6 +178,7 @@ void Generator::build_draw_table() {
   add_draw({Draw::Kind::kCheck, {}}, family_weight(kCheckStatement) * kScale);
   add_draw({Draw::Kind::kIf, {}}, family_weight(kIfStatement) * kScale);
   add_draw({Draw::Kind::kHigherOrder, {}}, family_weight(kHigherOrderStatement) * kScale);
+  add_draw({Draw::Kind::kModelFamily, {}}, family_weight(kModelFamilyStatement) * kScale);
 }
 
 void Generator::add_draw(Draw d, uint64_t weight) {
@@ -385,6 +386,8 @@ bool Generator::try_statement() {
   if (d.kind == Draw::Kind::kCheck) return src_.chance(1, 3) ? try_size_equality() : try_check();
   // A static if in a body would guard inside a subgraph: not drawn there.
   if (d.kind == Draw::Kind::kIf) return depth_ == 0 && try_if();
+  // A model family is a chain of statements at the top level (not in a function body).
+  if (d.kind == Draw::Kind::kModelFamily) return depth_ == 0 && try_model_family();
   if (d.kind == Draw::Kind::kHigherOrder) {
     if (depth_ >= kMaxBodyDepth) return false;
     switch (src_.range(0, 5)) {

@@ -27,6 +27,7 @@ namespace sf::fuzz {
 inline constexpr size_t kCheckStatement = 8;
 inline constexpr size_t kIfStatement = 9;
 inline constexpr size_t kHigherOrderStatement = 10;  // cond, while_loop, invoke_subgraph, map, scan
+inline constexpr size_t kModelFamilyStatement = 11;  // MoE routing, detection, ragged batches
 
 struct ProgramPolicy {
   // Statements drawn: uniform in [min_statements, max_statements] (a draw the generator cannot
@@ -36,7 +37,7 @@ struct ProgramPolicy {
   int max_inputs = 3;
   int max_rank = 3;
   int max_dim = 8;
-  std::vector<uint32_t> family_weights = {2, 8, 3, 5, 2, 6, 3, 1, 3, 1, 1};
+  std::vector<uint32_t> family_weights = {2, 8, 3, 5, 2, 6, 3, 1, 3, 1, 1, 2};
   // When set, every op statement uses this op (its family's weight still decides how often an
   // op statement is drawn); used to make a program for each row of the op table.
   std::optional<program::OpKind> focus;

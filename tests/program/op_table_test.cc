@@ -87,7 +87,9 @@ TEST(OpTableTest, EveryOpRunsThroughEveryLayerOnAGeneratedProgram) {
       ++nodes;
       binds = binds || !n->unbacked_bindings.empty();
     }
-    if (!expanded) EXPECT_EQ(binds, schema(op).allocates_unbacked) << "ops.def Unbacked column";
+    if (!expanded) {
+      EXPECT_EQ(binds, schema(op).allocates_unbacked) << "ops.def Unbacked column";
+    }
     // Ops on literals fold to constants; otherwise the traced graph has the op's node.
     EXPECT_GE(nodes, 1) << op_name(op) << " left no node in the traced graph";
     // export-torch writes the op as its Torch column says (a torch_custom row, its own case).
