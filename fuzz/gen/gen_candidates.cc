@@ -269,6 +269,14 @@ ExprPtr Generator::candidate(OpKind op) {
       std::vector<ExprPtr> indices;
       for (int64_t k = src_.range(1, 2); k-- > 0;) {
         const Var* s = src_.chance(1, 2) ? pick(is_int) : nullptr;
+        if (!s && src_.chance(1, 3)) {
+          // A split point relative to the size, of either sign (-1 // n is -1, not 0): the
+          // FloorDiv and Mod rules over a negative dividend meet a symbolic divisor.
+          ExprPtr n = call("size", {v(t->name), i(0)});
+          indices.push_back(
+              call(src_.chance(1, 2) ? "floordiv" : "remainder", {i(src_.range(-3, 3)), n}));
+          continue;
+        }
         indices.push_back(s ? v(s->name) : int_expr(-2, 4));
       }
       if (src_.chance(1, 2)) return call(name, {v(t->name), list(indices)});

@@ -1,7 +1,7 @@
 // Internal to the program generator: the Generator class, whose methods live in program_gen.cc
 // (inputs, the draw table, statements, checks, ifs, mutations, acceptance), gen_candidates.cc
-// (each op's candidate arguments) and gen_higher_order.cc (cond, while_loop, invoke_subgraph, map,
-// scan, associative_scan over generated functions).
+// (each op's candidate arguments), gen_higher_order.cc (cond, while_loop, invoke_subgraph, map,
+// scan, associative_scan over generated functions) and gen_families.cc (model-shaped chains).
 #pragma once
 
 #include <algorithm>

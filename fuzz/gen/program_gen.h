@@ -37,7 +37,7 @@ struct ProgramPolicy {
   int max_inputs = 3;
   int max_rank = 3;
   int max_dim = 8;
-  std::vector<uint32_t> family_weights = {2, 8, 3, 5, 2, 6, 3, 1, 3, 1, 1, 2};
+  std::vector<uint32_t> family_weights = {2, 8, 3, 5, 2, 6, 3, 1, 3, 1, 1, 1};
   // When set, every op statement uses this op (its family's weight still decides how often an
   // op statement is drawn); used to make a program for each row of the op table.
   std::optional<program::OpKind> focus;
