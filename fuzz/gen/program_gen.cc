@@ -454,16 +454,19 @@ size_t Generator::tuple_arity(const program::Expr& e) {
       return e.args.at(1)->elems.size();
     case OpKind::kTensorSplit:
       return e.args.at(1)->elems.size() + 1;
-    case OpKind::kUniqueDim:
-      return e.args.size() > 2 ? 2 : 0;
     case OpKind::kUnique:
     case OpKind::kUniqueConsecutive:
+    case OpKind::kUniqueDim: {  // return_counts=True, by keyword or position
+      auto is_true = [](const program::ExprPtr& x) {
+        return x && x->kind == program::Expr::Kind::kBool && x->bool_value;
+      };
+      size_t position = e.op == OpKind::kUniqueDim ? 2 : 1;
+      if (e.args.size() > position && is_true(e.args[position])) return 2;
       for (const auto& [key, value] : e.kwargs) {
-        if (key == "return_counts" && value->kind == program::Expr::Kind::kBool &&
-            value->bool_value)
-          return 2;
+        if (key == "return_counts" && is_true(value)) return 2;
       }
       return 0;
+    }
     default:
       return 0;
   }
