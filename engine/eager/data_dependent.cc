@@ -166,6 +166,11 @@ Value unique_dim(const Call& c) {
     c.fail(UserErrorKind::kShape,
            "a dim of " + shape_str(t.sizes) + " other than dim " + std::to_string(d) + " is 0");
   }
+  if (t.sizes[d] == 0) {  // nothing to compare (and the other dims may be huge): empty results
+    Value values = Value::of_tensor(take_rows(c, t, d, {}));
+    if (!c.flag(2)) return values;
+    return Value::tuple({values, Value::of_tensor(alloc(c, DType::kInt64, {0}))});
+  }
   // Slice r along d holds the elements base(r) + offsets[k], in row-major order of the rest.
   Shape rest = t.sizes, strides = contiguous_strides(t.sizes);
   rest[d] = 1;

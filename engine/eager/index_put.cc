@@ -24,15 +24,22 @@ Value index_put_inplace(const Call& c) {
                  " does not match the shape of the indexed tensor " + shape_str(self->sizes));
     }
   }
-  // A tensor of values keeps its dtype, which must be a's; a 0-d one converts like a number.
+  // A tensor of values keeps its dtype, which must be a's, except that one element under a mask
+  // of rank >= 1 converts like a number (PyTorch CPU's masked_fill path); a 0-d mask is a long
+  // index to PyTorch, and then only a Python number converts.
   const Value& v = c.tensor_or_scalar(2);
-  bool number = v.kind != Value::Kind::kTensor || v.tensor->sizes.empty();
+  bool number = v.kind != Value::Kind::kTensor || (mrank > 0 && v.tensor->numel() == 1);
   if (!number && v.tensor->dtype != self->dtype) {
     c.fail(UserErrorKind::kInvalidProgram,
            std::string("the values must have the destination's dtype ") +
                program::dtype_name(self->dtype) + ", got " + v.describe());
   }
   HostTensor values = operand_as(v, self->dtype);
+  // As PyTorch's setitem, leading size-1 dims of the values are dropped before broadcasting.
+  size_t lead = 0;
+  while (lead < values.sizes.size() && values.sizes[lead] == 1) ++lead;
+  values.sizes.erase(values.sizes.begin(),
+                     values.sizes.begin() + static_cast<std::ptrdiff_t>(lead));
   std::vector<int64_t> rows;  // the selected positions of the mask, row-major
   for (int64_t k = 0; k < mask.numel(); ++k) {
     if (mask.ints[k]) rows.push_back(k);

@@ -77,6 +77,19 @@ TEST(Mutation, IndexPutWritesTheSelectedRows) {
                  {F32({3, 2}, {9, 9, 3, 4, 9, 9})});
 }
 
+TEST(Mutation, IndexPutValuesAsPyTorchSetitem) {
+  // Leading size-1 dims of the values are dropped; one element under a mask of rank >= 1 converts
+  // like a number whatever its dtype (PyTorch CPU's masked_fill path).
+  Inputs in{{"a", F32({3}, {0, 0, 0})},
+            {"m", Bool({3}, {1, 0, 1})},
+            {"lead", F32({1, 2}, {7, 8})},
+            {"one", I64({1, 1}, {5})}};
+  expect_outputs(run(in, {index_put_("c", V("a"), V("m"), V("lead")), ret({V("a")})}),
+                 {F32({3}, {7, 0, 8})});
+  expect_outputs(run(in, {index_put_("c", V("a"), V("m"), V("one")), ret({V("a")})}),
+                 {F32({3}, {5, 0, 5})});
+}
+
 TEST(MutationErrors, IndexPutChecksMaskValuesAndCount) {
   Inputs in{{"a", F32({3}, {1, 2, 3})}, {"m", Bool({3}, {1, 0, 1})},    {"m2", Bool({2}, {1, 1})},
             {"k", I64({3}, {1, 0, 1})}, {"three", F32({3}, {1, 2, 3})}, {"ints", I64({2}, {1, 2})}};

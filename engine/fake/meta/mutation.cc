@@ -41,21 +41,13 @@ Value add_inplace(MetaContext& ctx, const std::vector<MetaArg>& args) {
 }
 
 // index_put_(a, mask, values), PyTorch's `a[mask] = values`. The mask must cover a's leading dims
-// (checked here, as index's meta does). How many elements it selects is data, so whether the
-// values broadcast to [count, *rest] is eager's run-time check, as in PyTorch, whose meta returns
-// self unchecked.
+// (checked here, as index's meta does). How many elements it selects is data, so the values
+// (their dtype and whether they broadcast to [count, *rest]) are eager's run-time check, as in
+// PyTorch, whose meta returns self unchecked.
 Value index_put_inplace(MetaContext& ctx, const std::vector<MetaArg>& args) {
   const FakeTensor& a = tensor_arg(ctx, args[0], "a");
   const FakeTensor& mask = tensor_arg(ctx, args[1], "mask");
   require_leading_mask(ctx, "index_put_", a, mask, UserErrorKind::kIndex);
-  // A tensor of values must have a's dtype; a 0-d one converts like a number (as PyTorch's
-  // setitem).
-  const Value& values = args[2].value;
-  if (is_tensor(values) && fake_of(values).dim() > 0 && fake_of(values).dtype() != a.dtype()) {
-    fail(ctx, UserErrorKind::kInvalidProgram,
-         std::string("index_put_: the values must have the destination's dtype ") +
-             program::dtype_name(a.dtype()) + ", got " + fake_of(values).type_str());
-  }
   a.bump_version();
   return args[0].value;
 }
