@@ -10,13 +10,6 @@ namespace sf::eager::internal {
 
 namespace {
 
-void require_bool_mask(const Call& c, size_t i) {
-  if (c.tensor(i).dtype != DType::kBool) {
-    c.fail(UserErrorKind::kInvalidProgram,
-           "mask must be a bool tensor, got " + c.arg(i).describe());
-  }
-}
-
 // repeats must be a 1-D i64 tensor of non-negative counts.
 const HostTensor& checked_repeats(const Call& c, size_t i) {
   const HostTensor& r = c.tensor(i);
@@ -54,6 +47,34 @@ std::vector<int64_t> expand_repeats(const Call& c, const HostTensor& r) {
   out.reserve(total);
   for (int64_t k = 0; k < r.numel(); ++k) out.insert(out.end(), r.ints[k], k);
   return out;
+}
+
+// The first of each run of equal neighbours in `order`, and the runs' lengths (unique's values
+// and counts, over elements or over slices).
+struct Runs {
+  std::vector<int64_t> firsts, counts;
+};
+template <typename Same>
+Runs runs_of(const std::vector<int64_t>& order, Same same) {
+  Runs r;
+  for (int64_t k : order) {
+    if (!r.firsts.empty() && same(r.firsts.back(), k)) {
+      ++r.counts.back();
+    } else {
+      r.firsts.push_back(k);
+      r.counts.push_back(1);
+    }
+  }
+  return r;
+}
+
+// The values, or with return_counts the tuple (values, i64 counts).
+Value with_counts(const Call& c, Value values, bool return_counts,
+                  const std::vector<int64_t>& counts) {
+  if (!return_counts) return values;
+  HostTensor ct = alloc(c, DType::kInt64, {static_cast<int64_t>(counts.size())});
+  ct.ints = counts;
+  return Value::tuple({std::move(values), Value::of_tensor(std::move(ct))});
 }
 
 }  // namespace
@@ -130,22 +151,12 @@ Value unique(const Call& c) {
   // Ascending; NaNs sort last and, never equal to anything, each stays its own value.
   auto less = [&](int64_t x, int64_t y) { return sorts_before(t, x, y); };
   if (c.op() == OpKind::kUnique) std::stable_sort(order.begin(), order.end(), less);
-  std::vector<int64_t> firsts, count;
-  for (int64_t k = 0; k < n; ++k) {
-    bool same = !firsts.empty() && (t.is_float() ? t.floats[order[k]] == t.floats[firsts.back()]
-                                                 : t.ints[order[k]] == t.ints[firsts.back()]);
-    if (same) {
-      ++count.back();
-    } else {
-      firsts.push_back(order[k]);
-      count.push_back(1);
-    }
-  }
-  Value values = Value::of_tensor(gather(c, t, {static_cast<int64_t>(firsts.size())}, firsts));
-  if (!counts) return values;
-  HostTensor ct = alloc(c, DType::kInt64, {static_cast<int64_t>(count.size())});
-  ct.ints = count;
-  return Value::tuple({values, Value::of_tensor(std::move(ct))});
+  Runs runs = runs_of(order, [&](int64_t x, int64_t y) {
+    return t.is_float() ? t.floats[x] == t.floats[y] : t.ints[x] == t.ints[y];
+  });
+  Value values =
+      Value::of_tensor(gather(c, t, {static_cast<int64_t>(runs.firsts.size())}, runs.firsts));
+  return with_counts(c, std::move(values), counts, runs.counts);
 }
 
 // unique over a dim: the distinct slices along `dim`, sorted lexicographically by the order of
@@ -167,9 +178,7 @@ Value unique_dim(const Call& c) {
            "a dim of " + shape_str(t.sizes) + " other than dim " + std::to_string(d) + " is 0");
   }
   if (t.sizes[d] == 0) {  // nothing to compare (and the other dims may be huge): empty results
-    Value values = Value::of_tensor(take_rows(c, t, d, {}));
-    if (!c.flag(2)) return values;
-    return Value::tuple({values, Value::of_tensor(alloc(c, DType::kInt64, {0}))});
+    return with_counts(c, Value::of_tensor(take_rows(c, t, d, {})), c.flag(2), {});
   }
   // Slice r along d holds the elements base(r) + offsets[k], in row-major order of the rest.
   Shape rest = t.sizes, strides = contiguous_strides(t.sizes);
@@ -193,20 +202,8 @@ Value unique_dim(const Call& c) {
   std::vector<int64_t> order(t.sizes[d]);
   for (int64_t r = 0; r < t.sizes[d]; ++r) order[r] = r;
   std::stable_sort(order.begin(), order.end(), lex_less);
-  std::vector<int64_t> firsts, count;
-  for (int64_t r : order) {
-    if (!firsts.empty() && same(firsts.back(), r)) {
-      ++count.back();
-    } else {
-      firsts.push_back(r);
-      count.push_back(1);
-    }
-  }
-  Value values = Value::of_tensor(take_rows(c, t, d, firsts));
-  if (!c.flag(2)) return values;
-  HostTensor ct = alloc(c, DType::kInt64, {static_cast<int64_t>(count.size())});
-  ct.ints = count;
-  return Value::tuple({values, Value::of_tensor(std::move(ct))});
+  Runs runs = runs_of(order, same);
+  return with_counts(c, Value::of_tensor(take_rows(c, t, d, runs.firsts)), c.flag(2), runs.counts);
 }
 
 // bincount: counts (or summed f32 weights) of each value of a 1-D non-negative i64 tensor, over

@@ -8,10 +8,7 @@ namespace sf::eager::internal {
 Value index_put_inplace(const Call& c) {
   const TensorPtr& self = c.tensor_ptr(0);
   const HostTensor& mask = c.tensor(1);
-  if (mask.dtype != DType::kBool) {
-    c.fail(UserErrorKind::kInvalidProgram,
-           "the mask must be a bool tensor, got " + c.arg(1).describe());
-  }
+  require_bool_mask(c, 1);
   size_t mrank = mask.sizes.size();
   if (mrank > self->sizes.size()) {
     c.fail(UserErrorKind::kIndex, "too many indices for a tensor of shape " +

@@ -144,6 +144,13 @@ HostTensor operand_as(const Value& v, DType dtype) {
   return v.is_tensor() ? cast(*v.tensor, dtype) : scalar_tensor(v, dtype);
 }
 
+void require_bool_mask(const Call& c, size_t i) {
+  if (c.tensor(i).dtype != DType::kBool) {
+    c.fail(UserErrorKind::kInvalidProgram,
+           "mask must be a bool tensor, got " + c.arg(i).describe());
+  }
+}
+
 bool sorts_before(const HostTensor& t, int64_t x, int64_t y) {
   if (!t.is_float()) return t.ints[x] < t.ints[y];
   float a = t.floats[x], b = t.floats[y];

@@ -46,6 +46,8 @@ HostTensor cast(const HostTensor& t, DType dtype);
 // which is what PyTorch CPU produces).
 int64_t float_to_int(double v);
 bool truthy(const HostTensor& t, int64_t i);
+// Argument i is a bool mask (index, masked_select, index_put_): invalid_program otherwise.
+void require_bool_mask(const Call& c, size_t i);
 // Element x before element y in PyTorch's sort order: ascending, NaN above everything (and never
 // before another NaN). sort, topk, argmax and unique order by it.
 bool sorts_before(const HostTensor& t, int64_t x, int64_t y);

@@ -264,23 +264,30 @@ TV Tracer::expand_tensor_split(const ExprPtr& e, const std::vector<NodeArg>& arg
         where(e->loc.line, "tensor_split: dim " + std::to_string(args[2].i) +
                                " out of range for a tensor of rank " + std::to_string(rank)));
   }
-  TV out;
-  std::vector<Value> values;
-  std::vector<NodeArg> elem_args;
+  std::vector<Node*> parts;
   NodeArg start = NodeArg::integer(0);
   auto part = [&](const NodeArg& end) {
     std::vector<NodeArg> slice_args{args[0], args[2], start, end, NodeArg::integer(1)};
     Value v = evaluate(OpKind::kSlice, slice_args, e->loc.line);
-    Node* n = add_node(OpKind::kSlice, slice_args, v, e->loc.line);
-    out.elems.push_back(TV{n->value, NodeArg::of(n), {}});
-    values.push_back(n->value);
-    elem_args.push_back(NodeArg::of(n));
+    parts.push_back(add_node(OpKind::kSlice, slice_args, v, e->loc.line));
   };
   for (const NodeArg& index : args[1].list) {
     part(index);
     start = index;
   }
   part(NodeArg::none());
+  return tuple_of(parts);
+}
+
+TV Tracer::tuple_of(const std::vector<Node*>& nodes) {
+  TV out;
+  std::vector<Value> values;
+  std::vector<NodeArg> elem_args;
+  for (Node* n : nodes) {
+    out.elems.push_back(TV{n->value, NodeArg::of(n), {}});
+    values.push_back(n->value);
+    elem_args.push_back(NodeArg::of(n));
+  }
   out.value = Value::tuple(values);
   out.arg = NodeArg::list_of(elem_args);
   return out;
@@ -310,23 +317,16 @@ TV Tracer::expand_tolist(const ExprPtr& e, const std::vector<ExprPtr>& bound) {
                                "and an unbacked symbol; the limit is " +
                                std::to_string(kMaxTolistLength) + " (slice the tensor first)"));
   }
-  TV out;
-  std::vector<Value> values;
+  std::vector<Node*> items;
   for (int64_t i = 0; i < length; ++i) {
     std::vector<NodeArg> sel_args{t.arg, NodeArg::integer(0), NodeArg::integer(i)};
     Node* sel = add_node(OpKind::kSelect, sel_args,
                          evaluate(OpKind::kSelect, sel_args, e->loc.line), e->loc.line);
     std::vector<NodeArg> item_args{NodeArg::of(sel)};
-    Node* item = add_node(OpKind::kItem, item_args, evaluate(OpKind::kItem, item_args, e->loc.line),
-                          e->loc.line);
-    out.elems.push_back(TV{item->value, NodeArg::of(item), {}});
-    values.push_back(item->value);
+    items.push_back(add_node(OpKind::kItem, item_args,
+                             evaluate(OpKind::kItem, item_args, e->loc.line), e->loc.line));
   }
-  out.value = Value::tuple(values);
-  std::vector<NodeArg> elem_args;
-  for (const TV& x : out.elems) elem_args.push_back(x.arg);
-  out.arg = NodeArg::list_of(elem_args);
-  return out;
+  return tuple_of(items);
 }
 
 TV Tracer::eval(const ExprPtr& e) {

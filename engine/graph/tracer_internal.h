@@ -102,6 +102,9 @@ class Tracer {
   // tensor_split by indices: one slice node per part.
   TV expand_tensor_split(const ExprPtr& e, const std::vector<NodeArg>& args);
 
+  // The tuple of these nodes' values, as an expansion (tolist, tensor_split) returns it.
+  static TV tuple_of(const std::vector<Node*>& nodes);
+
   // tolist on a 1-D tensor of static length: select + item per element (spec §11 item 6).
   TV expand_tolist(const ExprPtr& e, const std::vector<ExprPtr>& bound);
 

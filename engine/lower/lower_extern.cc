@@ -146,8 +146,7 @@ IrValue lower_extern(Lowering& L, const Node* n) {
   IrValue result;
   int extern_id = static_cast<int>(L.plan().externs.size());
   // An extern writes its outputs contiguously. One whose fake layout is another (index_put_ of a
-  // view returns the view) is copied into that layout after the call (`relaid`).
-  std::vector<std::pair<IrValue*, const Value*>> relaid;
+  // view returns the view) is copied into that layout after the call (see the end).
   const bool in_place = program::schema(n->op).family == program::OpFamily::kMutation;
   auto relay = [&](const Value& v) { return in_place && !L.dense_at_zero(fake::fake_of(v)); };
   auto new_output = [&](const Value& v) {
@@ -171,14 +170,8 @@ IrValue lower_extern(Lowering& L, const Node* n) {
   } else if (n->value.kind() == Value::Kind::kTuple) {
     result.kind = IrValue::Kind::kTuple;
     for (const Value& v : n->value.elems()) result.elems.push_back(new_output(v));
-    for (size_t i = 0; i < result.elems.size(); ++i) {
-      if (relay(n->value.elems()[i])) {
-        relaid.emplace_back(&result.elems[i], &n->value.elems()[i]);
-      }
-    }
   } else {
     result = new_output(n->value);
-    if (relay(n->value)) relaid.emplace_back(&result, &n->value);
   }
   L.plan().externs.push_back(e);
   Step s;
@@ -198,7 +191,14 @@ IrValue lower_extern(Lowering& L, const Node* n) {
     L.add_step(b);
     record_def(L, b.symbol, n);
   }
-  for (auto& [out, fake_value] : relaid) *out = copy_into(L, *out, *fake_value, e.name);
+  if (result.kind == IrValue::Kind::kTuple) {
+    for (size_t i = 0; i < result.elems.size(); ++i) {
+      const Value& v = n->value.elems()[i];
+      if (relay(v)) result.elems[i] = copy_into(L, result.elems[i], v, e.name);
+    }
+  } else if (result.kind == IrValue::Kind::kTensor && relay(n->value)) {
+    result = copy_into(L, result, n->value, e.name);
+  }
   return result;
 }
 

@@ -19,7 +19,7 @@ bool Generator::try_model_family() {
   });
   if (!t) return false;
   // X: [T, D] tokens, the first rows of t (boundary row counts weighted up) as a matrix.
-  std::string x = family_name("x");
+  std::string x = family_var("fam_", "x");
   ExprPtr rows = v(t->name);
   if (src_.chance(1, 2)) {
     rows = call("slice", {rows, i(0), i(0), i(kBoundaryRows[src_.pick(std::size(kBoundaryRows))])});
@@ -41,8 +41,9 @@ bool Generator::try_model_family() {
   return true;
 }
 
-std::string Generator::family_name(const std::string& what) {
-  return "fam_" + what + std::to_string(line_);
+// A family's variable: its prefix (which gen --stats reads), what it holds, the statement line.
+std::string Generator::family_var(const std::string& prefix, const std::string& what) const {
+  return prefix + what + std::to_string(line_);
 }
 
 // A family's statement, unless the swarm policy disables its op (the chain then ends there).
@@ -70,21 +71,21 @@ void Generator::mixture_of_experts(const std::string& x) {
   const int64_t experts = src_.range(2, 4), k = src_.range(1, 2);
   const std::string p = "moe_";
   ExprPtr d = call("size", {v(x), i(1)});
-  std::string gate = p + "gate" + std::to_string(line_);
+  std::string gate = family_var(p, "gate");
   // A gate matrix of small distinct-ish values: (j mod (E + 1)) - 1 over its elements.
   ExprPtr g = call("remainder", {call("arange", {mul(d, i(experts))}), i(experts + 1)});
   ExprPtr gate_value = sub(call("to", {g, dt(DType::kFloat32)}), f(1.0));
   if (!emit(gate, call("reshape", {gate_value, list({d, i(experts)})}))) return;
-  std::string scores = p + "scores" + std::to_string(line_);
+  std::string scores = family_var(p, "scores");
   if (!emit(scores, call("mm", {v(x), v(gate)}))) return;
-  std::string top = p + "top" + std::to_string(line_);
+  std::string top = family_var(p, "top");
   if (!emit_tuple({top + "v", top + "i"}, call("topk", {v(scores), i(k), i(1)}))) return;
-  std::string flat = p + "expert" + std::to_string(line_);
+  std::string flat = family_var(p, "expert");
   if (!emit(flat, call("flatten", {v(top + "i")}))) return;
-  std::string counts = p + "counts" + std::to_string(line_);
+  std::string counts = family_var(p, "counts");
   if (!emit(counts, call("sum", {call("one_hot", {v(flat), i(experts)}), list({i(0)})}))) return;
   std::vector<std::string> sizes;
-  std::string c = p + "c" + std::to_string(line_) + "_";
+  std::string c = family_var(p, "c") + "_";
   for (int64_t e = 0; e < experts; ++e) sizes.push_back(c + std::to_string(e));
   if (!emit_tuple(sizes, call("tolist", {v(counts)}))) return;
   if (src_.chance(1, 3)) {  // a capacity check: no expert takes more than T*k tokens
@@ -96,15 +97,15 @@ void Generator::mixture_of_experts(const std::string& x) {
       if (!accept(st, std::vector<std::string>{})) return;
     }
   }
-  std::string order = p + "order" + std::to_string(line_);
+  std::string order = family_var(p, "order");
   if (!emit(order, call("argsort", {v(flat), i(0)}))) return;
-  std::string token = p + "token" + std::to_string(line_);
+  std::string token = family_var(p, "token");
   if (!emit(token, call("floordiv", {v(order), i(k)}))) return;
-  std::string routed = p + "routed" + std::to_string(line_);
+  std::string routed = family_var(p, "routed");
   if (!emit(routed, call("index_select", {v(x), i(0), v(token)}))) return;
   std::vector<std::string> parts;
   std::vector<ExprPtr> size_args;
-  std::string part = p + "part" + std::to_string(line_) + "_";
+  std::string part = family_var(p, "part") + "_";
   for (int64_t e = 0; e < experts; ++e) {
     parts.push_back(part + std::to_string(e));
     size_args.push_back(v(sizes[e]));
@@ -112,14 +113,14 @@ void Generator::mixture_of_experts(const std::string& x) {
   if (!emit_tuple(parts, call("split_with_sizes", {v(routed), list(size_args)}))) return;
   std::vector<ExprPtr> outs;
   for (int64_t e = 0; e < experts; ++e) {
-    std::string y = p + "y" + std::to_string(line_);
+    std::string y = family_var(p, "y");
     ExprPtr w = call("full", {list({d, d}), f(0.5 * static_cast<double>(e + 1))});
     if (!emit(y, call("mm", {v(parts[e]), w}))) return;
     outs.push_back(v(y));
   }
-  std::string merged = p + "merged" + std::to_string(line_);
+  std::string merged = family_var(p, "merged");
   if (!emit(merged, call("cat", {list(outs), i(0)}))) return;
-  std::string out = p + "out" + std::to_string(line_);
+  std::string out = family_var(p, "out");
   emit(out, call("index_add", {call("zeros", {list({call("size", {v(x), i(0)}), d})}), i(0),
                                v(token), v(merged)}));
 }
@@ -128,25 +129,25 @@ void Generator::mixture_of_experts(const std::string& x) {
 // sorted by score -> the top few -> a second data-dependent filter -> padded by one empty box.
 void Generator::detection(const std::string& x) {
   const std::string p = "det_";
-  std::string scores = p + "scores" + std::to_string(line_);
+  std::string scores = family_var(p, "scores");
   if (!emit(scores, call("amax", {v(x), list({i(1)})}))) return;
-  std::string keep = p + "keep" + std::to_string(line_);
+  std::string keep = family_var(p, "keep");
   if (!emit(keep, gt(v(scores), f(0.5 * static_cast<double>(src_.range(-2, 1)))))) return;
-  std::string kept = p + "kept" + std::to_string(line_);
+  std::string kept = family_var(p, "kept");
   if (!emit(kept, call("index", {v(scores), v(keep)}))) return;
-  std::string boxes = p + "boxes" + std::to_string(line_);
+  std::string boxes = family_var(p, "boxes");
   if (!emit(boxes, call("index", {v(x), v(keep)}))) return;
-  std::string order = p + "order" + std::to_string(line_);
+  std::string order = family_var(p, "order");
   if (!emit(order, call("argsort", {v(kept), i(0), b(true)}))) return;
-  std::string sorted = p + "sorted" + std::to_string(line_);
+  std::string sorted = family_var(p, "sorted");
   if (!emit(sorted, call("index_select", {v(boxes), i(0), v(order)}))) return;
-  std::string top = p + "top" + std::to_string(line_);
+  std::string top = family_var(p, "top");
   ExprPtr count = call("min", {call("size", {v(kept), i(0)}), i(src_.range(1, 3))});
   if (!emit_tuple({top + "v", top + "i"}, call("topk", {v(kept), count}))) return;
-  std::string again = p + "again" + std::to_string(line_);
+  std::string again = family_var(p, "again");
   ExprPtr second = gt(call("index_select", {v(kept), i(0), v(order)}), f(1.0));
   if (!emit(again, call("index", {v(sorted), second}))) return;
-  std::string out = p + "out" + std::to_string(line_);
+  std::string out = family_var(p, "out");
   if (src_.chance(1, 2)) {
     emit(out, call("pad", {v(again), list({i(0), i(0), i(0), i(1)})}));
   } else {
@@ -161,28 +162,28 @@ void Generator::detection(const std::string& x) {
 // bag (embedding rows summed per segment) -> the first segment by narrow.
 void Generator::ragged_batch(const std::string& x) {
   const std::string p = "rag_";
-  std::string lengths = p + "lengths" + std::to_string(line_);
+  std::string lengths = family_var(p, "lengths");
   ExprPtr raw = call("to", {call("amax", {v(x), list({i(1)})}), dt(DType::kInt64)});
   if (!emit(lengths, call("remainder", {call("abs", {raw}), i(3)}))) return;
-  std::string ids = p + "ids" + std::to_string(line_);
+  std::string ids = family_var(p, "ids");
   if (!emit(ids, call("repeat_interleave", {v(lengths)}))) return;
-  std::string offsets = p + "offsets" + std::to_string(line_);
+  std::string offsets = family_var(p, "offsets");
   if (!emit(offsets, call("cumsum", {v(lengths), i(0)}))) return;
   ExprPtr batch = call("size", {v(lengths), i(0)});
-  std::string values = p + "values" + std::to_string(line_);
+  std::string values = family_var(p, "values");
   if (!emit(values,
             call("to", {call("arange", {call("size", {v(ids), i(0)})}), dt(DType::kFloat32)})))
     return;
-  std::string sums = p + "sums" + std::to_string(line_);
+  std::string sums = family_var(p, "sums");
   if (!emit(sums, call("index_add", {call("zeros", {list({batch})}), i(0), v(ids), v(values)})))
     return;
-  std::string bag = p + "bag" + std::to_string(line_);
+  std::string bag = family_var(p, "bag");
   ExprPtr rows = call("embedding", {call("remainder", {v(ids), i(4)}),
                                     call("full", {list({i(4), i(2)}), f(0.25)})});
   if (!emit(bag, call("index_add", {call("zeros", {list({batch, i(2)})}), i(0), v(ids), rows})))
     return;
   if (!src_.chance(1, 2)) return;
-  std::string first = p + "first" + std::to_string(line_);
+  std::string first = family_var(p, "first");
   ExprPtr length = call("item", {call("select", {v(lengths), i(0), i(0)})});
   emit(first, call("sum", {call("narrow", {v(values), i(0), i(0), length})}));
 }

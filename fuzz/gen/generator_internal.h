@@ -153,7 +153,7 @@ class Generator {
   void mixture_of_experts(const std::string& x);
   void detection(const std::string& x);
   void ragged_batch(const std::string& x);
-  std::string family_name(const std::string& what);
+  std::string family_var(const std::string& prefix, const std::string& what) const;
   bool emit(const std::string& name, ExprPtr e);
   bool emit_tuple(const std::vector<std::string>& names, ExprPtr e);
   ExprPtr masked_assignment(const std::string& m);

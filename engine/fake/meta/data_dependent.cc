@@ -127,6 +127,25 @@ Value one_hot(MetaContext& ctx, const FakeTensor& a, const std::vector<MetaArg>&
   return Value::tensor(ctx.mode.make_contiguous(DType::kInt64, out));
 }
 
+// unique's count of distinct values (or slices): none for a statically empty input, else a fresh
+// size-like symbol of at most `bound` when that is static. PyTorch asks has_free_symbols of the
+// expression after replacements (a SymNode's expr is replaced): a size pinned by a guard
+// (s0 <= 2 with s0 >= 2) is static here.
+SymInt unique_count(MetaContext& ctx, const FakeTensor& a, const SymInt& bound) {
+  if (statically_empty(ctx, a.numel())) return 0;
+  SymInt n = ctx.env().create_unbacked_symint();
+  std::optional<int64_t> max = SymInt(ctx.env().replace(bound.expr())).maybe_as_int();
+  ctx.env().constrain_range_for_size(n.expr(), 0, max.value_or(kSysMaxsizeMinusOne));
+  return n;
+}
+
+// unique's values, or with return_counts the tuple (values, i64 counts of length n).
+Value with_counts(MetaContext& ctx, Value values, const SymInt& n, bool return_counts) {
+  if (!return_counts) return values;
+  return Value::tuple(
+      {std::move(values), Value::tensor(ctx.mode.make_contiguous(DType::kInt64, {n}))});
+}
+
 }  // namespace
 
 Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
@@ -176,21 +195,11 @@ Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg
       if (std::optional<Value> hit = ctx.mode.memo_get(a, memo)) {
         n = hit->as_int();
       } else {
-        SymInt numel = a.numel();
-        if (statically_empty(ctx, numel)) {
-          n = 0;
-        } else {
-          n = ctx.env().create_unbacked_symint();
-          // PyTorch asks has_free_symbols(numel) of the expression after replacements (a SymNode's
-          // expr is replaced): a size pinned by a guard (s0 <= 2 with s0 >= 2) is static here.
-          std::optional<int64_t> max = SymInt(ctx.env().replace(numel.expr())).maybe_as_int();
-          ctx.env().constrain_range_for_size(n.expr(), 0, max.value_or(kSysMaxsizeMinusOne));
-        }
+        n = unique_count(ctx, a, a.numel());
         ctx.mode.memo_set(a, memo, Value(n));
       }
-      Value values = Value::tensor(ctx.mode.make_contiguous(a.dtype(), {n}));
-      if (!args[1].flag) return values;
-      return Value::tuple({values, Value::tensor(ctx.mode.make_contiguous(DType::kInt64, {n}))});
+      return with_counts(ctx, Value::tensor(ctx.mode.make_contiguous(a.dtype(), {n})), n,
+                         args[1].flag);
     }
     case OpKind::kUniqueDim: {
       // PyTorch's fake unique over a dim: never memoized, a fresh size-like count of at most the
@@ -202,19 +211,11 @@ Value meta_data_dependent(MetaContext& ctx, OpKind op, const std::vector<MetaArg
                  " but the tensor has no dimensions");
       }
       int64_t d = normalize_dim(ctx, args[1].dims[0], a.dim());
-      SymInt n;
-      if (statically_empty(ctx, a.numel())) {
-        n = 0;
-      } else {
-        n = ctx.env().create_unbacked_symint();
-        std::optional<int64_t> max = SymInt(ctx.env().replace(a.sizes()[d].expr())).maybe_as_int();
-        ctx.env().constrain_range_for_size(n.expr(), 0, max.value_or(kSysMaxsizeMinusOne));
-      }
+      SymInt n = unique_count(ctx, a, a.sizes()[d]);
       std::vector<SymInt> sizes = a.sizes();
       sizes[d] = n;
-      Value values = Value::tensor(ctx.mode.make_contiguous(a.dtype(), sizes));
-      if (!args[2].flag) return values;
-      return Value::tuple({values, Value::tensor(ctx.mode.make_contiguous(DType::kInt64, {n}))});
+      return with_counts(ctx, Value::tensor(ctx.mode.make_contiguous(a.dtype(), sizes)), n,
+                         args[2].flag);
     }
     case OpKind::kArgwhere: {  // PyTorch's argwhere is nonzero: it shares nonzero's memo
       require_dynamic(ctx, op);
