@@ -49,6 +49,13 @@ GeneratedProgram generated_for_seed(uint64_t seed) {
   return generated_for_recipe(r);
 }
 
+program::Program program_for_finding(const Finding& f) {
+  if (f.recipe.empty()) return program_for_seed(f.seed);
+  std::optional<Recipe> recipe = Recipe::parse(f.recipe);
+  SF_CHECK(recipe) << "a finding with a bad recipe: " << f.recipe;
+  return generated_for_recipe(*recipe).program;
+}
+
 bool is_finding_bucket(const std::string& bucket) {
   return bucket.rfind("fail:", 0) == 0 || bucket.rfind("crash:", 0) == 0;
 }
@@ -124,6 +131,7 @@ class CampaignLoop {
       }
     }
     r_.seconds = now_seconds() - start_;
+    for (const Slot& slot : slots_) r_.resume_seed = std::max(r_.resume_seed, slot.next_seed);
     return std::move(r_);
   }
 
@@ -140,7 +148,7 @@ class CampaignLoop {
     Finding f;
     f.bucket = bucket;
     f.seed = s;
-    if (!recipe.overrides.empty()) f.recipe = recipe.str();
+    if (!recipe.overrides.empty() || recipe.swarm != 0) f.recipe = recipe.str();
     f.detail = detail;
     f.signature = signature({bucket, detail});
     f.elapsed = now_seconds() - start_;
@@ -173,6 +181,8 @@ class CampaignLoop {
     wp.deadline = deadline_;
     wp.replay_share = slot.workers_started ? -1 : static_cast<int64_t>(&slot - slots_.data());
     wp.restart = slot.workers_started++;
+    wp.swarm = opts_.swarm;
+    wp.swarm_origin = opts_.swarm_origin ? opts_.swarm_origin : opts_.first_seed;
     int err_fd = slot.err.fd;
     if (opts_.exec_backend.empty()) {
       slot.w->start([&](int out_fd) { run_campaign_worker(out_fd, err_fd, wp, opts_); },

@@ -27,6 +27,11 @@ program::Program program_for_seed(uint64_t seed);
 // The same program with its eager result (for PipelineOptions::eager_reference).
 GeneratedProgram generated_for_seed(uint64_t seed);
 
+struct Finding;
+// The program a finding ran: regenerated from its recipe (a mutant or a swarm policy's program),
+// else from its seed.
+program::Program program_for_finding(const Finding& f);
+
 // A bucket that is a finding: a failed oracle or a crash (not a rejection or a triage bucket).
 bool is_finding_bucket(const std::string& bucket);
 
@@ -60,6 +65,12 @@ struct CampaignOptions {
   // worker starts (so a replaced worker, or a later campaign, resumes and grows the corpus).
   bool guided = false;
   std::string corpus_dir;
+  // Swarm testing (fuzz/gen/swarm.h): half of the fresh seeds are drawn under a policy of their
+  // slot and slice, longer and deeper as the slot's programs grow; the seeds' recipes name it.
+  // swarm_origin: the seed the growth counts from (first_seed when 0; a resumed campaign passes
+  // its first night's, so programs go on growing night after night).
+  bool swarm = false;
+  uint64_t swarm_origin = 0;
   // The backend each worker runs the programs on (made in the worker; null: the CPU backend).
   std::function<std::unique_ptr<backend::Backend>()> make_backend;
   // When set, workers are fork+exec'd as `/proc/self/exe campaign-worker` with their WorkerArgs
@@ -105,6 +116,9 @@ struct CampaignResult {
   bool stopped_early = false;
   bool interrupted = false;  // ended by CampaignOptions::stop before its time box
   uint64_t not_run = 0;      // programs in flight when it was interrupted (not in `programs`)
+  // The first seed after every seed a slot started: where a resumed campaign goes on (seeds a
+  // slower slot had not reached below it are left out).
+  uint64_t resume_seed = 0;
   // Non-empty when a worker's backend was unavailable (the campaign stopped: no program could
   // run, and counting each as a failure would bury the reason).
   std::string backend_unavailable;

@@ -52,6 +52,8 @@ CampaignReport::CampaignReport(ReportOptions opts) : opts_(std::move(opts)) {
   if (std::optional<std::string> why = check_writable_dir(opts_.out_dir)) {
     throw std::runtime_error(*why);
   }
+  known_features_.insert(opts_.known_features.begin(), opts_.known_features.end());
+  coverage({});
   write_report(false);
 }
 
@@ -71,13 +73,7 @@ void CampaignReport::add(const Finding& f) {
   e.found_at = f.elapsed;
   std::string base =
       finding_class(f.bucket) + "/" + slug(f.bucket) + "-" + sha256_hex(f.signature).substr(0, 8);
-  // A guided campaign's mutant is regenerated from its recipe, a plain program from its seed.
-  program::Program p = program_for_seed(f.seed);
-  if (!f.recipe.empty()) {
-    std::optional<Recipe> recipe = Recipe::parse(f.recipe);
-    SF_CHECK(recipe) << "a finding with a bad recipe: " << f.recipe;
-    p = generated_for_recipe(*recipe).program;
-  }
+  program::Program p = program_for_finding(f);
   p.header.reproduces = f.signature;
   // Faults switched on for the whole campaign (SHAPEFUZZ_FAULTS) go in the header, so the file
   // replays as-is.
@@ -295,15 +291,23 @@ void CampaignReport::finish(const CampaignResult& r) {
   workers_lost_ = r.workers_lost;
   features_ = r.features;
   edge_features_ = r.edge_features;
+  resume_seed_ = r.resume_seed;
   coverage(r.feature_set);
   add_sample();
   write_report(true);
 }
 
 void CampaignReport::coverage(const std::unordered_set<uint64_t>& features) {
-  features_ = features.size();
-  if (features.size() == feature_hashes_.size()) return;  // the set only grows
-  feature_hashes_.assign(features.begin(), features.end());
+  const std::unordered_set<uint64_t>* all = &features;
+  std::unordered_set<uint64_t> merged;
+  if (!known_features_.empty()) {  // a resumed campaign counts what earlier nights reached too
+    merged = known_features_;
+    merged.insert(features.begin(), features.end());
+    all = &merged;
+  }
+  features_ = all->size();
+  if (all->size() == feature_hashes_.size()) return;  // the set only grows
+  feature_hashes_.assign(all->begin(), all->end());
   std::sort(feature_hashes_.begin(), feature_hashes_.end());
 }
 
@@ -335,7 +339,12 @@ void CampaignReport::write_report(bool finished) {
                    {"seeds", opts_.seeds},
                    {"jobs", opts_.jobs},
                    {"shard", opts_.shard},
-                   {"shards", opts_.shards}};
+                   {"shards", opts_.shards},
+                   {"swarm", opts_.swarm},
+                   {"swarm_origin", opts_.swarm ? opts_.swarm_origin : 0}};
+  // Where `campaign --resume` goes on: past every seed a slot started (before the end, an
+  // estimate: a killed campaign's report has no other).
+  j["campaign"]["resume_seed"] = resume_seed_ ? resume_seed_ : opts_.first_seed + programs_;
   j["buckets"] = nlohmann::ordered_json::object();
   for (const auto& [k, n] : buckets_) j["buckets"][k] = n;
   j["findings"] = nlohmann::ordered_json::array();
@@ -357,6 +366,15 @@ void CampaignReport::write_report(bool finished) {
                              {"replays", e.replays},
                              {"detail", e.detail}});
   }
+  j["nights"] = opts_.nights;
+  j["nights"].push_back(
+      {{"first_seed", opts_.first_seed},
+       {"seconds", elapsed_},
+       {"programs", programs_},
+       {"features", features_},
+       {"new_features", features_ - std::min<uint64_t>(features_, known_features_.size())},
+       {"findings", entries_.size()},
+       {"corpus", opts_.corpus}});
   j["timeline"] = nlohmann::ordered_json::array();
   for (const Sample& s : timeline_) {
     nlohmann::ordered_json b = nlohmann::ordered_json::object();

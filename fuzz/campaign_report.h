@@ -44,6 +44,15 @@ struct ReportOptions {
   // against each other with).
   uint64_t first_seed = 1, seeds = 0;
   int jobs = 1, shard = 0, shards = 1;
+  bool swarm = false;
+  uint64_t swarm_origin = 0;
+  // A resumed campaign (fuzz/campaign_resume.h): the features earlier nights reached (the report
+  // counts the union), and their records, to which this run's is appended as report.json's
+  // "nights".
+  std::vector<uint64_t> known_features;
+  nlohmann::ordered_json nights = nlohmann::ordered_json::array();
+  // This night's corpus, distilled before it started ({"read", "kept", ...}; null when none).
+  nlohmann::ordered_json corpus;
 };
 
 class CampaignReport {
@@ -121,8 +130,10 @@ class CampaignReport {
   std::map<std::string, size_t> by_signature_;
   std::map<std::string, uint64_t> buckets_;
   uint64_t programs_ = 0, workers_lost_ = 0, features_ = 0, edge_features_ = 0;
-  nlohmann::ordered_json json_;           // the report last written
-  std::vector<uint64_t> feature_hashes_;  // sorted; written to features.txt when it grew
+  uint64_t resume_seed_ = 0;  // the campaign's CampaignResult::resume_seed, once finished
+  std::unordered_set<uint64_t> known_features_;  // opts_.known_features
+  nlohmann::ordered_json json_;                  // the report last written
+  std::vector<uint64_t> feature_hashes_;         // sorted; written to features.txt when it grew
   // SIZE_MAX: not written yet (the first report writes it, empty or not, replacing what an
   // earlier campaign in the same directory left).
   size_t feature_hashes_written_ = SIZE_MAX;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "fuzz/campaign_resume.h"
 #include "fuzz/files.h"
 #include "fuzz/junit.h"
 #include "fuzz/shards.h"
@@ -83,6 +84,8 @@ ReportOptions report_options_for(const CampaignOptions& opts) {
   r.jobs = opts.jobs;
   r.shard = opts.shard;
   r.shards = opts.shards;
+  r.swarm = opts.swarm;
+  r.swarm_origin = opts.swarm_origin ? opts.swarm_origin : opts.first_seed;
   r.campaign_seconds = opts.seconds;
   r.pipeline = opts.pipeline;
   r.limits.timeout_seconds = opts.timeout;
@@ -144,12 +147,50 @@ CampaignExit run_campaign_session(CampaignSettings s) {
       return CampaignExit::kUsage;
     }
   }
+  std::optional<ResumeState> resumed;
+  if (s.resume) {
+    std::string why;
+    if (opts.shards > 1) {
+      std::fprintf(stderr, "campaign: --resume continues one unsharded campaign, not a shard\n");
+      return CampaignExit::kUsage;
+    }
+    resumed = read_resume_state(s.out_dir, &why);
+    if (!resumed) {
+      std::fprintf(stderr, "campaign: cannot resume: %s\n", why.c_str());
+      return CampaignExit::kUsage;
+    }
+    opts.first_seed = resumed->first_seed;
+    opts.swarm_origin = resumed->swarm_origin;
+    opts.guided = true;
+    if (opts.corpus_dir.empty()) opts.corpus_dir = (s.out_dir / "corpus").string();
+  }
   ReportOptions ropts = report_options_for(opts);
   ropts.out_dir = s.out_dir;
   if (opts.shards > 1 && !s.out_dir_given) {
     ropts.out_dir /= "shard-" + std::to_string(opts.shard) + "-of-" + std::to_string(opts.shards);
   }
   ropts.minimize_seconds = s.minimize_seconds;
+  if (resumed) {
+    if (std::optional<std::string> why = check_writable_dir(opts.corpus_dir)) {
+      std::fprintf(stderr, "campaign: cannot write the corpus %s: %s\n", opts.corpus_dir.c_str(),
+                   why->c_str());
+      return CampaignExit::kUsage;
+    }
+    IsolationLimits limits;
+    limits.timeout_seconds = opts.timeout;
+    limits.memory_mb = opts.memory_mb;
+    DistillResult d =
+        distill_corpus_in_place(opts.corpus_dir, opts.pipeline, limits, std::max(1, opts.jobs));
+    ropts.known_features = resumed->known_features;
+    ropts.nights = resumed->nights;
+    ropts.corpus = {
+        {"read", d.read}, {"kept", d.kept}, {"crashed", d.crashed}, {"features", d.features}};
+    std::fprintf(stderr,
+                 "campaign: resuming %s (night %zu) at seed %llu; %zu features known; corpus "
+                 "distilled from %zu to %zu entries (%zu crashed)\n",
+                 s.out_dir.c_str(), resumed->nights.size() + 1, ull(opts.first_seed),
+                 resumed->known_features.size(), d.read, d.kept, d.crashed);
+  }
   CampaignReport report(ropts);  // refuses an unwritable output directory before any work
   if (opts.guided && opts.corpus_dir.empty()) opts.corpus_dir = (ropts.out_dir / "corpus").string();
   if (opts.guided) {

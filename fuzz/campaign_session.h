@@ -55,6 +55,10 @@ struct CampaignSettings {
   double minimize_seconds = 30;
   std::string junit;            // JUnit XML written at the end when set
   std::string backend = "cpu";  // for messages
+  // `--resume`: out_dir holds an earlier campaign, which this one continues
+  // (fuzz/campaign_resume.h: its seeds, swarm growth, distilled corpus, features and nights);
+  // guided.
+  bool resume = false;
 };
 
 enum class CampaignExit { kClean, kFindings, kUsage, kUnavailable };
@@ -62,7 +66,8 @@ enum class CampaignExit { kClean, kFindings, kUsage, kUnavailable };
 // The whole command: checks the output paths (a usage error, with its reason on stderr, before
 // any work), runs the reported campaign with progress lines on stderr, writes the JUnit file,
 // prints the summary on stdout. A guided campaign without a corpus directory keeps one under
-// OUT/corpus. An interrupted campaign says so on stderr.
+// OUT/corpus. An interrupted campaign says so on stderr. A resumed one (s.resume) first reads
+// what the last night left and distills its corpus (a usage error when OUT holds no campaign).
 CampaignExit run_campaign_session(CampaignSettings s);
 
 }  // namespace sf::fuzz

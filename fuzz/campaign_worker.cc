@@ -15,6 +15,7 @@
 #include "fuzz/campaign.h"
 #include "fuzz/corpus.h"
 #include "fuzz/features.h"
+#include "fuzz/gen/swarm.h"
 #include "fuzz/isolated.h"
 #include "fuzz/outcome.h"
 #include "fuzz/recipe.h"
@@ -94,6 +95,7 @@ void run_campaign_worker(int fd, int err_fd, const WorkerPlan& plan, const Campa
         replay.pop_back();
       } else if (!o.guided || corpus.empty() || rng.chance(1, 4)) {
         recipe.seed = seed;
+        if (plan.swarm) recipe.swarm = campaign_swarm_key(seed, plan.swarm_origin, stride);
         seed += stride;
         fresh_seed = true;
       } else {

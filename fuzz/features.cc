@@ -45,6 +45,31 @@ void collect_statements(const std::vector<program::Stmt>& body, std::string* pre
   }
 }
 
+// The ops and checks inside higher-order bodies, by the path of higher-order ops around them
+// ("in:cond/while_loop:nonzero"): what a body's scoped facts and memo meet.
+void collect_nested(const program::Program& p, const std::vector<program::Stmt>& body,
+                    const std::string& path, int depth, std::set<std::string>* out) {
+  for (const program::Stmt& st : body) {
+    if (!path.empty()) {
+      std::set<std::string> ops;
+      collect_ops(st.value, &ops);
+      for (const program::ExprPtr& r : st.returns) collect_ops(r, &ops);
+      for (const std::string& op : ops) out->insert("in:" + path + ":" + op.substr(3));
+      if (st.kind == program::Stmt::Kind::kCheck) out->insert("in:" + path + ":check");
+    }
+    collect_nested(p, st.then_body, path, depth, out);
+    collect_nested(p, st.else_body, path, depth, out);
+    if (!program::is_higher_order(st.kind) || depth >= 4) continue;  // no cycle loops here
+    const char* hop = program::higher_order_name(st.kind);
+    std::string inner = path.empty() ? hop : path + "/" + hop;
+    for (const std::string& name : st.functions) {
+      for (const program::FunctionDef& f : p.functions) {
+        if (f.name == name) collect_nested(p, f.body, inner, depth + 1, out);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::string abstract_numbers(const std::string& text) {
@@ -58,14 +83,24 @@ std::vector<std::string> program_feature_texts(const program::Program& p,
   std::set<std::string> out;
   std::string prev = "start";
   collect_statements(p.body, &prev, &out);
+  collect_nested(p, p.body, "", 0, &out);
   out.insert("verdict:" + bucket);
+  // Finer where the coarse features saturate within a minute: each op, and each binding path,
+  // crossed with the verdict it ended in.
+  std::vector<std::string> ops;
+  for (const std::string& f : out) {
+    if (f.rfind("op:", 0) == 0) ops.push_back(f.substr(3));
+  }
+  for (const std::string& op : ops) out.insert("opv:" + op + ":" + bucket);
   const graph::Graph* g = r.final_graph ? &*r.final_graph : r.trace ? &r.trace->graph : nullptr;
   if (g) {
     g->for_each([&](const graph::Node* n) {
       std::string op = n->kind == graph::NodeKind::kCall ? program::schema(n->op).name
                                                          : graph::node_kind_name(n->kind);
       for (const auto& [symbol, path] : n->unbacked_bindings) {
-        out.insert("bind:" + op + ":" + abstract_numbers(keypath_str(path)));
+        std::string bind = op + ":" + abstract_numbers(keypath_str(path));
+        out.insert("bind:" + bind);
+        out.insert("bindv:" + bind + ":" + bucket);
       }
     });
   }

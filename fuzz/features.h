@@ -1,7 +1,8 @@
 // Engine-level coverage features of one program's run, for coverage-guided campaigns: which ops
 // and consecutive op pairs it has, which binding paths each op's node got, which kinds of
 // replacement the ShapeEnv made, the shapes of its runtime asserts and guards (numbers and symbol
-// indices abstracted), and its verdict bucket. Each is a 64-bit hash of its text.
+// indices abstracted), its verdict bucket, and finer crossings of them. Each is a 64-bit hash of
+// its text.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,9 @@ namespace sf::fuzz {
 std::string abstract_numbers(const std::string& text);
 
 // The feature texts ("op:nonzero", "pair:nonzero>item", "bind:nonzero:size(N)",
-// "repl:u->s", "assert:uN >= N", "guard:sN > N", "verdict:pass"), sorted and unique.
+// "repl:u->s", "assert:uN >= N", "guard:sN > N", "verdict:pass"; each op and binding path with
+// the verdict: "opv:nonzero:pass", "bindv:nonzero:size(N):pass"; each op or check inside
+// higher-order bodies, by the ops around it: "in:cond/while_loop:nonzero"), sorted and unique.
 std::vector<std::string> program_feature_texts(const program::Program& p,
                                                const oracles::PipelineResult& r,
                                                const std::string& bucket);

@@ -147,7 +147,9 @@ struct ProgramWalk {
         {"rag_", "model family: ragged batch"}};
     for (const std::string& t : targets) {
       for (const auto& [prefix, feature] : kFamilies) {
-        if (t.rfind(prefix, 0) == 0) features.insert(feature);
+        if (t.rfind(prefix, 0) != 0) continue;
+        features.insert(feature);
+        if (depth > 0) features.insert("model family inside a body");
       }
     }
   }
@@ -385,7 +387,8 @@ std::string GenStats::report() const {
                         "divisibility binding (// d)",
                         "model family: mixture-of-experts routing",
                         "model family: detection post-processing",
-                        "model family: ragged batch"}) {
+                        "model family: ragged batch",
+                        "model family inside a body"}) {
     auto it = features.find(f);
     line("  " + percent(it == features.end() ? 0 : it->second, programs) + "  " + f);
   }

@@ -4,11 +4,15 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iterator>
+#include <string_view>
+
+#include "fuzz/gen/swarm.h"
 
 namespace sf::fuzz {
 
 std::string Recipe::str() const {
   std::string out = "seed=" + std::to_string(seed);
+  if (swarm != 0) out += ",swarm=" + std::to_string(swarm);
   char sep = ';';
   for (const auto& [k, v] : overrides) {
     out += sep + std::to_string(k) + ":" + std::to_string(v);
@@ -24,6 +28,11 @@ std::optional<Recipe> Recipe::parse(const std::string& text) {
   const char* p = text.c_str() + 5;
   r.seed = std::strtoull(p, &end, 10);
   if (end == p) return std::nullopt;
+  if (std::string_view(end).substr(0, 7) == ",swarm=") {
+    p = end + 7;
+    r.swarm = std::strtoull(p, &end, 10);
+    if (end == p || r.swarm == 0) return std::nullopt;
+  }
   if (*end == '\0') return r;
   if (*end != ';') return std::nullopt;
   p = end + 1;
@@ -48,23 +57,27 @@ uint64_t RecipeSource::next_u64() {
 }
 
 GeneratedProgram generated_for_recipe(Recipe& recipe) {
-  if (recipe.overrides.empty()) {
-    // The campaign's own program for the seed (tagged the same way).
-    RecipeSource counter(recipe);
-    GeneratedProgram g = generate_program_with_result(counter);
-    recipe.decisions = counter.drawn();
-    g.program.header.found_by = "campaign seed=" + std::to_string(recipe.seed);
-    return g;
-  }
   RecipeSource src(recipe);
-  GeneratedProgram g = generate_program_with_result(src);
+  GeneratedProgram g = generate_program_with_result(src, swarm_policy(recipe.swarm));
   recipe.decisions = src.drawn();
-  g.program.header.found_by = "campaign recipe=" + recipe.str();
+  // A plain seed's program is the campaign's own for the seed (tagged the same way).
+  bool plain = recipe.overrides.empty() && recipe.swarm == 0;
+  g.program.header.found_by =
+      plain ? "campaign seed=" + std::to_string(recipe.seed) : "campaign recipe=" + recipe.str();
   return g;
 }
 
 Recipe mutate_recipe(const Recipe& r, FuzzSource& rng) {
   Recipe m = r;
+  if (rng.chance(1, 6)) {
+    int level = swarm_level(m.swarm);
+    if (m.swarm != 0 && rng.chance(1, 2)) {
+      level = std::clamp(level + (rng.chance(1, 2) ? 1 : -1), 0, kMaxSwarmLevel);
+      m.swarm = swarm_key(level, m.swarm);  // the same variant, one step longer or shorter
+    } else {
+      m.swarm = swarm_key(level, rng.next_u64());
+    }
+  }
   int edits = 1 + static_cast<int>(rng.range(0, 2));
   for (int e = 0; e < edits; ++e) {
     if (!m.overrides.empty() && rng.chance(1, 5)) {  // drop one

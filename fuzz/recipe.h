@@ -2,7 +2,8 @@
 // takes value v instead of the seed's). Coverage-guided campaigns mutate programs by adding,
 // changing or dropping overrides: each one changes one choice (an op, an operand, a dim mode, a
 // statement kind, a size) and the generator repairs the rest, so a mutant stays valid by
-// construction. Text form: "seed=17" or "seed=17;40:912,3:5".
+// construction. A recipe may also name a swarm policy (fuzz/gen/swarm.h) the program is drawn
+// under. Text form: "seed=17", "seed=17;40:912,3:5" or "seed=17,swarm=72057594037927941;40:912".
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@ namespace sf::fuzz {
 struct Recipe {
   uint64_t seed = 0;
   std::map<uint32_t, uint64_t> overrides;  // decision index -> value
+  uint64_t swarm = 0;                      // the policy's key; 0: the default policy
   uint32_t decisions = 0;  // how many decisions the program took (known once generated)
 
   std::string str() const;
@@ -37,12 +39,14 @@ class RecipeSource : public FuzzSource {
   uint32_t drawn_ = 0;
 };
 
-// The program a campaign runs for the recipe (for a recipe without overrides, the same program
-// as generated_for_seed); sets recipe.decisions.
+// The program a campaign runs for the recipe (for a recipe without overrides or swarm key, the
+// same program as generated_for_seed); sets recipe.decisions.
 GeneratedProgram generated_for_recipe(Recipe& recipe);
 
 // One to three edits: a new override at a decision the program took, a changed one, or one
-// dropped. `rng` decides; the result is deterministic given it.
+// dropped; and one time in six a new swarm policy (a level step up or down, or another variant),
+// so mutants explore policies the seeds' slices did not draw. `rng` decides; the result is
+// deterministic given it.
 Recipe mutate_recipe(const Recipe& r, FuzzSource& rng);
 
 }  // namespace sf::fuzz

@@ -125,6 +125,54 @@ std::string link(const std::string& path, const std::string& label) {
   return "<a href=\"" + xml_escape(path) + "\">" + xml_escape(label) + "</a>";
 }
 
+// The features at 1, 10 and 60 minutes (the last sample at or before each that was reached), and
+// their ratio to the first: whether the campaign keeps exploring.
+std::string coverage_milestones(const Json& timeline) {
+  std::string out;
+  double first = 0;
+  for (double minutes : {1.0, 10.0, 60.0}) {
+    const Json* at = nullptr;
+    for (const Json& t : timeline) {
+      if (num_of(t, "seconds") <= minutes * 60) at = &t;
+    }
+    if (!at || num_of(timeline.back(), "seconds") < minutes * 60 - 1) break;
+    double f = num_of(*at, "features");
+    if (first == 0) first = f;
+    out += (out.empty() ? "" : "; ") + num(minutes, 0) + " min: " + num(f, 0) +
+           (first > 0 && f != first ? " (" + num(f / first, 2) + "&#215;)" : "");
+  }
+  return out.empty() ? "" : "<p class=\"note\">Features reached at " + out + "</p>\n";
+}
+
+// A resumed campaign's nights (report.json "nights"), oldest first.
+std::string nights_table(const Json& nights) {
+  std::string h =
+      "<h2>Nights</h2>\n<p class=\"note\">Each run of <code>campaign --resume</code> in this "
+      "directory: features count every night's, new ones are those no earlier night reached; "
+      "the corpus was distilled before the night began.</p>\n<table><tr><th>night</th>"
+      "<th>first seed</th><th>seconds</th><th>programs</th><th>features</th><th>new</th>"
+      "<th>findings</th><th>corpus read &#8594; kept</th></tr>\n";
+  for (size_t i = 0; i < nights.size(); ++i) {
+    const Json& n = nights[i];
+    std::string corpus = "<span class=\"none\">-</span>";
+    if (n.contains("corpus") && n["corpus"].is_object()) {
+      corpus =
+          num(num_of(n["corpus"], "read"), 0) + " &#8594; " + num(num_of(n["corpus"], "kept"), 0);
+    }
+    h += "<tr><td class=\"n\">" + std::to_string(i + 1) + "</td><td class=\"n\">" +
+         (n.contains("first_seed") &&
+                  (n["first_seed"].is_number_unsigned() ||
+                   (n["first_seed"].is_number_integer() && n["first_seed"].get<int64_t>() >= 0))
+              ? std::to_string(n["first_seed"].get<uint64_t>())
+              : std::string("?")) +
+         "</td><td class=\"n\">" + num(num_of(n, "seconds"), 0) + "</td><td class=\"n\">" +
+         num(num_of(n, "programs"), 0) + "</td><td class=\"n\">" + num(num_of(n, "features"), 0) +
+         "</td><td class=\"n\">" + num(num_of(n, "new_features"), 0) + "</td><td class=\"n\">" +
+         num(num_of(n, "findings"), 0) + "</td><td>" + corpus + "</td></tr>\n";
+  }
+  return h + "</table>\n";
+}
+
 }  // namespace
 
 std::string report_html(const Json& r) {
@@ -207,6 +255,7 @@ std::string report_html(const Json& r) {
         "Coverage: distinct features reached (ops and op pairs, binding paths, replacement "
         "kinds, assert and guard shapes, verdicts; code edges in a --config=sancov build)",
         "features", {coverage}, false);
+    h += coverage_milestones(timeline);
     std::vector<std::pair<std::string, double>> order;
     for (const auto& [k, v] : buckets.items()) order.push_back({k, v.get<double>()});
     std::sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.second > b.second; });
@@ -225,6 +274,10 @@ std::string report_html(const Json& r) {
     h += line_chart("Verdicts so far, by bucket (the 10 largest)", "programs", verdicts, true);
   } else {
     h += "<p class=\"note\">The charts appear once the campaign has run for two seconds.</p>\n";
+  }
+
+  if (r.contains("nights") && r["nights"].is_array() && r["nights"].size() >= 2) {
+    h += nights_table(r["nights"]);
   }
 
   std::vector<std::pair<std::string, double>> rows;

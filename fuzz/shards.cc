@@ -290,6 +290,12 @@ MergeResult merge_shards(const MergeOptions& opts) {
   j["campaign"] = {
       {"first_seed", first_seed}, {"seeds", seeds}, {"jobs", jobs}, {"shard", 0}, {"shards", 1},
       {"merged_shards", count}};
+  if (!shards.empty() && shards[0].report.contains("campaign")) {  // the same in every shard
+    const Json& c = shards[0].report["campaign"];
+    for (const char* k : {"swarm", "swarm_origin"}) {
+      if (c.contains(k)) j["campaign"][k] = c[k];
+    }
+  }
   j["shards"] = listed;
   j["buckets"] = buckets;
 

@@ -72,6 +72,10 @@ std::vector<std::string> WorkerArgs::to_argv(const std::string& exe) const {
                                   std::to_string(pipeline.oracle_deadline_ms),
                                   "--memory-mb",
                                   std::to_string(memory_mb)};
+  if (plan.swarm) {
+    out.push_back("--swarm-origin");
+    out.push_back(std::to_string(plan.swarm_origin));
+  }
   if (pipeline.smt.cross_check_unsat) out.push_back("--cross-check");
   if (!corpus.empty()) {
     out.push_back("--corpus");
@@ -105,6 +109,7 @@ std::optional<WorkerArgs> WorkerArgs::parse(const std::vector<std::string>& args
        }},
       {"--replay-share", [&](const std::string& v) { return parse_i64(v, &w.plan.replay_share); }},
       {"--restart", u64(&w.plan.restart)},
+      {"--swarm-origin", u64(&w.plan.swarm_origin, &w.plan.swarm)},
       {"--jobs", u64(&jobs)},
       {"--backend",
        [&](const std::string& v) {

@@ -17,12 +17,15 @@ namespace sf::fuzz {
 // (steady-clock seconds, as the parent passes it). The slot's first worker (replay_share >= 0)
 // first replays its share of the corpus; `restart` counts the workers the slot started before
 // this one (a guided worker's mutant choices depend on it, so a replacement does not choose the
-// mutant that killed the worker before it again).
+// mutant that killed the worker before it again). With `swarm`, a fresh seed's program is drawn
+// under campaign_swarm_key(seed, swarm_origin, stride)'s policy (fuzz/gen/swarm.h).
 struct WorkerPlan {
   uint64_t first = 1, stride = 1, end = UINT64_MAX;
   double deadline = 0;
   int64_t replay_share = -1;
   uint64_t restart = 0;
+  bool swarm = false;
+  uint64_t swarm_origin = 0;
 };
 
 // The CLI subcommand a worker process runs.

@@ -39,7 +39,8 @@ std::vector<const FaultInfo*> select_faults(const std::string& list, std::string
 }
 
 ZooRow hunt_fault(const FaultInfo& f, double seconds, uint64_t first_seed,
-                  const oracles::PipelineOptions& base, const std::filesystem::path& out_dir) {
+                  const oracles::PipelineOptions& base, const std::filesystem::path& out_dir,
+                  bool swarm) {
   ZooRow row;
   row.fault = &f;
   clear_faults();
@@ -47,20 +48,21 @@ ZooRow hunt_fault(const FaultInfo& f, double seconds, uint64_t first_seed,
   CampaignOptions opts;
   opts.seconds = seconds;
   opts.first_seed = first_seed;
+  opts.swarm = swarm;
   opts.pipeline = base;
   opts.quiet_workers = true;
   opts.on_finding = [&](const Finding& found) {
     if (!is_finding_bucket(found.bucket)) return false;
     // A program that fails the same way with the fault off found an unrelated bug, not this
     // fault: count it and go on.
-    if (bucket_of_text(program::print_program(program_for_seed(found.seed)), base) ==
-        found.bucket) {
+    if (bucket_of_text(program::print_program(program_for_finding(found)), base) == found.bucket) {
       ++row.unrelated;
       return false;
     }
     row.detected = true;
     row.seconds = found.elapsed;
     row.seed = found.seed;
+    row.recipe = found.recipe;
     row.bucket = found.bucket;
     return true;
   };
@@ -70,9 +72,14 @@ ZooRow hunt_fault(const FaultInfo& f, double seconds, uint64_t first_seed,
   if (!row.detected) return row;
   // Shrink with the fault named in the program's header, so every candidate (and the file)
   // runs with it on, whatever the process's switches.
-  program::Program p = program_for_seed(row.seed);
+  Finding found;
+  found.seed = row.seed;
+  found.recipe = row.recipe;
+  program::Program p = program_for_finding(found);
   p.header.faults = {f.name};
-  p.header.found_by = "zoo fault=" + std::string(f.name) + " seed=" + std::to_string(row.seed);
+  p.header.found_by =
+      "zoo fault=" + std::string(f.name) +
+      (row.recipe.empty() ? " seed=" + std::to_string(row.seed) : " recipe=" + row.recipe);
   std::string text = program::print_program(p);
   row.lines_before = program_text_lines(text);
   ShrinkLimits limits;
@@ -116,6 +123,7 @@ std::string zoo_json(const std::vector<ZooRow>& rows, double seconds_per_fault) 
                               {"seconds", r.seconds},
                               {"programs", r.programs},
                               {"seed", r.seed},
+                              {"recipe", r.recipe},
                               {"bucket", r.bucket},
                               {"lines_before", r.lines_before},
                               {"lines_after", r.lines_after},

@@ -19,6 +19,7 @@ struct ZooRow {
   double seconds = 0;  // to the first detection
   uint64_t programs = 0;
   uint64_t seed = 0;
+  std::string recipe;  // the finding's recipe when it was a swarm policy's program ("" for a seed)
   std::string bucket;
   int lines_before = 0, lines_after = 0;  // the reproducer, before and after shrinking
   std::string fault_off_bucket;           // the shrunk program's bucket with the fault off
@@ -30,10 +31,12 @@ struct ZooRow {
 // it names none.
 std::vector<const FaultInfo*> select_faults(const std::string& list, std::string* error);
 
-// Hunts one fault for at most `seconds`, from `first_seed`, judging with `base`; writes
-// OUT_DIR/<fault>.sfz when it is detected. The process's fault switches are all off after.
+// Hunts one fault for at most `seconds`, from `first_seed`, judging with `base`, with or without
+// the campaign's swarm policies (CampaignOptions::swarm); writes OUT_DIR/<fault>.sfz when it is
+// detected. The process's fault switches are all off after.
 ZooRow hunt_fault(const FaultInfo& f, double seconds, uint64_t first_seed,
-                  const oracles::PipelineOptions& base, const std::filesystem::path& out_dir);
+                  const oracles::PipelineOptions& base, const std::filesystem::path& out_dir,
+                  bool swarm = true);
 
 // The median seconds to detection over the rows, an undetected fault counting as never
 // (infinity when at least half were not detected).

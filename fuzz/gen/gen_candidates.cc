@@ -178,6 +178,9 @@ ExprPtr Generator::candidate(OpKind op) {
     case OpKind::kArgmax:
     case OpKind::kArgmin: {
       ExprPtr a = numeric(*t);
+      // Sometimes a / a: NaN wherever a is 0, which the index of the extremum must follow (a NaN
+      // is the extremum, the first one wins: PR #118358's rule).
+      if (src_.chance(1, 4)) a = call("div", {a, a});
       if (src_.chance(1, 3)) return call(name, {a});
       std::vector<std::pair<std::string, ExprPtr>> kw;
       if (src_.chance(1, 3)) kw.emplace_back("keepdim", b(true));

@@ -1,7 +1,8 @@
 // Program families shaped like the models where unbacked sizes arise: mixture-of-experts routing,
 // detection post-processing and ragged batches. Each is a chain of statements over an existing
-// tensor, accepted by eager one by one (a chain eager refuses midway keeps its valid prefix);
-// their variables are named after the family, which gen --stats reports.
+// tensor, accepted by eager one by one (a chain eager refuses midway keeps its valid prefix), at
+// the top level or inside a cond branch, loop body or region; their variables are named after the
+// family, which gen --stats reports.
 #include "fuzz/gen/generator_internal.h"
 
 namespace sf::fuzz::detail {
@@ -14,13 +15,12 @@ constexpr int64_t kBoundaryRows[] = {0, 1, 1, 2, 2, 3, 4};
 }  // namespace
 
 bool Generator::try_model_family() {
-  const Var* t = pick([](const HostValue& x) {
-    return is_tensor(x) && x.tensor.dtype == DType::kFloat32 && !x.tensor.sizes.empty();
-  });
+  const Var* t = pick([](const HostValue& x) { return is_tensor(x) && !x.tensor.sizes.empty(); });
   if (!t) return false;
-  // X: [T, D] tokens, the first rows of t (boundary row counts weighted up) as a matrix.
+  // X: [T, D] f32 tokens, the first rows of t (boundary row counts weighted up) as a matrix.
   std::string x = family_var("fam_", "x");
   ExprPtr rows = v(t->name);
+  if (t->value.tensor.dtype != DType::kFloat32) rows = call("to", {rows, dt(DType::kFloat32)});
   if (src_.chance(1, 2)) {
     rows = call("slice", {rows, i(0), i(0), i(kBoundaryRows[src_.pick(std::size(kBoundaryRows))])});
   }

@@ -33,7 +33,9 @@ Generator::Body Generator::draw_body(const std::vector<Param>& params, bool runs
   }
   if (!incremented.empty()) g.added_one(incremented);
   // Bodies are shorter than programs, nested ones shorter still (the size budget).
-  g.draw_statements(static_cast<int>(src_.range(1, depth_ == 0 ? 4 : 2)));
+  int most =
+      depth_ == 0 ? policy_.max_body_statements : std::max(2, policy_.max_body_statements / 2);
+  g.draw_statements(static_cast<int>(src_.range(1, most)));
   line_ = g.line_;
   size_oblivious_squeeze_ = size_oblivious_squeeze_ || g.size_oblivious_squeeze_;
   strided_view_ = strided_view_ || g.strided_view_;

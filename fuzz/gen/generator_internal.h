@@ -281,11 +281,10 @@ class Generator {
   bool size_oblivious_squeeze_ = false;  // an accepted statement did
   bool views_strided_ = false;  // the last candidate is a view that unbacked sizes may refuse
   bool strided_view_ = false;   // an accepted statement is
-  std::set<std::string> unbacked_vars_;    // values that may hold unbacked symbols
-  static constexpr int kMaxBodyDepth = 2;  // a cond / while_loop nests in at most one other
-  int depth_ = 0;                          // 0: the program; n: a body nested n deep
-  bool body_runs_ = true;                  // eager runs this body (see the body constructor)
-  bool failing_check_kept_ = false;        // an untaken branch keeps a check that fails
+  std::set<std::string> unbacked_vars_;  // values that may hold unbacked symbols
+  int depth_ = 0;                        // 0: the program; n: a body nested n deep
+  bool body_runs_ = true;                // eager runs this body (see the body constructor)
+  bool failing_check_kept_ = false;      // an untaken branch keeps a check that fails
 };
 
 }  // namespace sf::fuzz::detail

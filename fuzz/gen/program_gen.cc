@@ -386,10 +386,11 @@ bool Generator::try_statement() {
   if (d.kind == Draw::Kind::kCheck) return src_.chance(1, 3) ? try_size_equality() : try_check();
   // A static if in a body would guard inside a subgraph: not drawn there.
   if (d.kind == Draw::Kind::kIf) return depth_ == 0 && try_if();
-  // A model family is a chain of statements at the top level (not in a function body).
-  if (d.kind == Draw::Kind::kModelFamily) return depth_ == 0 && try_model_family();
+  // A model family is a chain of statements, at the top level or in a body: a cond branch that
+  // routes tokens, a while_loop whose every step filters boxes, a region called on each batch.
+  if (d.kind == Draw::Kind::kModelFamily) return try_model_family();
   if (d.kind == Draw::Kind::kHigherOrder) {
-    if (depth_ >= kMaxBodyDepth) return false;
+    if (depth_ >= policy_.max_nesting) return false;
     switch (src_.range(0, 5)) {
       case 0:
         return try_cond();

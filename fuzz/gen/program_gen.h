@@ -37,6 +37,10 @@ struct ProgramPolicy {
   int max_inputs = 3;
   int max_rank = 3;
   int max_dim = 8;
+  // Higher-order bodies: how deeply they nest (2: a cond / while_loop in at most one other) and
+  // how many statements a top-level body draws at most (a nested body half as many, 2 at least).
+  int max_nesting = 2;
+  int max_body_statements = 4;
   std::vector<uint32_t> family_weights = {2, 8, 3, 5, 2, 6, 3, 1, 3, 1, 1, 1};
   // When set, every op statement uses this op (its family's weight still decides how often an
   // op statement is drawn); used to make a program for each row of the op table.

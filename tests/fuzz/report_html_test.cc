@@ -127,6 +127,39 @@ TEST(ReportHtmlTest, WellFormedAndNamesEveryBucketAndFinding) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
 }
 
+TEST(ReportHtmlTest, ALongResumedCampaignShowsItsMilestonesAndNights) {
+  nlohmann::ordered_json r = sample_report();
+  r["timeline"] = nlohmann::ordered_json::array();
+  for (int t : {30, 60, 300, 600, 900}) {  // features 1000 at a minute, 1500 at ten
+    r["timeline"].push_back(
+        {{"seconds", t}, {"programs", 100 * t}, {"features", t < 600 ? 1000 : 1500}});
+  }
+  r["nights"] = nlohmann::ordered_json::array();
+  r["nights"].push_back({{"first_seed", 1},
+                         {"seconds", 900.0},
+                         {"programs", 90000},
+                         {"features", 1500},
+                         {"new_features", 1500},
+                         {"findings", 1},
+                         {"corpus", nullptr}});
+  r["nights"].push_back({{"first_seed", 90001},
+                         {"seconds", 900.0},
+                         {"programs", 80000},
+                         {"features", 1600},
+                         {"new_features", 100},
+                         {"findings", 0},
+                         {"corpus", {{"read", 400}, {"kept", 120}}}});
+  std::string html = report_html(r);
+  EXPECT_EQ(xml_problem(html), "") << html;
+  EXPECT_NE(html.find("1 min: 1000; 10 min: 1500 (1.50&#215;)"), std::string::npos) << html;
+  EXPECT_EQ(html.find("60 min:"), std::string::npos);  // not reached
+  EXPECT_NE(html.find("<h2>Nights</h2>"), std::string::npos);
+  EXPECT_NE(html.find(">90001<"), std::string::npos);
+  EXPECT_NE(html.find("400 &#8594; 120"), std::string::npos);
+  r["nights"].erase(1);  // one night: no table
+  EXPECT_EQ(report_html(r).find("<h2>Nights</h2>"), std::string::npos);
+}
+
 TEST(ReportHtmlTest, ARunningReportWithNothingYetIsWellFormed) {
   nlohmann::ordered_json r;
   r["status"] = "running";

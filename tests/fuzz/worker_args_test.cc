@@ -20,6 +20,8 @@ TEST(WorkerArgs, EverySettingRoundTrips) {
   w.plan.deadline = 12345.678901;
   w.plan.replay_share = 3;
   w.plan.restart = 2;
+  w.plan.swarm = true;
+  w.plan.swarm_origin = 5;
   w.backend = "cuda";
   w.pipeline.oracles =
       oracles::OracleSet::none().add(oracles::OracleKind::kBinding).add(oracles::OracleKind::kTv);
@@ -43,6 +45,8 @@ TEST(WorkerArgs, EverySettingRoundTrips) {
   EXPECT_NEAR(back->plan.deadline, 12345.678901, 1e-6);
   EXPECT_EQ(back->plan.replay_share, 3);
   EXPECT_EQ(back->plan.restart, 2u);
+  EXPECT_TRUE(back->plan.swarm);
+  EXPECT_EQ(back->plan.swarm_origin, 5u);
   EXPECT_EQ(back->backend, "cuda");
   EXPECT_EQ(back->pipeline.oracles.str(), "binding,tv");
   EXPECT_EQ(back->pipeline.smt.timeout_ms, 250u);
@@ -65,6 +69,7 @@ TEST(WorkerArgs, DefaultsRoundTripWithoutTheOptionalFlags) {
     EXPECT_NE(a, "--quiet");
     EXPECT_NE(a, "--cross-check");
     EXPECT_NE(a, "--corpus");
+    EXPECT_NE(a, "--swarm-origin");
   }
   std::string error;
   std::optional<WorkerArgs> back = WorkerArgs::parse(tail(argv), &error);
@@ -72,6 +77,7 @@ TEST(WorkerArgs, DefaultsRoundTripWithoutTheOptionalFlags) {
   EXPECT_EQ(back->plan.end, UINT64_MAX);
   EXPECT_EQ(back->plan.replay_share, -1);
   EXPECT_FALSE(back->quiet);
+  EXPECT_FALSE(back->plan.swarm);
   EXPECT_TRUE(back->corpus.empty());
   EXPECT_EQ(back->pipeline.oracles.str(), oracles::OracleSet::all().str());
 }

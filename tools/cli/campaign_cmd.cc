@@ -24,6 +24,8 @@ struct CampaignFlags {
   uint64_t seeds = 0;
   std::string junit;
   bool guided = false;
+  bool no_swarm = false;
+  std::string resume;  // DIR
   std::string corpus;
   std::string backend = "cpu";
   bool exec_workers = false;
@@ -59,14 +61,16 @@ int campaign(const CampaignFlags& flags) {
   opts.pipeline = flags.oracles.options();
   opts.guided = flags.guided || !flags.corpus.empty();
   opts.corpus_dir = flags.corpus;
+  opts.swarm = !flags.no_swarm;
   // An unavailable backend is found by the first worker, in its own process (this one must not
   // create a CUDA context: the children it forks, e.g. for the generator statistics, would inherit
   // the driver's address-space reservation and fail their memory cap).
   if (flags.backend != "cpu" || flags.exec_workers) {
     opts.exec_backend = flags.backend;  // a CUDA context does not survive fork: fork+exec
   }
-  s.out_dir = flags.out;
-  s.out_dir_given = !flags.out_default;
+  s.out_dir = flags.resume.empty() ? flags.out : flags.resume;
+  s.out_dir_given = !flags.out_default || !flags.resume.empty();
+  s.resume = !flags.resume.empty();
   s.minimize_seconds = flags.minimize_seconds;
   s.junit = flags.junit;
   s.backend = flags.backend;
@@ -125,6 +129,11 @@ void add_campaign_command(CLI::App& app, Action* action) {
                 "and op pairs, binding paths, replacement kinds, runtime-assert and guard shapes, "
                 "verdicts; with --config=sancov, code edges too) and run mutants of them (one to "
                 "three generator decisions changed)");
+  cmd->add_flag("--no-swarm", f->no_swarm,
+                "draw every seed's program under the default generator policy (by default half "
+                "are drawn under swarm policies: op features and statement kinds switched per "
+                "worker and slice of 1,024 programs, programs longer and deeper as the campaign "
+                "goes on; their recipes are in the findings)");
   cmd->add_option("--corpus", f->corpus,
                   "the guided campaign's corpus directory, read at start and grown (implies "
                   "--guided; default OUT/corpus)");
@@ -138,6 +147,14 @@ void add_campaign_command(CLI::App& app, Action* action) {
   cmd->add_option("--out", f->out, "output directory")
       ->capture_default_str()
       ->each([f](const std::string&) { f->out_default = false; });
+  cmd->add_option("--resume", f->resume,
+                  "go on with the campaign in DIR (its --out), as a nightly run does: past the "
+                  "seeds it started, its swarm growth kept, guided from its corpus distilled to "
+                  "the entries that reach the same features; DIR's report counts the features of "
+                  "every night and keeps a record per night")
+      ->excludes("--out")
+      ->excludes("--seed")
+      ->excludes("--shard");
   f->isolation.add_to(cmd);
   cmd->add_option("--minimize-seconds", f->minimize_seconds,
                   "time box for minimizing each new finding (0: do not minimize)")

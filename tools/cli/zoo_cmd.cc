@@ -22,6 +22,7 @@ struct ZooFlags {
   std::string faults;
   uint64_t seed = 1;
   std::string out = "report/zoo";
+  bool no_swarm = false;
 };
 
 void print_row(const fuzz::ZooRow& row, double seconds) {
@@ -56,7 +57,7 @@ int zoo(const ZooFlags& flags) {
               "programs", "bucket", "reproducer lines (fault off)");
   size_t detected = 0;
   for (const FaultInfo* f : faults) {
-    rows.push_back(fuzz::hunt_fault(*f, flags.seconds, flags.seed, base, out_dir));
+    rows.push_back(fuzz::hunt_fault(*f, flags.seconds, flags.seed, base, out_dir, !flags.no_swarm));
     print_row(rows.back(), flags.seconds);
     detected += rows.back().detected ? 1 : 0;
   }
@@ -83,6 +84,8 @@ void add_zoo_command(CLI::App& app, Action* action) {
   cmd->add_option("--faults", f->faults, "comma list of fault names (default: all)");
   cmd->add_option("--seed", f->seed, "first seed")->capture_default_str()->check(seed_number());
   cmd->add_option("--out", f->out, "output directory")->capture_default_str();
+  cmd->add_flag("--no-swarm", f->no_swarm,
+                "every program under the default generator policy (as `campaign --no-swarm`)");
   cmd->callback([=] { *action = [=] { return zoo(*f); }; });
 }
 
