@@ -93,7 +93,8 @@ struct Slot {
   StderrFile err;
   uint64_t next_seed = 0;        // a replacement worker goes on from here
   Recipe current;                // the program in flight (kRunning, kHung)
-  uint64_t workers_started = 0;  // only the first replays the corpus
+  uint64_t workers_started = 0;  // only the first replays the corpus,
+  bool recycled = false;         // and one replacing a worker that exited cleanly (recycled)
   double last_line = 0;          // for the watchdog
   bool in_program() const { return state == SlotState::kRunning || state == SlotState::kHung; }
 };
@@ -179,7 +180,11 @@ class CampaignLoop {
     wp.stride = plan_.stride;
     wp.end = plan_.end;
     wp.deadline = deadline_;
-    wp.replay_share = slot.workers_started ? -1 : static_cast<int64_t>(&slot - slots_.data());
+    // A replacement after a crash does not replay (an entry that now crashes would cost every
+    // worker); one after a recycle does, to learn the features its predecessor had seen.
+    bool replay = slot.workers_started == 0 || slot.recycled;
+    slot.recycled = false;
+    wp.replay_share = replay ? static_cast<int64_t>(&slot - slots_.data()) : -1;
     wp.restart = slot.workers_started++;
     wp.swarm = opts_.swarm;
     wp.swarm_origin = opts_.swarm_origin ? opts_.swarm_origin : opts_.first_seed;
@@ -293,9 +298,11 @@ class CampaignLoop {
     bool stopped = stop_requested() && !watchdog && WIFSIGNALED(status) &&
                    (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM);
     if (!slot.in_program() || stopped) {
-      // Between programs: a clean exit is the deadline; anything else lost the worker, which
-      // had no program to blame. Either way a fresh worker goes on (if there is time left).
+      // Between programs: a clean exit is the deadline or a recycle (the worker grew past its
+      // resident limit); anything else lost the worker, which had no program to blame. Either
+      // way a fresh worker goes on (if there is time left).
       if (!clean_exit && !stop_requested()) ++r_.workers_lost;
+      slot.recycled = clean_exit && !slot.in_program();
       if (slot.in_program()) ++r_.not_run;
     } else if (!r_.stopped_early) {
       // The worker died inside a program: an aborting engine bug, a hang, out of memory, or an

@@ -32,6 +32,18 @@ namespace {
 // program was in flight).
 constexpr int kWorkerExceptionExitCode = 87;
 
+// The process's resident memory in MB (/proc/self/statm), 0 when it cannot be read.
+size_t resident_mb() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long long size = 0, resident = 0;
+  int read = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  if (read != 2) return 0;
+  return static_cast<size_t>(resident * static_cast<unsigned long long>(sysconf(_SC_PAGESIZE)) >>
+                             20);
+}
+
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -127,6 +139,8 @@ void run_campaign_worker(int fd, int err_fd, const WorkerPlan& plan, const Campa
       outcome.detail = printable(utf8_prefix(outcome.detail, 4000));  // one pipe line
       send(out, WorkerMessage::done(recipe, outcome.bucket,
                                     is_plain_bucket(outcome.bucket) ? "" : outcome.detail, fresh));
+      // Grown too large: a clean exit between programs, and the campaign starts a fresh worker.
+      if (resident_mb() > (o.recycle_rss_mb ? o.recycle_rss_mb : o.memory_mb / 2)) break;
     }
     std::fclose(out);
   } catch (const std::bad_alloc&) {

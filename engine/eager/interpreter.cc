@@ -238,11 +238,16 @@ Value Interpreter::eval(const Expr& e) {
         }
       }
       // Only a data-dependent size is unbacked: dim 0 of nonzero, index, masked_select,
-      // unique (the other dims follow the input), repeat_interleave's dim.
+      // unique (the other dims follow the input), repeat_interleave's dim, unique_dim's dim
+      // (its values' size there; its counts are the same int).
       int64_t dim = 0;
       if (e.op == program::OpKind::kRepeatInterleave && args.size() > 2 &&
           args[2].kind == Value::Kind::kInt) {
         dim = args[2].i;
+      }
+      if (e.op == program::OpKind::kUniqueDim && args.size() > 1 &&
+          args[1].kind == Value::Kind::kInt) {
+        dim = args[1].i;
       }
       Value out = dispatch(Call(e.op, std::move(args)));
       if (schema.allocates_unbacked) note_data_dependent(schema.name, out, dim);

@@ -222,6 +222,25 @@ TEST(Campaign, ABoundedShardRunsExactlyItsSeeds) {
   EXPECT_GT(r.buckets.size(), 1u);  // the planted crash, among others
 }
 
+TEST(Campaign, AWorkerPastItsResidentLimitIsRecycledAndNothingIsLost) {
+  CampaignOptions opts;
+  opts.seconds = 120;
+  opts.first_seed = 1;
+  opts.seeds = 8;
+  opts.recycle_rss_mb = 1;  // every worker is past it after its first program
+  opts.quiet_workers = true;
+  std::set<int> workers;
+  std::vector<uint64_t> seeds;
+  opts.on_worker_start = [&](int pid) { workers.insert(pid); };
+  opts.on_verdict = [&](uint64_t seed, const std::string&) { seeds.push_back(seed); };
+  CampaignResult r = run_campaign(opts);
+  EXPECT_EQ(r.programs, 8u);
+  EXPECT_EQ(seeds, (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7, 8}));  // in order, none twice
+  EXPECT_EQ(workers.size(), 8u);                                      // one program each
+  EXPECT_EQ(r.workers_lost, 0u);  // a recycled worker is not lost
+  EXPECT_EQ(r.buckets.count("crash:exit0"), 0u);
+}
+
 // A backend a worker finds unavailable (a CUDA driver that fails cuInit under the worker's
 // limits, say) stops the campaign with the reason; no program is counted as a failure.
 class UnavailableBackend : public backend::Backend {
