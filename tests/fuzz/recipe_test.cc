@@ -138,18 +138,22 @@ TEST(Features, NameOpsPairsBindingsAndTheVerdict) {
   EXPECT_EQ(program_features(p, r, "pass").size(), f.size());
 }
 
+// The feature texts of a program's run on the CPU backend, judged `pass`.
+std::vector<std::string> pass_features_of(const std::string& text) {
+  program::Program p = program::parse_program(text);
+  auto cpu = backend::make_cpu_backend();
+  oracles::PipelineOptions opts;
+  opts.backend = cpu.get();
+  return program_feature_texts(p, oracles::run_pipeline(p, opts), "pass");
+}
+
 TEST(Features, NameWhatRunsInsideHigherOrderBodiesByTheOpsAroundIt) {
-  program::Program p = program::parse_program(
+  std::vector<std::string> f = pass_features_of(
       "# sfz 1\n# expect: ok\ninput x: i64[4] = [1, 0, 2, 0]\n"
       "def inner(a):\n  check(size(a, 0) >= 0, \"any\")\n  return nonzero(a) + 0\n"
       "def outer(a):\n  g = invoke_subgraph(inner, [a])\n  return g\n"
       "def plain(a):\n  return a + 0\n"
       "c = cond(sum(x, [0]) > 0, outer, plain, [x])\nreturn c\n");
-  auto cpu = backend::make_cpu_backend();
-  oracles::PipelineOptions opts;
-  opts.backend = cpu.get();
-  oracles::PipelineResult r = oracles::run_pipeline(p, opts);
-  std::vector<std::string> f = program_feature_texts(p, r, "pass");
   auto has = [&](const std::string& x) { return std::find(f.begin(), f.end(), x) != f.end(); };
   EXPECT_TRUE(has("in:cond/invoke_subgraph:nonzero"));
   EXPECT_TRUE(has("in:cond/invoke_subgraph:check"));

@@ -41,7 +41,9 @@ TEST(Swarm, PoliciesSwitchFeaturesAndKeepDataDependentOps) {
     switched.insert(p.disabled_features);
     EXPECT_GE(p.family_weights[5], 1u);  // data-dependent ops are always drawn
     for (uint32_t w : p.family_weights) some_family_off += w == 0;
-    if (p.max_rank == 4) EXPECT_LE(p.max_dim, 8);  // at most 4,096 elements an input
+    if (p.max_rank == 4) {
+      EXPECT_LE(p.max_dim, 8);  // at most 4,096 elements an input
+    }
   }
   EXPECT_GT(switched.size(), 20u);  // variants differ
   EXPECT_GT(some_family_off, 0);
@@ -86,7 +88,9 @@ TEST(Swarm, CampaignKeysByHalfSlotSliceAndGrowth) {
     uint64_t key = campaign_swarm_key(s, origin, stride);
     EXPECT_EQ(key, campaign_swarm_key(s, origin, stride));  // a function of the seed
     swarm += key != 0;
-    if (key) EXPECT_EQ(swarm_level(key), 0);  // the first 8,192 programs of a slot
+    if (key) {
+      EXPECT_EQ(swarm_level(key), 0);  // the first 8,192 programs of a slot
+    }
   }
   EXPECT_GT(swarm, 800);  // about half
   EXPECT_LT(swarm, 1200);
