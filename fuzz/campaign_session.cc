@@ -60,6 +60,9 @@ std::string campaign_summary(const CampaignResult& r, const CampaignReport& repo
                              const std::filesystem::path& out_dir) {
   std::string edges =
       r.edge_features ? " (" + std::to_string(r.edge_features) + " of them edge features)" : "";
+  // A resumed campaign's report counts the earlier nights' features too.
+  uint64_t all = report.json().value("features", uint64_t{0});
+  if (all > r.features) edges += " (" + std::to_string(all) + " with the earlier nights')";
   std::string out =
       format("campaign: %llu programs in %.1fs (%.0f/s), %llu features%s, report in %s\n",
              ull(r.programs), r.seconds, r.programs / r.seconds, ull(r.features), edges.c_str(),
