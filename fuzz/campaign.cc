@@ -49,11 +49,15 @@ GeneratedProgram generated_for_seed(uint64_t seed) {
   return generated_for_recipe(r);
 }
 
-program::Program program_for_finding(const Finding& f) {
-  if (f.recipe.empty()) return program_for_seed(f.seed);
-  std::optional<Recipe> recipe = Recipe::parse(f.recipe);
-  SF_CHECK(recipe) << "a finding with a bad recipe: " << f.recipe;
-  return generated_for_recipe(*recipe).program;
+program::Program program_for(uint64_t seed, const std::string& recipe) {
+  if (recipe.empty()) return program_for_seed(seed);
+  std::optional<Recipe> parsed = Recipe::parse(recipe);
+  SF_CHECK(parsed) << "a finding with a bad recipe: " << recipe;
+  return generated_for_recipe(*parsed).program;
+}
+
+uint64_t swarm_origin_of(const CampaignOptions& opts) {
+  return opts.swarm_origin ? opts.swarm_origin : opts.first_seed;
 }
 
 bool is_finding_bucket(const std::string& bucket) {
@@ -149,7 +153,7 @@ class CampaignLoop {
     Finding f;
     f.bucket = bucket;
     f.seed = s;
-    if (!recipe.overrides.empty() || recipe.swarm != 0) f.recipe = recipe.str();
+    if (!recipe.plain()) f.recipe = recipe.str();
     f.detail = detail;
     f.signature = signature({bucket, detail});
     f.elapsed = now_seconds() - start_;
@@ -187,7 +191,7 @@ class CampaignLoop {
     wp.replay_share = replay ? static_cast<int64_t>(&slot - slots_.data()) : -1;
     wp.restart = slot.workers_started++;
     wp.swarm = opts_.swarm;
-    wp.swarm_origin = opts_.swarm_origin ? opts_.swarm_origin : opts_.first_seed;
+    wp.swarm_origin = swarm_origin_of(opts_);
     int err_fd = slot.err.fd;
     if (opts_.exec_backend.empty()) {
       slot.w->start([&](int out_fd) { run_campaign_worker(out_fd, err_fd, wp, opts_); },

@@ -27,10 +27,9 @@ program::Program program_for_seed(uint64_t seed);
 // The same program with its eager result (for PipelineOptions::eager_reference).
 GeneratedProgram generated_for_seed(uint64_t seed);
 
-struct Finding;
-// The program a finding ran: regenerated from its recipe (a mutant or a swarm policy's program),
-// else from its seed.
-program::Program program_for_finding(const Finding& f);
+// The program a finding ran: regenerated from its recipe text (a mutant's or a swarm policy's
+// program) when it has one, else from its seed.
+program::Program program_for(uint64_t seed, const std::string& recipe);
 
 // A bucket that is a finding: a failed oracle or a crash (not a rejection or a triage bucket).
 bool is_finding_bucket(const std::string& bucket);
@@ -130,6 +129,9 @@ struct CampaignResult {
 };
 
 CampaignResult run_campaign(const CampaignOptions& opts);
+
+// The seed a campaign's swarm growth counts from: opts.swarm_origin, else its first seed.
+uint64_t swarm_origin_of(const CampaignOptions& opts);
 
 // A worker's loop (for an exec'd worker process, see exec_backend), lines on `fd`; never
 // returns.

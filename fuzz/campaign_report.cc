@@ -52,7 +52,8 @@ CampaignReport::CampaignReport(ReportOptions opts) : opts_(std::move(opts)) {
   if (std::optional<std::string> why = check_writable_dir(opts_.out_dir)) {
     throw std::runtime_error(*why);
   }
-  known_features_.insert(opts_.known_features.begin(), opts_.known_features.end());
+  reached_.insert(opts_.known_features.begin(), opts_.known_features.end());
+  known_features_ = reached_.size();
   coverage({});
   write_report(false);
 }
@@ -73,7 +74,7 @@ void CampaignReport::add(const Finding& f) {
   e.found_at = f.elapsed;
   std::string base =
       finding_class(f.bucket) + "/" + slug(f.bucket) + "-" + sha256_hex(f.signature).substr(0, 8);
-  program::Program p = program_for_finding(f);
+  program::Program p = program_for(f.seed, f.recipe);
   p.header.reproduces = f.signature;
   // Faults switched on for the whole campaign (SHAPEFUZZ_FAULTS) go in the header, so the file
   // replays as-is.
@@ -289,7 +290,6 @@ void CampaignReport::finish(const CampaignResult& r) {
   programs_ = r.programs;
   buckets_ = r.buckets;
   workers_lost_ = r.workers_lost;
-  features_ = r.features;
   edge_features_ = r.edge_features;
   resume_seed_ = r.resume_seed;
   coverage(r.feature_set);
@@ -298,16 +298,10 @@ void CampaignReport::finish(const CampaignResult& r) {
 }
 
 void CampaignReport::coverage(const std::unordered_set<uint64_t>& features) {
-  const std::unordered_set<uint64_t>* all = &features;
-  std::unordered_set<uint64_t> merged;
-  if (!known_features_.empty()) {  // a resumed campaign counts what earlier nights reached too
-    merged = known_features_;
-    merged.insert(features.begin(), features.end());
-    all = &merged;
-  }
-  features_ = all->size();
-  if (all->size() == feature_hashes_.size()) return;  // the set only grows
-  feature_hashes_.assign(all->begin(), all->end());
+  reached_.insert(features.begin(), features.end());  // a resumed campaign's too: the union
+  features_ = reached_.size();
+  if (reached_.size() == feature_hashes_.size()) return;  // the set only grows
+  feature_hashes_.assign(reached_.begin(), reached_.end());
   std::sort(feature_hashes_.begin(), feature_hashes_.end());
 }
 
@@ -367,14 +361,13 @@ void CampaignReport::write_report(bool finished) {
                              {"detail", e.detail}});
   }
   j["nights"] = opts_.nights;
-  j["nights"].push_back(
-      {{"first_seed", opts_.first_seed},
-       {"seconds", elapsed_},
-       {"programs", programs_},
-       {"features", features_},
-       {"new_features", features_ - std::min<uint64_t>(features_, known_features_.size())},
-       {"findings", entries_.size()},
-       {"corpus", opts_.corpus}});
+  j["nights"].push_back({{"first_seed", opts_.first_seed},
+                         {"seconds", elapsed_},
+                         {"programs", programs_},
+                         {"features", features_},
+                         {"new_features", features_ - known_features_},
+                         {"findings", entries_.size()},
+                         {"corpus", opts_.corpus}});
   j["timeline"] = nlohmann::ordered_json::array();
   for (const Sample& s : timeline_) {
     nlohmann::ordered_json b = nlohmann::ordered_json::object();

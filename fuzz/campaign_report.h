@@ -131,9 +131,12 @@ class CampaignReport {
   std::map<std::string, uint64_t> buckets_;
   uint64_t programs_ = 0, workers_lost_ = 0, features_ = 0, edge_features_ = 0;
   uint64_t resume_seed_ = 0;  // the campaign's CampaignResult::resume_seed, once finished
-  std::unordered_set<uint64_t> known_features_;  // opts_.known_features
-  nlohmann::ordered_json json_;                  // the report last written
-  std::vector<uint64_t> feature_hashes_;         // sorted; written to features.txt when it grew
+  // Every feature reached so far, the earlier nights' (opts_.known_features) included, and how
+  // many of them the earlier nights reached.
+  std::unordered_set<uint64_t> reached_;
+  size_t known_features_ = 0;
+  nlohmann::ordered_json json_;           // the report last written
+  std::vector<uint64_t> feature_hashes_;  // sorted; written to features.txt when it grew
   // SIZE_MAX: not written yet (the first report writes it, empty or not, replacing what an
   // earlier campaign in the same directory left).
   size_t feature_hashes_written_ = SIZE_MAX;

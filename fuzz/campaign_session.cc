@@ -32,6 +32,14 @@ std::string format(const char* fmt, auto... args) {
 
 unsigned long long ull(uint64_t v) { return static_cast<unsigned long long>(v); }
 
+// The limits of one isolated run in a campaign's settings (minimizing, statistics, distilling).
+IsolationLimits limits_of(const CampaignOptions& opts) {
+  IsolationLimits limits;
+  limits.timeout_seconds = opts.timeout;
+  limits.memory_mb = opts.memory_mb;
+  return limits;
+}
+
 }  // namespace
 
 std::string progress_line(double elapsed, uint64_t programs, uint64_t features,
@@ -88,11 +96,10 @@ ReportOptions report_options_for(const CampaignOptions& opts) {
   r.shard = opts.shard;
   r.shards = opts.shards;
   r.swarm = opts.swarm;
-  r.swarm_origin = opts.swarm_origin ? opts.swarm_origin : opts.first_seed;
+  r.swarm_origin = swarm_origin_of(opts);
   r.campaign_seconds = opts.seconds;
   r.pipeline = opts.pipeline;
-  r.limits.timeout_seconds = opts.timeout;
-  r.limits.memory_mb = opts.memory_mb;
+  r.limits = limits_of(opts);
   r.stop = opts.stop;
   return r;
 }
@@ -119,11 +126,8 @@ CampaignResult run_reported_campaign(CampaignOptions opts, CampaignReport& repor
   // Not after a stop: the final report must not wait for them.
   if (r.programs > 0 && !stopped) {
     std::string why;
-    IsolationLimits limits;
-    limits.timeout_seconds = opts.timeout;
-    limits.memory_mb = opts.memory_mb;
     if (std::optional<GenStats> stats =
-            sample_generator_stats(opts.first_seed, r.programs, limits, &why)) {
+            sample_generator_stats(opts.first_seed, r.programs, limits_of(opts), &why)) {
       report.set_generator_stats(*stats, opts.first_seed);
     } else {
       std::fprintf(stderr, "campaign: the generator statistics were not gathered (%s)\n",
@@ -179,15 +183,11 @@ CampaignExit run_campaign_session(CampaignSettings s) {
                    why->c_str());
       return CampaignExit::kUsage;
     }
-    IsolationLimits limits;
-    limits.timeout_seconds = opts.timeout;
-    limits.memory_mb = opts.memory_mb;
-    DistillResult d =
-        distill_corpus_in_place(opts.corpus_dir, opts.pipeline, limits, std::max(1, opts.jobs));
+    DistillResult d = distill_corpus_in_place(opts.corpus_dir, opts.pipeline, limits_of(opts),
+                                              std::max(1, opts.jobs));
     ropts.known_features = resumed->known_features;
     ropts.nights = resumed->nights;
-    ropts.corpus = {
-        {"read", d.read}, {"kept", d.kept}, {"crashed", d.crashed}, {"features", d.features}};
+    ropts.corpus = d.json();
     std::fprintf(stderr,
                  "campaign: resuming %s (night %zu) at seed %llu; %zu features known; corpus "
                  "distilled from %zu to %zu entries (%zu crashed)\n",

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,11 @@ struct DistillResult {
   size_t kept = 0;      // written to the output
   size_t crashed = 0;   // whose run crashed or hung (dropped: a corpus keeps no crash)
   size_t features = 0;  // distinct features of the entries read, all reached by those kept
+
+  // {"read", "kept", "crashed", "features"}: a report's record of a distillation.
+  nlohmann::ordered_json json() const {
+    return {{"read", read}, {"kept", kept}, {"crashed", crashed}, {"features", features}};
+  }
 };
 
 // Reads the corpora in `dirs`, runs each distinct recipe once (crash-isolated, within `limits`;

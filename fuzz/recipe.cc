@@ -61,9 +61,8 @@ GeneratedProgram generated_for_recipe(Recipe& recipe) {
   GeneratedProgram g = generate_program_with_result(src, swarm_policy(recipe.swarm));
   recipe.decisions = src.drawn();
   // A plain seed's program is the campaign's own for the seed (tagged the same way).
-  bool plain = recipe.overrides.empty() && recipe.swarm == 0;
-  g.program.header.found_by =
-      plain ? "campaign seed=" + std::to_string(recipe.seed) : "campaign recipe=" + recipe.str();
+  g.program.header.found_by = recipe.plain() ? "campaign seed=" + std::to_string(recipe.seed)
+                                             : "campaign recipe=" + recipe.str();
   return g;
 }
 

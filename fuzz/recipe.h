@@ -22,6 +22,8 @@ struct Recipe {
   uint64_t swarm = 0;                      // the policy's key; 0: the default policy
   uint32_t decisions = 0;  // how many decisions the program took (known once generated)
 
+  // Neither overrides nor a swarm policy: the seed's own program under the default policy.
+  bool plain() const { return overrides.empty() && swarm == 0; }
   std::string str() const;
   static std::optional<Recipe> parse(const std::string& text);
 };

@@ -35,6 +35,13 @@ double num_of(const Json& j, const char* key) {
   return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
+// A seed, exact when it is an unsigned count (seeds go up to 2^64 - 1, past a double's 2^53).
+std::string seed_of(const Json& j, const char* key) {
+  auto it = j.find(key);
+  if (it != j.end() && it->is_number_unsigned()) return std::to_string(it->get<uint64_t>());
+  return num(num_of(j, key), 0);
+}
+
 const char* kColors[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e",
                          "#e6ab02", "#a6761d", "#666666", "#1f78b4", "#b2df8a"};
 
@@ -160,14 +167,10 @@ std::string nights_table(const Json& nights) {
           num(num_of(n["corpus"], "read"), 0) + " &#8594; " + num(num_of(n["corpus"], "kept"), 0);
     }
     h += "<tr><td class=\"n\">" + std::to_string(i + 1) + "</td><td class=\"n\">" +
-         (n.contains("first_seed") &&
-                  (n["first_seed"].is_number_unsigned() ||
-                   (n["first_seed"].is_number_integer() && n["first_seed"].get<int64_t>() >= 0))
-              ? std::to_string(n["first_seed"].get<uint64_t>())
-              : std::string("?")) +
-         "</td><td class=\"n\">" + num(num_of(n, "seconds"), 0) + "</td><td class=\"n\">" +
-         num(num_of(n, "programs"), 0) + "</td><td class=\"n\">" + num(num_of(n, "features"), 0) +
-         "</td><td class=\"n\">" + num(num_of(n, "new_features"), 0) + "</td><td class=\"n\">" +
+         seed_of(n, "first_seed") + "</td><td class=\"n\">" + num(num_of(n, "seconds"), 0) +
+         "</td><td class=\"n\">" + num(num_of(n, "programs"), 0) + "</td><td class=\"n\">" +
+         num(num_of(n, "features"), 0) + "</td><td class=\"n\">" +
+         num(num_of(n, "new_features"), 0) + "</td><td class=\"n\">" +
          num(num_of(n, "findings"), 0) + "</td><td>" + corpus + "</td></tr>\n";
   }
   return h + "</table>\n";
@@ -314,12 +317,9 @@ std::string report_html(const Json& r) {
       }
       h += "<tr><td class=\"" + cls + "\">" + xml_escape(str_of(*f, "bucket")) +
            "</td><td class=\"n\">" + num(num_of(*f, "count"), 0) + "</td><td class=\"n\">" +
-           (f->contains("first_seed") && (*f)["first_seed"].is_number_unsigned()
-                ? std::to_string((*f)["first_seed"].get<uint64_t>())
-                : num(num_of(*f, "first_seed"), 0)) +
-           "</td><td class=\"n\">" + num(num_of(*f, "found_at_seconds"), 1) +
-           " s</td><td class=\"n\">" + statements + "</td><td>" +
-           link(str_of(*f, "original"), "program") + "</td><td>" +
+           seed_of(*f, "first_seed") + "</td><td class=\"n\">" +
+           num(num_of(*f, "found_at_seconds"), 1) + " s</td><td class=\"n\">" + statements +
+           "</td><td>" + link(str_of(*f, "original"), "program") + "</td><td>" +
            link(str_of(*f, "minimized"), "minimized") + "</td><td>" +
            link(str_of(*f, "test"), "test") + "</td><td><details><summary>" +
            abbreviate(summary, 90) + "</summary><pre>" + xml_escape(str_of(*f, "signature")) +

@@ -361,10 +361,7 @@ MergeResult merge_shards(const MergeOptions& opts) {
     fs::remove_all(opts.out_dir / "corpus");
     r.corpus =
         distill_corpus(corpora, opts.out_dir / "corpus", opts.pipeline, opts.limits, opts.jobs);
-    j["corpus"] = {{"read", r.corpus->read},
-                   {"kept", r.corpus->kept},
-                   {"crashed", r.corpus->crashed},
-                   {"features", r.corpus->features}};
+    j["corpus"] = r.corpus->json();
   }
   j["problems"] = r.problems;
   fs::create_directories(opts.out_dir);

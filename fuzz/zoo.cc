@@ -55,7 +55,8 @@ ZooRow hunt_fault(const FaultInfo& f, double seconds, uint64_t first_seed,
     if (!is_finding_bucket(found.bucket)) return false;
     // A program that fails the same way with the fault off found an unrelated bug, not this
     // fault: count it and go on.
-    if (bucket_of_text(program::print_program(program_for_finding(found)), base) == found.bucket) {
+    if (bucket_of_text(program::print_program(program_for(found.seed, found.recipe)), base) ==
+        found.bucket) {
       ++row.unrelated;
       return false;
     }
@@ -72,10 +73,7 @@ ZooRow hunt_fault(const FaultInfo& f, double seconds, uint64_t first_seed,
   if (!row.detected) return row;
   // Shrink with the fault named in the program's header, so every candidate (and the file)
   // runs with it on, whatever the process's switches.
-  Finding found;
-  found.seed = row.seed;
-  found.recipe = row.recipe;
-  program::Program p = program_for_finding(found);
+  program::Program p = program_for(row.seed, row.recipe);
   p.header.faults = {f.name};
   p.header.found_by =
       "zoo fault=" + std::string(f.name) +
