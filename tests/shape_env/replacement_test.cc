@@ -284,5 +284,29 @@ TEST(RefineRanges, ContradictoryConstraintsAreAValueRangeError) {
   EXPECT_EQ(env.var_range(U(0)).str(), "[0, 8]") << "the failed update left the range alone";
 }
 
+// PyTorch's _refine_ranges solves a relation for each of its symbols in turn: split_with_sizes of
+// an empty dim checks each size >= 0 and u0 + u1 + u2 == 0, which pins all three to 0. Size-like
+// symbols are never learned to be below 2 (their bound stays [0, 2]), as upstream.
+TEST(RefineRanges, AnEqualityOverSeveralNonNegativeIntsPinsEachOfThem) {
+  for (bool size_like : {false, true}) {
+    SCOPED_TRACE(size_like ? "size-like" : "checked >= 0");
+    ShapeEnv env;
+    std::vector<SymInt> u;
+    for (int i = 0; i < 3; ++i) {
+      u.push_back(env.create_unbacked_symint());
+      if (size_like) {
+        env.check_is_size(u.back());
+      } else {
+        env.check(sym_ge(u.back(), 0), "a split size");
+      }
+    }
+    env.check(sym_eq(u[0] + u[1] + u[2], 0), "split sizes sum to the dim");
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(env.replace(U(i)) == I(0), !size_like) << i;
+      EXPECT_EQ(env.var_range(U(i)).str(), size_like ? "[0, 2]" : "[0, 0]") << i;
+    }
+    EXPECT_EQ(env.statically_known_true(sym_lt(u[0] + u[1] + u[2], 3)), !size_like);
+  }
+}
 }  // namespace
 }  // namespace sf

@@ -365,28 +365,16 @@ Value meta_view(MetaContext& ctx, OpKind op, const std::vector<MetaArg>& args) {
       return out;
     }
     case OpKind::kSplitWithSizes: {
-      // PyTorch's decomposition: every size checked as a size (torch._check_is_size), their sum
-      // checked equal to the dim's size (a deferred assert when unbacked), then one narrow each.
+      // PyTorch 2.15's decomposition: every size checked non-negative (torch._check(s >= 0), not
+      // _check_is_size: the sizes are not size-like, so their sum being 0 pins each to 0), their
+      // sum checked equal to the dim's size (a deferred assert when unbacked), then one narrow each.
       if (rank == 0) fail(ctx, UserErrorKind::kShape, "split_with_sizes of a 0-d tensor");
       int64_t d = normalize_dim(ctx, args[2].dims[0], rank);
       const std::vector<SymInt>& parts = args[1].ints;
       SymInt total = 0;
       for (const SymInt& s : parts) {
-        if (s.maybe_as_int()) {
-          if (*s.maybe_as_int() < 0) {
-            fail(ctx, UserErrorKind::kValue,
-                 "split_with_sizes: sizes must be non-negative, got " + s.str());
-          }
-        } else {
-          try {
-            ctx.env().check_is_size(s);
-          } catch (const UserError& e) {
-            if (e.kind() != UserErrorKind::kCheckFailed && e.kind() != UserErrorKind::kValueRange)
-              throw;
-            fail(ctx, UserErrorKind::kValue,
-                 "split_with_sizes: sizes must be non-negative, got " + s.str());
-          }
-        }
+        require(ctx, sym_ge(s, 0), UserErrorKind::kValue,
+                "split_with_sizes: sizes must be non-negative, got " + s.str());
         total = total + s;
       }
       require(ctx, sym_eq(total, sizes[d]), UserErrorKind::kValue,
