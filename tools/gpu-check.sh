@@ -106,7 +106,8 @@ run)
     campaign_pid=$!
     if [[ $have_torch == 1 ]]; then
       diff=("$cli" torch-diff --python python3 --device cuda --ours-backend cuda
-        --jobs "${DIFF_JOBS:-9}" --timeout 90 --minimize 0)
+        --jobs "${DIFF_JOBS:-9}" --timeout 90 --minimize 0
+        --known corpus/pytorch/known-divergences.txt)
       first_backends="${DIFF_BACKENDS:-eager,aot_eager}"
       left() { local l=$((deadline - SECONDS)); echo $((l > 1 ? l : 1)); }
       # torch-diff's own time box ends each step with its report written (what the box cut off

@@ -264,4 +264,24 @@ Judgement judge_backend(const TorchCase& c, size_t b) {
   return judge(c.ours, b < c.results.size() ? c.results[b] : "");
 }
 
+std::vector<Judgement> judge_case(const TorchCase& c, const std::vector<std::string>& backends) {
+  std::vector<Judgement> out;
+  bool eager_agrees = false;
+  for (size_t b = 0; b < backends.size(); ++b) {
+    out.push_back(judge_backend(c, b));
+    if (backends[b] == "eager") eager_agrees = out.back().cls == DiffClass::kAgree;
+  }
+  if (!eager_agrees) return out;
+  for (size_t b = 0; b < backends.size(); ++b) {
+    Judgement& j = out[b];
+    if (backends[b] == "eager") continue;
+    if (j.cls != DiffClass::kTorchRejectsWeAccept && j.cls != DiffClass::kDifferentOutputs)
+      continue;
+    j.cls = DiffClass::kTorchSelf;
+    j.key = std::string(diff_class_name(DiffClass::kTorchSelf)) + " " + j.key;
+    j.detail = "PyTorch's eager agrees with ours; " + j.detail;
+  }
+  return out;
+}
+
 }  // namespace sf::torch_ref

@@ -61,4 +61,10 @@ TorchProcess::Status run_torch_side(TorchCase& c, TorchProcess& worker,
 // The judgement of backend number `b` (an index into the backends run_torch_side was given).
 Judgement judge_backend(const TorchCase& c, size_t b);
 
+// Every backend's judgement, in the order of `backends` (those run_torch_side was given). When
+// "eager" is among them and agrees with ours, a compiling backend that rejects where we accept, or
+// gives other outputs, is torch-self instead (PyTorch compiled disagrees with PyTorch eager while
+// ours agrees with eager); its key is "torch-self " + the plain key.
+std::vector<Judgement> judge_case(const TorchCase& c, const std::vector<std::string>& backends);
+
 }  // namespace sf::torch_ref

@@ -166,8 +166,22 @@ const char* diff_class_name(DiffClass c) {
       return "torch-crashes";
     case DiffClass::kOursFailed:
       return "ours-failed";
+    case DiffClass::kTorchSelf:
+      return "torch-self";
   }
   return "?";
+}
+
+const std::vector<DiffClass>& all_diff_classes() {
+  static const std::vector<DiffClass> all = {DiffClass::kAgree,
+                                             DiffClass::kBothRejectDifferently,
+                                             DiffClass::kWeRejectTorchAccepts,
+                                             DiffClass::kTorchRejectsWeAccept,
+                                             DiffClass::kDifferentOutputs,
+                                             DiffClass::kTorchCrashes,
+                                             DiffClass::kOursFailed,
+                                             DiffClass::kTorchSelf};
+  return all;
 }
 
 Judgement judge(const OurOutcome& ours, const std::string& torch_verdict_json, double rtol,

@@ -36,8 +36,12 @@ enum class DiffClass {
   kDifferentOutputs,  // both ok, outputs differ (sizes, dtypes or values)
   kTorchCrashes,      // an internal error of PyTorch's, its worker died, or it hung
   kOursFailed,        // our own pipeline failed (not compared)
+  // A compiling backend of PyTorch's rejects or computes otherwise where PyTorch's eager agrees
+  // with ours (judge_case): PyTorch disagrees with itself.
+  kTorchSelf,
 };
 const char* diff_class_name(DiffClass c);  // "agree", "we-reject-torch-accepts", ...
+const std::vector<DiffClass>& all_diff_classes();
 
 struct Judgement {
   DiffClass cls = DiffClass::kAgree;

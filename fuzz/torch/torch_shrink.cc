@@ -17,6 +17,11 @@ DisagreementShrink shrink_disagreement(const std::string& sfz, const std::string
                                        const fuzz::ShrinkLimits& limits,
                                        const BackendMaker& make_backend) {
   DisagreementShrink out;
+  // torch-self is a judgement against PyTorch's eager too: each candidate asks for both.
+  std::vector<std::string> asked = {backend};
+  if (key.rfind(std::string(diff_class_name(DiffClass::kTorchSelf)) + " ", 0) == 0) {
+    asked.insert(asked.begin(), "eager");
+  }
   auto same_disagreement = [&](const std::string& text) {
     TorchCase c;
     c.name = "shrink";
@@ -31,14 +36,13 @@ DisagreementShrink shrink_disagreement(const std::string& sfz, const std::string
         out.our_crash_program = text;
         out.our_crash = c.ours.own_failure;
       }
-      return judge_backend(c, 0).key == key;
+      return judge_case(c, asked).back().key == key;
     }
     std::string error;
-    if (run_torch_side(c, worker, {backend}, timeout, &error) ==
-        TorchProcess::Status::kNotStarted) {
+    if (run_torch_side(c, worker, asked, timeout, &error) == TorchProcess::Status::kNotStarted) {
       return false;
     }
-    return judge_backend(c, 0).key == key;
+    return judge_case(c, asked).back().key == key;
   };
   out.shrunk = fuzz::shrink_program(sfz, same_disagreement, limits);
   return out;

@@ -20,9 +20,10 @@ struct DisagreementShrink {
 };
 
 // Shrinks `sfz` while its judgement on `backend` keeps `key` (Judgement::key). Every candidate
-// runs through our pipeline with `opts` here and through `worker` (one backend, `timeout`
-// seconds); our pipeline runs in a child. ShrinkResult::reproduced is false when `sfz` itself no
-// longer gives `key` (a flaky disagreement: PyTorch's answer changed between runs).
+// runs through our pipeline with `opts` here and through `worker` (that backend, and eager too for
+// a torch-self key; `timeout` seconds); our pipeline runs in a child. ShrinkResult::reproduced is
+// false when `sfz` itself no longer gives `key` (a flaky disagreement: PyTorch's answer changed
+// between runs).
 DisagreementShrink shrink_disagreement(const std::string& sfz, const std::string& backend,
                                        const std::string& key, TorchProcess& worker,
                                        const oracles::PipelineOptions& opts, double timeout,

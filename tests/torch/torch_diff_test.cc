@@ -7,6 +7,8 @@
 
 #include <cmath>
 
+#include "fuzz/torch/torch_case.h"
+
 namespace sf::torch_ref {
 namespace {
 
@@ -121,6 +123,42 @@ TEST(TorchDiffJudge, KeysNameTheClassAndTheKindsOnly) {
             "different-outputs sizes");
   EXPECT_EQ(judge(ok_with({HostValue::of_int(3)}), kOk).key, "different-outputs count");
   EXPECT_EQ(judge(ok_with({}), "not json").key, "torch-crashes malformed");
+}
+
+// torch-self: PyTorch's eager agrees with ours, its compiled backend does not.
+TEST(TorchDiffJudgeCase, ACompiledBackendAgainstItsOwnEagerIsTorchSelf) {
+  const std::string eager_ok = R"({"backend": "eager", "verdict": "ok", "outputs": [{"int": 3}]})";
+  const std::string eager_other =
+      R"({"backend": "eager", "verdict": "ok", "outputs": [{"int": 4}]})";
+  const std::string ddg =
+      R"j({"backend": "aot_eager", "verdict": "error", "kind": "data_dependent_guard",
+          "type": "UserError", "message": "Could not guard on Eq(u0, 0)"})j";
+  const std::string four = R"({"backend": "aot_eager", "verdict": "ok", "outputs": [{"int": 4}]})";
+  const std::string crash = R"({"backend": "aot_eager", "verdict": "error", "kind": "crash"})";
+  TorchCase c;
+  c.ours = ok_with({HostValue::of_int(3)});
+  const std::vector<std::string> both = {"eager", "aot_eager"};
+
+  c.results = {eager_ok, ddg};
+  std::vector<Judgement> js = judge_case(c, both);
+  EXPECT_EQ(js[0].cls, DiffClass::kAgree);
+  EXPECT_EQ(js[1].cls, DiffClass::kTorchSelf);
+  EXPECT_EQ(js[1].key, "torch-self torch-rejects-we-accept torch:data_dependent_guard/UserError");
+  EXPECT_EQ(js[1].key, judge_case(c, both)[1].key);  // what the shrinker compares
+
+  c.results = {eager_ok, four};  // compiled computes otherwise
+  EXPECT_EQ(judge_case(c, both)[1].key, "torch-self different-outputs values");
+
+  c.results = {eager_ok, crash};  // an internal error stays a crash
+  EXPECT_EQ(judge_case(c, both)[1].cls, DiffClass::kTorchCrashes);
+
+  c.results = {eager_other, ddg};  // PyTorch's eager disagrees with ours: not torch-self
+  js = judge_case(c, both);
+  EXPECT_EQ(js[0].cls, DiffClass::kDifferentOutputs);
+  EXPECT_EQ(js[1].cls, DiffClass::kTorchRejectsWeAccept);
+
+  c.results = {ddg};  // without eager in the run there is nothing to compare with
+  EXPECT_EQ(judge_case(c, {"aot_eager"})[0].cls, DiffClass::kTorchRejectsWeAccept);
 }
 
 }  // namespace
