@@ -3,7 +3,8 @@
 # is looked for before any program runs, a worker that is silent, exits or is not a worker is
 # "unavailable" (exit 4) in seconds, a hung or endless answer is that program's torch-crashes
 # (exit 1) and the next program gets a fresh worker, and --seeds is range-checked and counts
-# modulo 2^64 like gen's; --seconds boxes the PyTorch side. Every run is under `timeout`, so a hang fails the test instead of
+# modulo 2^64 like gen's; --seconds boxes the PyTorch side; --known files that do not parse are
+# usage errors, and only new disagreements make the exit code 1. Every run is under `timeout`, so a hang fails the test instead of
 # stalling it.
 set -uo pipefail
 cli="$1"
@@ -92,6 +93,25 @@ for name in seed-18446744073709551615 seed-0; do
     echo "FAIL: report.json lacks $name"; failures=$((failures + 1))
   }
 done
+
+# --known: a disagreement a rule matches is known, and only new ones make the exit code 1.
+expect 2 5 "an unreadable known file" "$cli" torch-diff --seeds 1 --python "$(fake_python '')" \
+  --known /nonexistent/known.txt
+expect_output "cannot read the known-divergence file /nonexistent/known.txt"
+printf '[a]\nfrobs = 1\n' >"$tmp/bad-known.txt"
+expect 2 5 "a malformed known file" "$cli" torch-diff --seeds 1 --python "$(fake_python '')" \
+  --known "$tmp/bad-known.txt"
+expect_output "bad-known.txt:2: unknown key 'frobs'"
+printf '[fake]\ndetail = something else|data-dependent expression\nwhy = the fake worker\n' \
+  >"$tmp/known.txt"
+expect 0 30 "every disagreement known" "$cli" torch-diff --seeds 2 --python "$(fake_python '')" \
+  --backends eager --known "$tmp/known.txt"
+expect_output "\\[known: fake\\]"
+expect_output "2 disagreements: 2 known (.*known.txt, 1 rules), 0 new"
+printf '[fake]\ndetail = no such message\nwhy = the fake worker\n' >"$tmp/known.txt"
+expect 1 30 "a new disagreement" "$cli" torch-diff --seeds 2 --python "$(fake_python '')" \
+  --backends eager --known "$tmp/known.txt"
+expect_output "2 disagreements: 0 known (.*), 2 new"
 
 if ((failures > 0)); then
   echo "$failures failure(s)"
