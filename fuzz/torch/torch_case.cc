@@ -8,7 +8,9 @@
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
 #include "fuzz/isolated.h"
+#include "fuzz/torch/capture_json.h"
 #include "fuzz/torch/export_torch.h"
+#include "oracles/torch_graph/invariants.h"
 
 namespace sf::torch_ref {
 
@@ -264,12 +266,51 @@ Judgement judge_backend(const TorchCase& c, size_t b) {
   return judge(c.ours, b < c.results.size() ? c.results[b] : "");
 }
 
+namespace {
+
+// The capture backend's verdict carries PyTorch's graph: our invariants judged on it override the
+// plain judgement when one is broken (or the capture does not parse: a torch-crashes).
+void judge_capture(const std::string& verdict_json, Judgement* j) {
+  json v = json::parse(verdict_json, nullptr, /*allow_exceptions=*/false);
+  if (v.is_discarded() || !v.is_object() || !v.contains("capture")) return;
+  torch_graph::Capture capture;
+  try {
+    capture = capture_of_json(v["capture"]);
+  } catch (const UserError& e) {
+    *j = Judgement{DiffClass::kTorchCrashes, e.what(), "torch-crashes capture-unreadable"};
+    return;
+  }
+  torch_graph::InvariantReport r = torch_graph::check_capture(capture);
+  j->facts_checked = r.checked;
+  j->facts_unknown = r.unknown;
+  j->unreadable = static_cast<int>(r.unreadable.size());
+  j->orphan_facts = r.orphan_facts;
+  for (const torch_graph::Violation& v : r.violations) {
+    j->violations.push_back(v.invariant + " " + v.op + ": " + v.detail);
+  }
+  if (r.violations.empty()) return;
+  const torch_graph::Violation& first = r.violations.front();
+  j->cls = DiffClass::kTorchInvariant;
+  j->key = std::string(diff_class_name(DiffClass::kTorchInvariant)) + " " + first.invariant + " " +
+           first.op;
+  j->detail = first.detail;
+  if (r.violations.size() > 1) {
+    j->detail += " (and " + std::to_string(r.violations.size() - 1) + " more)";
+  }
+}
+
+}  // namespace
+
 std::vector<Judgement> judge_case(const TorchCase& c, const std::vector<std::string>& backends) {
   std::vector<Judgement> out;
   bool eager_agrees = false;
   for (size_t b = 0; b < backends.size(); ++b) {
     out.push_back(judge_backend(c, b));
     if (backends[b] == "eager") eager_agrees = out.back().cls == DiffClass::kAgree;
+    if (backends[b] == "capture" && b < c.results.size() &&
+        out.back().cls != DiffClass::kOursFailed) {
+      judge_capture(c.results[b], &out.back());
+    }
   }
   if (!eager_agrees) return out;
   for (size_t b = 0; b < backends.size(); ++b) {

@@ -168,6 +168,8 @@ const char* diff_class_name(DiffClass c) {
       return "ours-failed";
     case DiffClass::kTorchSelf:
       return "torch-self";
+    case DiffClass::kTorchInvariant:
+      return "torch-invariant";
   }
   return "?";
 }
@@ -180,7 +182,8 @@ const std::vector<DiffClass>& all_diff_classes() {
                                              DiffClass::kDifferentOutputs,
                                              DiffClass::kTorchCrashes,
                                              DiffClass::kOursFailed,
-                                             DiffClass::kTorchSelf};
+                                             DiffClass::kTorchSelf,
+                                             DiffClass::kTorchInvariant};
   return all;
 }
 

@@ -39,6 +39,10 @@ enum class DiffClass {
   // A compiling backend of PyTorch's rejects or computes otherwise where PyTorch's eager agrees
   // with ours (judge_case): PyTorch disagrees with itself.
   kTorchSelf,
+  // PyTorch's own graph (the "capture" backend) breaks an invariant our oracles check: a symbol
+  // unbound or bound after its use, a keypath that does not resolve, a value outside its range,
+  // a replacement, renaming or assert false on the real run, sizes that differ from the real ones.
+  kTorchInvariant,
 };
 const char* diff_class_name(DiffClass c);  // "agree", "we-reject-torch-accepts", ...
 const std::vector<DiffClass>& all_diff_classes();
@@ -50,6 +54,11 @@ struct Judgement {
   // (torch's kind and exception type), or which aspect of an output differs. The report groups
   // disagreements by it and the shrinker keeps it.
   std::string key = "agree";
+  // The capture backend's invariant check: facts decided under σ, facts it could not decide,
+  // PyTorch expressions we could not read, facts over symbols of discarded traces (-1: no
+  // capture was judged), and every invariant violation ("invariant op: detail").
+  int facts_checked = -1, facts_unknown = 0, unreadable = 0, orphan_facts = 0;
+  std::vector<std::string> violations;
 };
 
 // `torch_verdict`: one backend's JSON object ({"backend", "verdict": "ok"|"error", "kind",

@@ -325,6 +325,19 @@ TorchDiffResult run_torch_diff(const TorchDiffOptions& o, std::FILE* log) {
       std::string cls = diff_class_name(j.cls);
       bump(counts[backend], cls);
       json verdict = {{"class", cls}, {"key", j.key}, {"detail", j.detail}};
+      if (j.facts_checked >= 0) {
+        verdict["facts"] = {{"checked", j.facts_checked},
+                            {"unknown", j.facts_unknown},
+                            {"unreadable", j.unreadable},
+                            {"orphan", j.orphan_facts}};
+        if (!j.violations.empty()) verdict["violations"] = j.violations;
+        json& f = report["facts"][backend];
+        bump(f, "programs");
+        f["checked"] = count_in(f, "checked") + j.facts_checked;
+        f["unknown"] = count_in(f, "unknown") + j.facts_unknown;
+        f["unreadable"] = count_in(f, "unreadable") + j.unreadable;
+        f["orphan"] = count_in(f, "orphan") + j.orphan_facts;
+      }
       if (j.cls == DiffClass::kAgree) {
         entry["backends"][backend] = verdict;
         continue;
@@ -365,6 +378,15 @@ TorchDiffResult run_torch_diff(const TorchDiffOptions& o, std::FILE* log) {
                  not_run.size(), o.seconds);
   }
   print_summary(log, report, judged);
+  if (report.contains("facts")) {
+    for (const auto& [backend, f] : report["facts"].items()) {
+      std::fprintf(log,
+                   "%s: PyTorch's graph judged on %d programs: %d facts decided, %d undecided, %d "
+                   "over symbols of discarded traces, %d expressions unreadable\n",
+                   backend.c_str(), count_in(f, "programs"), count_in(f, "checked"),
+                   count_in(f, "unknown"), count_in(f, "orphan"), count_in(f, "unreadable"));
+    }
+  }
   if (!o.known.empty()) {
     std::fprintf(log, "%zu disagreements: %zu known (%s, %zu rules), %zu new\n", disagreements,
                  known, o.known_file.c_str(), o.known.rules().size(), disagreements - known);

@@ -298,6 +298,8 @@ def sf_run(backend):
                 result = sf_program(**inputs)
             elif backend == "export":
                 result = sf_export(inputs, out)
+            elif backend == "capture":
+                result = sf_capture(inputs, out)
             else:
                 torch._dynamo.reset()
                 sf_mark(inputs)
@@ -337,6 +339,145 @@ def sf_export(inputs, out):
     out["unbacked_bindings"] = bindings
     out["runtime_asserts"] = asserts
     return ep.module()(*sf_inputs().values())
+
+
+# --- capture: PyTorch's own state after AOTAutograd, and the graph's real run (issue 34) ---
+# An expression as a JSON tree: an int, a symbol's name, or [sympy class name, args...].
+def sf_expr(e):
+    import sympy
+    if isinstance(e, (torch.SymInt, torch.SymBool, torch.SymFloat)):
+        e = e.node.expr
+    if isinstance(e, bool) or isinstance(e, sympy.logic.boolalg.BooleanAtom):
+        return ["Bool", bool(e)]
+    if isinstance(e, int):
+        return e
+    if isinstance(e, float):
+        return ["Float", sf_num(e)]
+    if isinstance(e, sympy.Symbol):
+        return e.name
+    if isinstance(e, sympy.Integer):
+        return int(e)
+    if isinstance(e, sympy.Rational):
+        return ["Rational", int(e.p), int(e.q)]
+    if isinstance(e, sympy.Float):
+        return ["Float", sf_num(float(e))]
+    if e is sympy.oo or e is -sympy.oo or type(e).__name__ in ("IntInfinity", "NegativeIntInfinity"):
+        return ["Infinity", 1 if e > 0 else -1]
+    return [type(e).__name__] + [sf_expr(a) for a in e.args]
+
+
+# A binding's keypath: [method] for size/stride/storage_offset, ["index", i], ["int"],
+# ["divide", d], ["inner", name].
+def sf_keypath(path):
+    out = []
+    for k in path:
+        name = type(k).__name__
+        if name == "CallMethodKey":
+            out.append([k.name])
+        elif name == "SequenceKey":
+            out.append(["index", k.idx])
+        elif name == "ConvertIntKey":
+            out.append(["int"])
+        elif name == "DivideByKey":
+            out.append(["divide", int(k.divisor)])
+        elif name == "InnerTensorKey":
+            out.append(["inner", k.inner_name])
+        else:
+            out.append(["?", repr(k)])
+    return out
+
+
+# A node's metadata (fake values: sizes, strides and offset as expressions) or a real value.
+def sf_meta(v, real):
+    if isinstance(v, torch.Tensor):
+        conv = (lambda x: int(x)) if real else sf_expr
+        return {"sizes": [conv(x) for x in v.shape], "strides": [conv(x) for x in v.stride()],
+                "offset": conv(v.storage_offset())}
+    if isinstance(v, (tuple, list)):
+        return [sf_meta(x, real) for x in v]
+    if isinstance(v, (bool, int, float, torch.SymInt, torch.SymBool, torch.SymFloat)):
+        return {"value": (sf_num(v) if isinstance(v, float) else v) if real else sf_expr(v)}
+    return None
+
+
+def sf_bound(b):
+    try:
+        return int(b)
+    except Exception:
+        return "inf" if b > 0 else "-inf"
+
+
+def sf_shape_env(se):
+    if se is None:
+        return None
+    return {
+        "ranges": {str(s): [sf_bound(r.lower), sf_bound(r.upper)]
+                   for s, r in se.var_to_range.items() if not r.is_float},
+        "replacements": {str(s): sf_expr(e) for s, e in se.replacements.items()},
+        "divisible": [sf_expr(e) for e in se.divisible],
+        "size_like": sorted(str(s) for s in se.size_like),
+        "guards": [sf_expr(g.expr) for g in se.guards],
+        "asserts": [sf_expr(ra.expr) for ras in se.deferred_runtime_asserts.values()
+                    for ra in ras],
+        "renamings": {str(a): str(b) for a, b in se.unbacked_renamings.items()},
+    }
+
+
+def sf_graph_nodes(graph):
+    nodes = []
+    for n in graph.nodes:
+        entry = {"name": n.name, "op": n.op, "target": str(n.target)[:80]}
+        if "val" in n.meta:
+            entry["val"] = sf_meta(n.meta["val"], real=False)
+        ub = n.meta.get("unbacked_bindings")
+        if ub:
+            entry["bindings"] = {str(s): sf_keypath(p) for s, p in ub.items()}
+        nodes.append(entry)
+    return nodes
+
+
+def sf_capture(inputs, out):
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._guards import detect_fake_mode
+    graphs = []
+
+    def forward_compiler(gm, example_inputs):
+        fake = detect_fake_mode(example_inputs)
+        g = {"nodes": [], "real": None, "env": fake.shape_env if fake else None}
+        g["nodes"] = sf_graph_nodes(gm.graph)
+        # The higher-order ops' bodies (not run on their own): where their symbols are bound.
+        g["subgraphs"] = {name: sf_graph_nodes(m.graph) for name, m in gm.named_modules()
+                          if name and isinstance(m, torch.fx.GraphModule)}
+        graphs.append(g)
+
+        # The graph run on the real inputs, node by node: each node's real value.
+        def run(args):
+            real = {}
+
+            class Recorder(torch.fx.Interpreter):
+                def run_node(self, n):
+                    r = super().run_node(n)
+                    real[n.name] = sf_meta(r, real=True)
+                    return r
+            try:
+                return Recorder(gm).run(*args)
+            finally:
+                g["real"] = real
+        run._boxed_call = True
+        return run
+
+    torch._dynamo.reset()
+    sf_mark(inputs)
+    compiled = torch.compile(sf_program, fullgraph=True, dynamic=True,
+                             backend=aot_autograd(fw_compiler=forward_compiler))
+    try:
+        return compiled(**inputs)
+    finally:
+        # The shape environment as it ended (asserts are added until the end of compilation).
+        out["capture"] = {"torch": torch.__version__, "graphs": [
+            {"nodes": g["nodes"], "subgraphs": g["subgraphs"], "real": g["real"],
+             "shape_env": sf_shape_env(g["env"])}
+            for g in graphs]}
 
 
 def sf_main():
