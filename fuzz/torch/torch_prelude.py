@@ -426,7 +426,8 @@ def sf_shape_env(se):
 def sf_graph_nodes(graph):
     nodes = []
     for n in graph.nodes:
-        entry = {"name": n.name, "op": n.op, "target": str(n.target)[:80]}
+        entry = {"name": n.name, "op": n.op, "target": str(n.target)[:80],
+                 "args": [a.name for a in n.all_input_nodes]}
         if "val" in n.meta:
             entry["val"] = sf_meta(n.meta["val"], real=False)
         ub = n.meta.get("unbacked_bindings")

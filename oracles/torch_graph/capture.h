@@ -45,6 +45,7 @@ struct Binding {
 
 struct CapturedNode {
   std::string name, op, target;
+  std::vector<std::string> args;  // the nodes it reads, by name
   std::optional<CapturedValue> val;
   std::vector<Binding> bindings;
 };

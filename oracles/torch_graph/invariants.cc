@@ -3,6 +3,7 @@
 // recorded real values: PyTorch's own evaluation of its keypaths is what is being checked.
 #include "oracles/torch_graph/invariants.h"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <unordered_map>
@@ -119,6 +120,7 @@ class GraphChecker {
       }
     }
     check_sizes();
+    check_memo();
   }
 
  private:
@@ -458,6 +460,80 @@ class GraphChecker {
                 what + " is " + meta->str() + " = " + v.value.str() + " under σ (" +
                     sigma_text(meta) + ") but its real value is " + real->str());
     }
+  }
+
+  // The expression with every replacement and renaming applied (to a fixpoint, bounded).
+  ExprRef canonical(ExprRef e) const {
+    for (int round = 0; round < 8; ++round) {
+      ExprRef next = sym::substitute_symbols(e, [&](const ExprRef& s) -> ExprRef {
+        for (const auto& [from, to] : g_.replacements) {
+          if (from == s) return to;
+        }
+        for (const auto& [from, to] : g_.renamings) {
+          if (from == s) return to;
+        }
+        return nullptr;
+      });
+      if (next == e) break;
+      e = next;
+    }
+    return e;
+  }
+
+  bool asserted_equal(const ExprRef& a, const ExprRef& b) const {
+    for (const std::vector<ExprRef>* facts : {&g_.asserts, &g_.guards}) {
+      for (const ExprRef& f : *facts) {
+        if (!f->is(sym::ExprKind::kEq)) continue;
+        ExprRef l = canonical(f->arg(0)), r = canonical(f->arg(1));
+        if ((l == a && r == b) || (l == b && r == a)) return true;
+      }
+    }
+    return false;
+  }
+
+  // Two data-dependent calls on the same values in one (functionalized) graph: PyTorch's memo
+  // gives them one symbol, or a fact makes them equal (spec §8, the memo invariant). A call that
+  // binds a fresh symbol where an earlier identical call already has one, with nothing relating
+  // the two, is a violation. Only the ops torch 2.15 memoizes (fake_impls: nonzero, item, unique
+  // without a dim; unique_dim deliberately not, masked_select never); unique_consecutive is left
+  // out because the capture does not record whether a dim was given.
+  void check_memo() {
+    static const char* kMemoized[] = {"aten.nonzero.default", "aten._local_scalar_dense.default",
+                                      "aten._unique2.default"};
+    for (size_t j = 0; j < g_.nodes.size(); ++j) {
+      const CapturedNode& b = g_.nodes[j];
+      if (b.bindings.empty() || b.args.empty() || !b.val) continue;
+      if (std::none_of(std::begin(kMemoized), std::end(kMemoized),
+                       [&](const char* t) { return b.target == t; })) {
+        continue;
+      }
+      for (size_t i = 0; i < j; ++i) {
+        const CapturedNode& a = g_.nodes[i];
+        if (a.target != b.target || a.args != b.args || !a.val) continue;
+        std::vector<ExprRef> xs, ys;
+        each_expr(*a.val, [&](const ExprRef& e) { xs.push_back(e); });
+        each_expr(*b.val, [&](const ExprRef& e) { ys.push_back(e); });
+        if (xs.size() != ys.size()) continue;
+        for (size_t k = 0; k < xs.size(); ++k) {
+          if (!xs[k] || !ys[k] || !sym::has_free_unbacked_symbols(ys[k])) continue;
+          ExprRef x = canonical(xs[k]), y = canonical(ys[k]);
+          ++r_.checked;
+          if (x == y || asserted_equal(x, y)) continue;
+          violation("memo", b.target,
+                    a.name + " and " + b.name + " compute " + b.target + " of the same values (" +
+                        join(b.args) + ") but give " + xs[k]->str() + " and " + ys[k]->str() +
+                        " with nothing making them equal");
+          break;
+        }
+        break;  // one earlier call is enough
+      }
+    }
+  }
+
+  static std::string join(const std::vector<std::string>& xs) {
+    std::string out;
+    for (const std::string& x : xs) out += (out.empty() ? "" : ", ") + x;
+    return out;
   }
 
   std::string sigma_text(const ExprRef& e) const {

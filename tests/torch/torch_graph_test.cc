@@ -160,6 +160,25 @@ TEST(TorchGraphInvariants, FactsOfDiscardedTracesAreCountedNotJudged) {
       << r.violations[0].detail;
 }
 
+// A second nonzero of the same input with a fresh symbol and no fact relating it to the first.
+TEST(TorchGraphInvariants, ASecondCallOnTheSameValuesWithAStrangerSymbol) {
+  json c = recorded();
+  json second = node(c, "nonzero");
+  second["name"] = "nonzero_1";
+  second["val"]["sizes"][0] = "u9";
+  second["bindings"] = json::parse(R"({"u9": [["size"], ["index", 0]]})");
+  json& nodes = c["graphs"][0]["nodes"];
+  nodes.insert(nodes.begin() + 3, second);
+  c["graphs"][0]["real"]["nonzero_1"] = c["graphs"][0]["real"]["nonzero"];
+  torch_graph::InvariantReport r = check(c);
+  ASSERT_EQ(fired(r), "memo");
+  EXPECT_NE(r.violations[0].detail.find("give u0 and u9"), std::string::npos)
+      << r.violations[0].detail;
+  // The memo's own answer (the same symbol, no new binding) holds; so does an equality assert.
+  c["graphs"][0]["shape_env"]["asserts"].push_back(json::parse(R"(["Equality", "u9", "u0"])"));
+  EXPECT_EQ(fired(check(c)), "");
+}
+
 TEST(TorchGraphInvariants, AMalformedCaptureIsAUserError) {
   EXPECT_THROW(capture_of_json(json::parse("{}")), UserError);
   json c = recorded();
