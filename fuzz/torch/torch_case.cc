@@ -285,6 +285,7 @@ void judge_capture(const std::string& verdict_json, Judgement* j) {
   j->facts_unknown = r.unknown;
   j->unreadable = static_cast<int>(r.unreadable.size());
   j->orphan_facts = r.orphan_facts;
+  j->torch_version = capture.torch_version;
   for (const torch_graph::Violation& v : r.violations) {
     j->violations.push_back(v.invariant + " " + v.op + ": " + v.detail);
   }

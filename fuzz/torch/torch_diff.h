@@ -59,6 +59,7 @@ struct Judgement {
   // capture was judged), and every invariant violation ("invariant op: detail").
   int facts_checked = -1, facts_unknown = 0, unreadable = 0, orphan_facts = 0;
   std::vector<std::string> violations;
+  std::string torch_version;  // the capture's
 };
 
 // `torch_verdict`: one backend's JSON object ({"backend", "verdict": "ok"|"error", "kind",

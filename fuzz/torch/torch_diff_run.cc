@@ -163,7 +163,42 @@ struct ToMinimize {
   std::string backend, cls, key;
   fs::path dir;
   std::string stem;
+  std::string detail, torch_version;
 };
+
+// What an invariant of PyTorch's graph says, in words, for an issue-ready reproducer.
+const char* invariant_words(const std::string& key) {
+  static const std::pair<const char*, const char*> kWords[] = {
+      {"binding", "every unbacked symbol a node or an assert uses is bound by one node before it"},
+      {"keypath", "each unbacked binding's keypath resolves on its node's real output"},
+      {"range", "each symbol's real value lies in its recorded value range"},
+      {"replacement", "each replacement holds on the real run"},
+      {"renaming", "a renamed unbacked symbol equals its new name on the real run"},
+      {"assert", "every deferred runtime assert is true on a run that completed"},
+      {"guard", "every guard is true on a run that completed"},
+      {"sizes", "each node's symbolic sizes equal its real sizes"},
+      {"values", "each node's symbolic int value equals its real value"},
+      {"memo", "two data-dependent calls on the same values share a symbol or are asserted equal"},
+  };
+  for (const auto& [name, words] : kWords) {
+    if (key.rfind(std::string("torch-invariant ") + name + " ", 0) == 0) return words;
+  }
+  return "an invariant of PyTorch's unbacked-symbol machinery";
+}
+
+// The exported program, with a header an issue can quote when PyTorch broke an invariant.
+std::string reproducer_python(const ToMinimize& m, const std::string& sfz,
+                              const std::string& file) {
+  std::string py = export_torch(program::parse_program(sfz), file);
+  if (m.key.rfind("torch-invariant ", 0) != 0) return py;
+  std::string header = "# PyTorch " + (m.torch_version.empty() ? "?" : m.torch_version) +
+                       " breaks: " + invariant_words(m.key) +
+                       ".\n# Seen (before minimizing): " + m.detail + "\n# `python3 " +
+                       fs::path(file).filename().string() +
+                       " capture` prints the graph after AOTAutograd, its ShapeEnv and each "
+                       "node's real value as JSON;\n# `python3 ... eager aot_eager` runs it.\n";
+  return header + py;
+}
 
 // The programs to compare: every parsable .sfz under the directory, then the generated seeds
 // (modulo 2^64, as gen's).
@@ -359,7 +394,7 @@ TorchDiffResult run_torch_diff(const TorchDiffOptions& o, std::FILE* log) {
       fs::path dir = fs::path(o.out) / backend / cls;
       std::string stem = safe_name(fs::path(c.name).stem().string());
       if (seen < o.minimize && j.cls != DiffClass::kOursFailed) {
-        to_minimize.push_back({&c, backend, cls, j.key, dir, stem});
+        to_minimize.push_back({&c, backend, cls, j.key, dir, stem, j.detail, j.torch_version});
       }
       if (kept[backend + "/" + cls]++ >= o.examples) continue;
       fs::create_directories(dir);
@@ -446,7 +481,7 @@ TorchDiffResult run_torch_diff(const TorchDiffOptions& o, std::FILE* log) {
           entry["file"] = file.string();
           try {
             fuzz::write_atomically(m.dir / (m.stem + ".min.py"),
-                                   export_torch(program::parse_program(r.text), file.string()));
+                                   reproducer_python(m, r.text, file.string()));
           } catch (const UserError&) {
           }
         }
