@@ -161,5 +161,32 @@ TEST(TorchDiffJudgeCase, ACompiledBackendAgainstItsOwnEagerIsTorchSelf) {
   EXPECT_EQ(judge_case(c, {"aot_eager"})[0].cls, DiffClass::kTorchRejectsWeAccept);
 }
 
+// The capture backend: a capture we cannot read is PyTorch's crash (never ours); a readable one
+// with a broken invariant is torch-invariant, keyed by the invariant and the op.
+TEST(TorchDiffJudgeCase, TheCaptureBackendIsJudgedByTheInvariants) {
+  TorchCase c;
+  c.ours = ok_with({HostValue::of_int(3)});
+  const std::string ok_outputs = R"("verdict": "ok", "outputs": [{"int": 3}])";
+  c.results = {R"({"backend": "capture", )" + ok_outputs + R"(, "capture": {"graphs": 7}})"};
+  Judgement j = judge_case(c, {"capture"})[0];
+  EXPECT_EQ(j.key, "torch-crashes capture-unreadable") << j.detail;
+
+  // One graph: an add whose size uses u0, which no node binds.
+  c.results = {R"({"backend": "capture", )" + ok_outputs + R"(, "capture": {"torch": "2.15.0",
+      "graphs": [{"nodes": [{"name": "add", "op": "call_function", "target": "aten.add.Tensor",
+      "val": {"sizes": ["u0"], "strides": [1], "offset": 0}}], "real": null,
+      "shape_env": null}]}})"};
+  j = judge_case(c, {"capture"})[0];
+  EXPECT_EQ(j.cls, DiffClass::kTorchInvariant);
+  EXPECT_EQ(j.key, "torch-invariant binding aten.add.Tensor");
+  EXPECT_EQ(j.torch_version, "2.15.0");
+  ASSERT_EQ(j.violations.size(), 1u);
+
+  c.results = {R"({"backend": "capture", )" + ok_outputs + R"(, "capture": {"graphs": []}})"};
+  j = judge_case(c, {"capture"})[0];
+  EXPECT_EQ(j.cls, DiffClass::kAgree);
+  EXPECT_EQ(j.facts_checked, 0);
+}
+
 }  // namespace
 }  // namespace sf::torch_ref
