@@ -10,7 +10,9 @@
 #include <unordered_set>
 
 #include "engine/sym/eval.h"
+#include "engine/sym/make.h"
 #include "engine/sym/walk.h"
+#include "oracles/smt/solver.h"
 
 namespace sf::torch_graph {
 
@@ -121,6 +123,7 @@ class GraphChecker {
     }
     check_sizes();
     check_memo();
+    check_with_solver();
   }
 
  private:
@@ -459,6 +462,76 @@ class GraphChecker {
       violation(invariant, n.target,
                 what + " is " + meta->str() + " = " + v.value.str() + " under σ (" +
                     sigma_text(meta) + ") but its real value is " + real->str());
+    }
+  }
+
+  // Z3 on the captured facts: the ranges, replacements, renamings, asserts and guards must be
+  // satisfiable together (a contradiction lets PyTorch prove anything); and each assert or guard
+  // σ left undecided on a completed run is decided with them: false under every completion of σ
+  // is a violation, true under every one is checked, anything else stays unknown.
+  void check_with_solver() {
+    smt::Options opts;
+    opts.timeout_ms = 1000;
+    smt::Session& z3 = smt::Session::shared(opts);
+    smt::Session::Scope scope(z3);
+    for (const auto& [s, range] : g_.ranges) {
+      if (range.lo().is_finite()) z3.assume(sym::le(sym::integer(range.lo().value()), s), "range");
+      if (range.hi().is_finite()) z3.assume(sym::le(s, sym::integer(range.hi().value())), "range");
+    }
+    for (const auto& [s, e] : g_.replacements) {
+      if (s->is_int() && e->is_int()) z3.assume(sym::eq(s, e), "replacement " + s->str());
+    }
+    for (const auto& [a, b] : g_.renamings) z3.assume(sym::eq(a, b), "renaming " + a->str());
+    std::vector<ExprRef> facts;
+    for (const std::vector<ExprRef>* list : {&g_.asserts, &g_.guards}) {
+      for (const ExprRef& e : *list) {
+        if (e->type() == sym::ExprType::kBool) facts.push_back(e);
+      }
+    }
+    smt::Result all = z3.check(facts);
+    if (all.status == smt::Status::kUnsat) {
+      ++r_.checked;
+      std::string core;
+      for (const std::string& c : all.core) core += (core.empty() ? "" : "; ") + c;
+      violation("consistency", "shape_env",
+                "the ShapeEnv's ranges, replacements, renamings and asserts contradict each "
+                "other (a conflicting subset: " +
+                    (core.empty() ? std::string("not named") : core) + ")");
+      return;
+    }
+    if (all.status != smt::Status::kSat) {
+      ++r_.unknown;
+      return;
+    }
+    ++r_.checked;
+    if (!ran_to_the_end()) return;
+    // With σ: the facts must still be satisfiable (σ fixes the known symbols; the unknown ones
+    // may take any value), and each fact σ left open is decided where it can be.
+    smt::Session::Scope with_sigma(z3);
+    for (const auto& [s, v] : sigma_) {
+      if (v.type == sym::ExprType::kInt) z3.assume(sym::eq(s, sym::integer(v.i)), "σ " + s->str());
+    }
+    std::vector<ExprRef> open;
+    for (const ExprRef& f : facts) {
+      if (!orphan(f) && !sym::evaluate(f, sigma_).defined) open.push_back(f);
+    }
+    if (open.empty()) return;
+    smt::Result with_open = z3.check(open);
+    if (with_open.status == smt::Status::kUnsat) {
+      ++r_.checked;
+      std::string list;
+      for (const ExprRef& f : open) list += (list.empty() ? "" : "; ") + f->str();
+      violation("assert", "assert",
+                "the asserts " + list +
+                    " cannot all hold for any value of their unknown symbols, given the real "
+                    "values known and the other facts, on a run that completed");
+      return;
+    }
+    for (const ExprRef& f : open) {
+      if (z3.entails(f).status == smt::Status::kUnsat) {
+        ++r_.checked;  // true under every completion of σ
+        --r_.unknown;  // check_facts_hold counted it unknown
+      }
     }
   }
 

@@ -179,6 +179,30 @@ TEST(TorchGraphInvariants, ASecondCallOnTheSameValuesWithAStrangerSymbol) {
   EXPECT_EQ(fired(check(c)), "");
 }
 
+// Z3 on the captured facts: a ShapeEnv that contradicts itself, and an assert σ leaves open that
+// no value of its unknown symbol can make true.
+TEST(TorchGraphInvariants, ContradictoryFactsAreAConsistencyViolation) {
+  json c = recorded();
+  c["graphs"][0]["shape_env"]["asserts"].push_back(
+      json::parse(R"(["StrictGreaterThan", "u1", 200])"));
+  EXPECT_NE(fired(check(c)).find("consistency"), std::string::npos) << fired(check(c));
+}
+
+TEST(TorchGraphInvariants, AnAssertFalseForEveryCompletionOfSigma) {
+  json c = recorded();
+  c["graphs"][0]["real"].erase("_local_scalar_dense");  // σ(u1) unknown, σ(u0) = 3
+  json& asserts = c["graphs"][0]["shape_env"]["asserts"];
+  asserts.push_back(json::parse(R"(["GreaterThan", "u1", 5])"));
+  torch_graph::InvariantReport open = check(c);
+  EXPECT_EQ(fired(open), "");  // u1 >= 5 and u1 < 100: both possible
+  asserts.push_back(json::parse(R"(["StrictLessThan", "u1", "u0"])"));
+  torch_graph::InvariantReport r = check(c);
+  ASSERT_EQ(fired(r), "assert");
+  EXPECT_NE(r.violations[0].detail.find("cannot all hold for any value of their unknown symbols"),
+            std::string::npos)
+      << r.violations[0].detail;
+}
+
 TEST(TorchGraphInvariants, AMalformedCaptureIsAUserError) {
   EXPECT_THROW(capture_of_json(json::parse("{}")), UserError);
   json c = recorded();
