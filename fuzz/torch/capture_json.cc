@@ -161,7 +161,7 @@ CapturedValue value_of(const json& v, bool real, std::vector<std::string>* unrea
   } else if (real && x.is_number_float()) {
     out.scalar = sym::real(x.get<double>());
   } else if (real && x.is_string()) {
-    out.scalar = ExprRef();  // a non-finite float: no value to compare
+    out.non_finite = true;  // "nan", "inf": no value to compare
   } else {
     out.scalar = read(x);
   }

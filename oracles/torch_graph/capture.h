@@ -26,6 +26,7 @@ struct CapturedValue {
   std::vector<ExprRef> sizes, strides;
   ExprRef offset;
   ExprRef scalar;
+  bool non_finite = false;  // a real float that is NaN or infinite (JSON has no number for it)
   std::vector<CapturedValue> items;
 };
 

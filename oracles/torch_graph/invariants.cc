@@ -111,19 +111,22 @@ class GraphChecker {
     sigma_from_placeholders();
     sigma_from_bindings();
     sigma_from_renamings();
-    check_replacements();
-    check_ranges();
     check_uses_are_bound();
+    check_memo();
+    // PyTorch's facts (ranges, replacements, asserts, and the metadata derived from them) hold
+    // on runs that pass its runtime asserts: on a run that raised (a program with an error) the
+    // real values may break them, as they should.
     if (ran_to_the_end()) {
+      check_replacements();
+      check_ranges();
       check_facts_hold();
+      check_sizes();
+      check_with_solver();
     } else {
       for (const std::vector<ExprRef>* facts : {&g_.asserts, &g_.guards}) {
         for (const ExprRef& e : *facts) r_.orphan_facts += orphan(e) ? 1 : 0;
       }
     }
-    check_sizes();
-    check_memo();
-    check_with_solver();
   }
 
  private:
@@ -183,6 +186,10 @@ class GraphChecker {
         binder_index_[b.symbol] = i;
         auto real = g_.real.find(n.name);
         if (real == g_.real.end()) continue;  // the run did not reach it
+        if (real->second.non_finite) {
+          ++r_.unknown;  // a NaN or infinite float: σ has no value for it
+          continue;
+        }
         std::string why;
         std::optional<Concrete> v = resolve(real->second, b.path, &why);
         if (!v) {
@@ -504,7 +511,6 @@ class GraphChecker {
       return;
     }
     ++r_.checked;
-    if (!ran_to_the_end()) return;
     // With σ: the facts must still be satisfiable (σ fixes the known symbols; the unknown ones
     // may take any value), and each fact σ left open is decided where it can be.
     smt::Session::Scope with_sigma(z3);

@@ -203,6 +203,27 @@ TEST(TorchGraphInvariants, AnAssertFalseForEveryCompletionOfSigma) {
       << r.violations[0].detail;
 }
 
+// A NaN item() has no value for σ: its binding is undecided, not a keypath that fails (found
+// on corpus/regressions/binding_nan_item_stays_free.sfz).
+TEST(TorchGraphInvariants, ANonFiniteRealValueIsUnknownNotAViolation) {
+  json c = recorded();
+  c["graphs"][0]["real"]["_local_scalar_dense"]["value"] = "nan";
+  torch_graph::InvariantReport r = check(c);
+  EXPECT_EQ(fired(r), "");
+  EXPECT_GE(r.unknown, 1);
+}
+
+// PyTorch's facts hold on runs that pass its asserts: a run that raised (the output node has no
+// real value) is judged for bindings only.
+TEST(TorchGraphInvariants, ARunThatRaisedIsJudgedForBindingsOnly) {
+  json c = recorded();
+  c["graphs"][0]["shape_env"]["replacements"]["u5"] = json::parse(R"(["Add", "u0", 1])");
+  c["graphs"][0]["real"].erase("output");
+  EXPECT_EQ(fired(check(c)), "");
+  node(c, "nonzero").erase("bindings");
+  EXPECT_EQ(fired(check(c)), "binding");
+}
+
 TEST(TorchGraphInvariants, AMalformedCaptureIsAUserError) {
   EXPECT_THROW(capture_of_json(json::parse("{}")), UserError);
   json c = recorded();
