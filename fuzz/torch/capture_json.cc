@@ -281,6 +281,16 @@ torch_graph::CapturedGraph graph_of(const json& g) {
     list("guards", &out.guards);
     list("asserts", &out.asserts);
     list("divisible", &out.divisible);
+    if (env.contains("size_like") && env["size_like"].is_array()) {
+      for (const json& name : env["size_like"]) {
+        try {
+          out.size_like.push_back(symbol_named(name.get<std::string>()));
+        } catch (const UserError& e) {
+          if (e.kind() != UserErrorKind::kUnsupported) throw;
+          bad.push_back(std::string("size_like: ") + e.what());
+        }
+      }
+    }
   }
   return out;
 }

@@ -61,7 +61,9 @@ struct CapturedGraph {
   std::vector<std::pair<ExprRef, sym::ValueRange>> ranges;
   std::vector<std::pair<ExprRef, ExprRef>> replacements;  // symbol -> expression
   std::vector<std::pair<ExprRef, ExprRef>> renamings;     // new symbol -> old symbol
-  std::vector<ExprRef> guards, asserts, divisible;
+  std::vector<ExprRef> guards, asserts;
+  std::vector<ExprRef> divisible;         // Mod(a, b) expressions known to be 0
+  std::vector<ExprRef> size_like;         // symbols marked as sizes (known >= 0)
   std::vector<std::string> empty_ranges;  // "u3 in [2, 1]": a range no value is in
   std::vector<std::string> unreadable;    // expressions we could not read, with where they were
 };

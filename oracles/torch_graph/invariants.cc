@@ -119,6 +119,7 @@ class GraphChecker {
     if (ran_to_the_end()) {
       check_replacements();
       check_ranges();
+      check_divisible_and_size_like();
       check_facts_hold();
       check_sizes();
       check_with_solver();
@@ -265,6 +266,34 @@ class GraphChecker {
         violation("range", "range",
                   s->str() + " = " + v->second.str() + " (" + from_[s] + ") outside its range " +
                       range.str());
+      }
+    }
+  }
+
+  // ShapeEnv.divisible holds Mod(a, b) expressions it knows to be 0; size_like symbols are known
+  // to be sizes (>= 0).
+  void check_divisible_and_size_like() {
+    for (const ExprRef& m : g_.divisible) {
+      sym::EvalResult v = sym::evaluate(m, sigma_);
+      if (!v.defined) {
+        ++r_.unknown;
+        continue;
+      }
+      ++r_.checked;
+      if (!(v.value == Concrete::of_int(0))) {
+        violation("divisible", "divisible",
+                  m->str() + " is recorded as 0 (divisible) but is " + v.value.str() + " (" +
+                      sigma_text(m) + ")");
+      }
+    }
+    for (const ExprRef& s : g_.size_like) {
+      auto v = sigma_.find(s);
+      if (v == sigma_.end() || v->second.type != sym::ExprType::kInt) continue;
+      ++r_.checked;
+      if (v->second.i < 0) {
+        violation("size_like", "size_like",
+                  s->str() + " is marked size-like (>= 0) but is " + v->second.str() + " (" +
+                      from_[s] + ")");
       }
     }
   }
@@ -489,6 +518,12 @@ class GraphChecker {
       if (s->is_int() && e->is_int()) z3.assume(sym::eq(s, e), "replacement " + s->str());
     }
     for (const auto& [a, b] : g_.renamings) z3.assume(sym::eq(a, b), "renaming " + a->str());
+    for (const ExprRef& m : g_.divisible) {
+      if (m->is_int()) z3.assume(sym::eq(m, sym::integer(0)), "divisible " + m->str());
+    }
+    for (const ExprRef& s : g_.size_like) {
+      if (s->is_int()) z3.assume(sym::le(sym::integer(0), s), "size-like " + s->str());
+    }
     std::vector<ExprRef> facts;
     for (const std::vector<ExprRef>* list : {&g_.asserts, &g_.guards}) {
       for (const ExprRef& e : *list) {

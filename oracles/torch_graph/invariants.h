@@ -1,6 +1,7 @@
 // Our oracles' invariants judged on PyTorch's own graph (issue 34): every unbacked symbol bound
 // once, before its uses, by a keypath that resolves on the real outputs; the real values (σ) in
-// every recorded range; replacements and renamings true under σ; every guard and deferred
+// every recorded range; replacements, renamings, divisibility and size-like marks true under σ;
+// every guard and deferred
 // assert true when the graph ran; every node's symbolic sizes equal to its real ones. σ comes
 // from the captured real values alone (placeholders' sizes, bindings' keypaths), never from
 // PyTorch's own evaluation; a fact σ does not decide is counted unknown, never passed.
@@ -14,9 +15,11 @@
 namespace sf::torch_graph {
 
 struct Violation {
-  std::string invariant;  // binding, keypath, range, replacement, renaming, assert, sizes
-  std::string op;         // the node's target, or the fact's kind
-  std::string detail;     // in words: what was expected and what was found
+  // binding, keypath, range, replacement, renaming, divisible, size_like, assert, guard, sizes,
+  // values, memo, consistency
+  std::string invariant;
+  std::string op;      // the node's target, or the fact's kind
+  std::string detail;  // in words: what was expected and what was found
 };
 
 struct InvariantReport {

@@ -224,6 +224,22 @@ TEST(TorchGraphInvariants, ARunThatRaisedIsJudgedForBindingsOnly) {
   EXPECT_EQ(fired(check(c)), "binding");
 }
 
+TEST(TorchGraphInvariants, DivisibilityAndSizeLikeMarksHoldOnTheRealRun) {
+  json c = recorded();
+  json& env = c["graphs"][0]["shape_env"];
+  env["divisible"].push_back(json::parse(R"(["PythonMod", "u1", 3])"));  // 6 % 3 == 0
+  env["size_like"].push_back("u1");
+  EXPECT_EQ(fired(check(c)), "");
+  env["divisible"].push_back(json::parse(R"(["PythonMod", "u1", 4])"));  // 6 % 4 == 2
+  EXPECT_NE(fired(check(c)).find("divisible"), std::string::npos) << fired(check(c));
+  c = recorded();
+  c["graphs"][0]["real"]["_local_scalar_dense"]["value"] = -6;
+  c["graphs"][0]["shape_env"]["ranges"]["u1"] = json::parse(R"(["-inf", 99])");
+  c["graphs"][0]["shape_env"]["size_like"].push_back("u1");
+  torch_graph::InvariantReport r = check(c);
+  EXPECT_NE(fired(r).find("size_like"), std::string::npos) << fired(r);
+}
+
 TEST(TorchGraphInvariants, AMalformedCaptureIsAUserError) {
   EXPECT_THROW(capture_of_json(json::parse("{}")), UserError);
   json c = recorded();
