@@ -4,8 +4,7 @@
 // to integer division.
 #include "fuzz/torch/capture_json.h"
 
-#include <functional>
-#include <map>
+#include <optional>
 
 #include "engine/base/errors.h"
 #include "engine/sym/make.h"
@@ -41,18 +40,14 @@ ExprRef symbol_named(const std::string& name) {
   unreadable("the symbol " + name);
 }
 
-// a / b rounded by `round` ("ceil", "floor" or "trunc"), for integer a and b.
-ExprRef rounded_division(const ExprRef& a, const ExprRef& b, const std::string& round) {
-  if (round == "floor") return sym::floordiv(a, b);
-  if (round == "ceil") return sym::neg(sym::floordiv(sym::neg(a), b));
-  unreadable("TruncToInt of an integer division");
-}
-
-ExprRef fold(const std::vector<ExprRef>& args,
-             const std::function<ExprRef(const ExprRef&, const ExprRef&)>& f) {
-  ExprRef acc = args[0];
-  for (size_t i = 1; i < args.size(); ++i) acc = f(acc, args[i]);
-  return acc;
+// A JSON number as an int64, if it is one that fits (PyTorch's ints are unbounded; nlohmann
+// reads a positive one as unsigned).
+std::optional<int64_t> int64_of(const json& t) {
+  if (t.is_number_integer() && !t.is_number_unsigned()) return t.get<int64_t>();
+  if (t.is_number_unsigned() && t.get<uint64_t>() <= uint64_t{INT64_MAX}) {
+    return static_cast<int64_t>(t.get<uint64_t>());
+  }
+  return std::nullopt;
 }
 
 ExprRef of_call(const std::string& f, const json& tree) {
@@ -92,10 +87,9 @@ ExprRef of_call(const std::string& f, const json& tree) {
     if (!int_division) unreadable(f + " of a float");
     ExprRef a = expr_of_tree(inner[1]), b = expr_of_tree(inner[2]);
     if (!a->is_int() || !b->is_int()) unreadable(f + " of a float division");
-    return rounded_division(a, b,
-                            f == "CeilToInt"    ? "ceil"
-                            : f == "FloorToInt" ? "floor"
-                                                : "trunc");
+    if (f == "FloorToInt") return sym::floordiv(a, b);
+    if (f == "CeilToInt") return sym::neg(sym::floordiv(sym::neg(a), b));
+    unreadable("TruncToInt of an integer division");
   }
   for (size_t i = 1; i < tree.size(); ++i) args.push_back(expr_of_tree(tree[i]));
   if (f == "Add") return sym::add(args);
@@ -128,18 +122,22 @@ ExprRef of_call(const std::string& f, const json& tree) {
   unreadable(f);
 }
 
+// An expression, or null with why recorded in `unreadable` when it is one we cannot read.
+ExprRef read_or_record(const json& t, const std::string& where,
+                       std::vector<std::string>* unreadable) {
+  try {
+    return expr_of_tree(t);
+  } catch (const UserError& e) {
+    if (e.kind() != UserErrorKind::kUnsupported) throw;
+    unreadable->push_back(where + ": " + e.what());
+    return ExprRef();
+  }
+}
+
 CapturedValue value_of(const json& v, bool real, std::vector<std::string>* unreadable_out,
                        const std::string& where) {
   CapturedValue out;
-  auto read = [&](const json& t) -> ExprRef {
-    try {
-      return expr_of_tree(t);
-    } catch (const UserError& e) {
-      if (e.kind() != UserErrorKind::kUnsupported) throw;
-      unreadable_out->push_back(where + ": " + e.what());
-      return ExprRef();
-    }
-  };
+  auto read = [&](const json& t) { return read_or_record(t, where, unreadable_out); };
   if (v.is_null()) return out;
   if (v.is_array()) {
     out.kind = CapturedValue::Kind::kTuple;
@@ -198,10 +196,7 @@ torch_graph::KeyStep step_of(const json& s) {
 
 // A bound past int64 (PyTorch's ints are unbounded) is read as infinite: looser, never wrong.
 sym::ExtInt bound_of(const json& b) {
-  if (b.is_number_integer() && !b.is_number_unsigned()) return sym::ExtInt(b.get<int64_t>());
-  if (b.is_number_unsigned() && b.get<uint64_t>() <= uint64_t{INT64_MAX}) {
-    return sym::ExtInt(static_cast<int64_t>(b.get<uint64_t>()));
-  }
+  if (std::optional<int64_t> v = int64_of(b)) return sym::ExtInt(*v);
   if (b == "inf" || (b.is_number() && b.get<double>() > 0)) return sym::ExtInt::pos_inf();
   if (b == "-inf" || b.is_number()) return sym::ExtInt::neg_inf();
   malformed("a range bound " + b.dump());
@@ -210,14 +205,8 @@ sym::ExtInt bound_of(const json& b) {
 torch_graph::CapturedGraph graph_of(const json& g) {
   torch_graph::CapturedGraph out;
   std::vector<std::string>& bad = out.unreadable;
-  auto read = [&](const json& t, const std::string& where) -> ExprRef {
-    try {
-      return expr_of_tree(t);
-    } catch (const UserError& e) {
-      if (e.kind() != UserErrorKind::kUnsupported) throw;
-      bad.push_back(where + ": " + e.what());
-      return ExprRef();
-    }
+  auto read = [&](const json& t, const std::string& where) {
+    return read_or_record(t, where, &bad);
   };
   auto nodes_of = [&](const json& list, const std::string& where) {
     std::vector<torch_graph::CapturedNode> nodes;
@@ -249,7 +238,6 @@ torch_graph::CapturedGraph graph_of(const json& g) {
     }
   }
   if (g.contains("real") && g["real"].is_object()) {
-    out.ran = true;
     for (const auto& [name, v] : g["real"].items()) {
       out.real[name] = value_of(v, true, &bad, name + " (real)");
     }
@@ -281,16 +269,7 @@ torch_graph::CapturedGraph graph_of(const json& g) {
     list("guards", &out.guards);
     list("asserts", &out.asserts);
     list("divisible", &out.divisible);
-    if (env.contains("size_like") && env["size_like"].is_array()) {
-      for (const json& name : env["size_like"]) {
-        try {
-          out.size_like.push_back(symbol_named(name.get<std::string>()));
-        } catch (const UserError& e) {
-          if (e.kind() != UserErrorKind::kUnsupported) throw;
-          bad.push_back(std::string("size_like: ") + e.what());
-        }
-      }
-    }
+    if (env.contains("size_like")) list("size_like", &out.size_like);  // symbol names
   }
   return out;
 }
@@ -298,10 +277,7 @@ torch_graph::CapturedGraph graph_of(const json& g) {
 }  // namespace
 
 ExprRef expr_of_tree(const json& t) {
-  if (t.is_number_integer() && !t.is_number_unsigned()) return sym::integer(t.get<int64_t>());
-  if (t.is_number_unsigned() && t.get<uint64_t>() <= uint64_t{INT64_MAX}) {
-    return sym::integer(static_cast<int64_t>(t.get<uint64_t>()));
-  }
+  if (std::optional<int64_t> v = int64_of(t)) return sym::integer(*v);
   if (t.is_number()) unreadable("the number " + t.dump() + " (past int64)");
   if (t.is_string()) return symbol_named(t.get<std::string>());
   if (!t.is_array() || t.empty() || !t[0].is_string()) malformed("an expression " + t.dump());

@@ -55,7 +55,6 @@ struct CapturedGraph {
   std::vector<CapturedNode> nodes;
   // The bodies of its higher-order ops (not run on their own), by submodule name.
   std::vector<std::pair<std::string, std::vector<CapturedNode>>> subgraphs;
-  bool ran = false;                           // the graph ran on the real inputs
   std::map<std::string, CapturedValue> real;  // node name -> its real value
   // The ShapeEnv at the end of compilation.
   std::vector<std::pair<ExprRef, sym::ValueRange>> ranges;

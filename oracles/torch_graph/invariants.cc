@@ -111,6 +111,7 @@ class GraphChecker {
     sigma_from_placeholders();
     sigma_from_bindings();
     sigma_from_renamings();
+    find_orphans();
     check_uses_are_bound();
     check_memo();
     // PyTorch's facts (ranges, replacements, asserts, and the metadata derived from them) hold
@@ -123,10 +124,6 @@ class GraphChecker {
       check_facts_hold();
       check_sizes();
       check_with_solver();
-    } else {
-      for (const std::vector<ExprRef>* facts : {&g_.asserts, &g_.guards}) {
-        for (const ExprRef& e : *facts) r_.orphan_facts += orphan(e) ? 1 : 0;
-      }
     }
   }
 
@@ -397,12 +394,22 @@ class GraphChecker {
   // A fact over a symbol no graph binds or uses (nor a renaming of it): the symbol belongs to a
   // trace PyTorch discarded, so the fact can never be checked (PyTorch's assert insertion skips
   // it too). Mixed facts count: a body's carry symbol is shared by every trace of the body.
-  bool orphan(const ExprRef& fact) const {
-    for (const ExprRef& s : sym::free_unbacked_symbols(fact)) {
-      if (!bound_at(s) && !bound_in_subgraph(s) && !used_in_graph(s)) return true;
+  // Decided once (it depends on the graphs, not on σ) and counted here for every run.
+  void find_orphans() {
+    for (const std::vector<ExprRef>* facts : {&g_.asserts, &g_.guards}) {
+      for (const ExprRef& fact : *facts) {
+        for (const ExprRef& s : sym::free_unbacked_symbols(fact)) {
+          if (!bound_at(s) && !bound_in_subgraph(s) && !used_in_graph(s)) {
+            orphans_.insert(fact);
+            break;
+          }
+        }
+        r_.orphan_facts += orphans_.count(fact) > 0 ? 1 : 0;
+      }
     }
-    return false;
   }
+
+  bool orphan(const ExprRef& fact) const { return orphans_.count(fact) > 0; }
 
   bool used_in_graph(const ExprRef& s) const {
     std::unordered_set<ExprRef, sym::ExprHash> names = renamed_class(s);
@@ -427,10 +434,7 @@ class GraphChecker {
   void check_facts_hold() {
     for (const auto& [what, facts] : {std::pair{"assert", &g_.asserts}, {"guard", &g_.guards}}) {
       for (const ExprRef& e : *facts) {
-        if (orphan(e)) {
-          ++r_.orphan_facts;
-          continue;
-        }
+        if (orphan(e)) continue;
         sym::EvalResult v = sym::evaluate(e, sigma_);
         if (!v.defined) {
           ++r_.unknown;
@@ -665,6 +669,7 @@ class GraphChecker {
   sym::Assignment sigma_;
   std::unordered_map<ExprRef, std::string, sym::ExprHash> from_;
   std::unordered_map<ExprRef, size_t, sym::ExprHash> binder_index_;
+  std::unordered_set<ExprRef, sym::ExprHash> orphans_;
 };
 
 }  // namespace
