@@ -29,6 +29,7 @@
 #include "fuzz/torch/torch_process.h"
 #include "fuzz/torch/torch_shrink.h"
 #include "fuzz/torch/worker_text.h"
+#include "oracles/torch_graph/invariants.h"
 
 namespace sf::torch_ref {
 
@@ -166,38 +167,18 @@ struct ToMinimize {
   std::string detail, torch_version;
 };
 
-// What an invariant of PyTorch's graph says, in words, for an issue-ready reproducer.
-const char* invariant_words(const std::string& key) {
-  static const std::pair<const char*, const char*> kWords[] = {
-      {"binding", "every unbacked symbol a node or an assert uses is bound by one node before it"},
-      {"keypath", "each unbacked binding's keypath resolves on its node's real output"},
-      {"range", "each symbol's real value lies in its recorded value range"},
-      {"replacement", "each replacement holds on the real run"},
-      {"renaming", "a renamed unbacked symbol equals its new name on the real run"},
-      {"divisible", "each expression the ShapeEnv records as divisible is on the real run"},
-      {"size_like", "each symbol marked size-like is non-negative on the real run"},
-      {"consistency", "the ShapeEnv's ranges, replacements and asserts can hold together"},
-      {"assert", "every deferred runtime assert is true on a run that completed"},
-      {"guard", "every guard is true on a run that completed"},
-      {"sizes", "each node's symbolic sizes equal its real sizes"},
-      {"values", "each node's symbolic int value equals its real value"},
-      {"memo", "two data-dependent calls on the same values share a symbol or are asserted equal"},
-  };
-  for (const auto& [name, words] : kWords) {
-    if (key.rfind(std::string("torch-invariant ") + name + " ", 0) == 0) return words;
-  }
-  return "an invariant of PyTorch's unbacked-symbol machinery";
-}
-
 // The exported program, with a header an issue can quote when PyTorch broke an invariant.
 std::string reproducer_python(const ToMinimize& m, const std::string& sfz,
                               const std::string& file) {
   std::string py = export_torch(program::parse_program(sfz), file);
-  if (m.key.rfind("torch-invariant ", 0) != 0) return py;
+  const std::string prefix = std::string(diff_class_name(DiffClass::kTorchInvariant)) + " ";
+  if (m.key.rfind(prefix, 0) != 0) return py;
+  std::string invariant =
+      m.key.substr(prefix.size(), m.key.find(' ', prefix.size()) - prefix.size());
   std::string header = "# PyTorch " + (m.torch_version.empty() ? "?" : m.torch_version) +
-                       " breaks: " + invariant_words(m.key) +
+                       " breaks: " + torch_graph::describe_invariant(invariant) +
                        ".\n# Seen (before minimizing): " + m.detail + "\n# `python3 " +
-                       fs::path(file).filename().string() +
+                       fs::path(file).replace_extension(".py").filename().string() +
                        " capture` prints the graph after AOTAutograd, its ShapeEnv and each "
                        "node's real value as JSON;\n# `python3 ... eager aot_eager` runs it.\n";
   return header + py;

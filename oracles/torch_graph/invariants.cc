@@ -674,6 +674,28 @@ class GraphChecker {
 
 }  // namespace
 
+const char* describe_invariant(const std::string& invariant) {
+  static const std::pair<const char*, const char*> kWords[] = {
+      {"binding", "every unbacked symbol a node or an assert uses is bound by one node before it"},
+      {"keypath", "each unbacked binding's keypath resolves on its node's real output"},
+      {"range", "each symbol's real value lies in its recorded value range"},
+      {"replacement", "each replacement holds on the real run"},
+      {"renaming", "a renamed unbacked symbol equals its new name on the real run"},
+      {"divisible", "each expression the ShapeEnv records as divisible is on the real run"},
+      {"size_like", "each symbol marked size-like is non-negative on the real run"},
+      {"consistency", "the ShapeEnv's ranges, replacements and asserts can hold together"},
+      {"assert", "every deferred runtime assert is true on a run that completed"},
+      {"guard", "every guard is true on a run that completed"},
+      {"sizes", "each node's symbolic sizes equal its real sizes"},
+      {"values", "each node's symbolic int value equals its real value"},
+      {"memo", "two data-dependent calls on the same values share a symbol or are asserted equal"},
+  };
+  for (const auto& [name, words] : kWords) {
+    if (invariant == name) return words;
+  }
+  return "an invariant of PyTorch's unbacked-symbol machinery";
+}
+
 InvariantReport check_capture(const Capture& capture) {
   InvariantReport r;
   for (const CapturedGraph& g : capture.graphs) {

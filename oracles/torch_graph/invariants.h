@@ -34,4 +34,8 @@ struct InvariantReport {
 
 InvariantReport check_capture(const Capture& capture);
 
+// What an invariant (a Violation's `invariant`) requires, in words, for an issue-ready
+// reproducer; a generic sentence for a name it does not know.
+const char* describe_invariant(const std::string& invariant);
+
 }  // namespace sf::torch_graph

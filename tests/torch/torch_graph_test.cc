@@ -240,6 +240,15 @@ TEST(TorchGraphInvariants, DivisibilityAndSizeLikeMarksHoldOnTheRealRun) {
   EXPECT_NE(fired(r).find("size_like"), std::string::npos) << fired(r);
 }
 
+TEST(TorchGraphInvariants, EveryInvariantHasItsOwnDescription) {
+  const std::string generic = torch_graph::describe_invariant("no such invariant");
+  for (const char* name :
+       {"binding", "keypath", "range", "replacement", "renaming", "divisible", "size_like",
+        "consistency", "assert", "guard", "sizes", "values", "memo"}) {
+    EXPECT_NE(torch_graph::describe_invariant(name), generic) << name;
+  }
+}
+
 TEST(TorchGraphInvariants, AMalformedCaptureIsAUserError) {
   EXPECT_THROW(capture_of_json(json::parse("{}")), UserError);
   json c = recorded();
