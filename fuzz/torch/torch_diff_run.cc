@@ -178,9 +178,11 @@ std::string reproducer_python(const ToMinimize& m, const std::string& sfz,
   std::string header = "# PyTorch " + (m.torch_version.empty() ? "?" : m.torch_version) +
                        " breaks: " + torch_graph::describe_invariant(invariant) +
                        ".\n# Seen (before minimizing): " + m.detail + "\n# `python3 " +
-                       fs::path(file).replace_extension(".py").filename().string() +
-                       " capture` prints the graph after AOTAutograd, its ShapeEnv and each "
-                       "node's real value as JSON;\n# `python3 ... eager aot_eager` runs it.\n";
+                       fs::path(file).replace_extension(".py").filename().string() + " " +
+                       m.backend + "` prints PyTorch's graph (" +
+                       (m.backend == "capture" ? "after AOTAutograd" : "torch.export's") +
+                       "), its ShapeEnv and each node's real value as JSON;\n# `python3 ... "
+                       "eager aot_eager export` runs it.\n";
   return header + py;
 }
 

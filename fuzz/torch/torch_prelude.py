@@ -300,6 +300,8 @@ def sf_run(backend):
                 result = sf_export(inputs, out)
             elif backend == "capture":
                 result = sf_capture(inputs, out)
+            elif backend == "capture_export":
+                result = sf_capture_export(inputs, out)
             else:
                 torch._dynamo.reset()
                 sf_mark(inputs)
@@ -437,6 +439,37 @@ def sf_graph_nodes(graph):
     return nodes
 
 
+# A graph's entry in the capture: its nodes, its higher-order ops' bodies (not run on their own:
+# where their symbols are bound) and, once run, each node's real value.
+def sf_graph_entry(gm, shape_env):
+    return {"nodes": sf_graph_nodes(gm.graph), "real": None, "env": shape_env,
+            "subgraphs": {name: sf_graph_nodes(m.graph) for name, m in gm.named_modules()
+                          if name and isinstance(m, torch.fx.GraphModule)}}
+
+
+# Runs gm on the real inputs node by node, recording each node's real value in g["real"] (also
+# when a node raises: the values up to it are the evidence).
+def sf_recorded_run(gm, g, *args):
+    real = {}
+
+    class Recorder(torch.fx.Interpreter):
+        def run_node(self, n):
+            r = super().run_node(n)
+            real[n.name] = sf_meta(r, real=True)
+            return r
+    try:
+        return Recorder(gm).run(*args)
+    finally:
+        g["real"] = real
+
+
+def sf_capture_json(graphs):
+    return {"torch": torch.__version__, "graphs": [
+        {"nodes": g["nodes"], "subgraphs": g["subgraphs"], "real": g["real"],
+         "shape_env": sf_shape_env(g["env"])} for g in graphs]}
+
+
+# torch.compile's forward graph after AOTAutograd.
 def sf_capture(inputs, out):
     from torch._dynamo.backends.common import aot_autograd
     from torch._guards import detect_fake_mode
@@ -444,26 +477,11 @@ def sf_capture(inputs, out):
 
     def forward_compiler(gm, example_inputs):
         fake = detect_fake_mode(example_inputs)
-        g = {"nodes": [], "real": None, "env": fake.shape_env if fake else None}
-        g["nodes"] = sf_graph_nodes(gm.graph)
-        # The higher-order ops' bodies (not run on their own): where their symbols are bound.
-        g["subgraphs"] = {name: sf_graph_nodes(m.graph) for name, m in gm.named_modules()
-                          if name and isinstance(m, torch.fx.GraphModule)}
+        g = sf_graph_entry(gm, fake.shape_env if fake else None)
         graphs.append(g)
 
-        # The graph run on the real inputs, node by node: each node's real value.
         def run(args):
-            real = {}
-
-            class Recorder(torch.fx.Interpreter):
-                def run_node(self, n):
-                    r = super().run_node(n)
-                    real[n.name] = sf_meta(r, real=True)
-                    return r
-            try:
-                return Recorder(gm).run(*args)
-            finally:
-                g["real"] = real
+            return sf_recorded_run(gm, g, *args)
         run._boxed_call = True
         return run
 
@@ -475,10 +493,37 @@ def sf_capture(inputs, out):
         return compiled(**inputs)
     finally:
         # The shape environment as it ended (asserts are added until the end of compilation).
-        out["capture"] = {"torch": torch.__version__, "graphs": [
-            {"nodes": g["nodes"], "subgraphs": g["subgraphs"], "real": g["real"],
-             "shape_env": sf_shape_env(g["env"])}
-            for g in graphs]}
+        out["capture"] = sf_capture_json(graphs)
+
+
+# The ShapeEnv a graph's symbolic values live in (None when every size is static).
+def sf_graph_shape_env(gm):
+    for n in gm.graph.nodes:
+        for v in torch.utils._pytree.tree_leaves(n.meta.get("val")):
+            if isinstance(v, torch.Tensor):
+                v = next((x for x in list(v.shape) + [v.storage_offset()]
+                          if isinstance(x, torch.SymInt)), None)
+            if isinstance(v, (torch.SymInt, torch.SymBool, torch.SymFloat)):
+                return v.node.shape_env
+    return None
+
+
+# torch.export's graph: the unlifted module (it takes the user's inputs as they are and checks
+# export's input guards) run node by node on the real inputs.
+def sf_capture_export(inputs, out):
+    torch._dynamo.reset()
+    names = list(inputs)
+    args = tuple(inputs[n] for n in names)
+    shapes = tuple(sf_export_dims(n, inputs[n]) for n in names)
+    graphs = []
+    try:
+        ep = torch.export.export(SfModule(), args, dynamic_shapes=(shapes,))
+        gm = ep.module()
+        g = sf_graph_entry(gm, sf_graph_shape_env(gm))
+        graphs.append(g)
+        return sf_recorded_run(gm, g, *sf_inputs().values())
+    finally:
+        out["capture"] = sf_capture_json(graphs)
 
 
 def sf_main():

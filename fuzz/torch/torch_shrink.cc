@@ -17,11 +17,10 @@ DisagreementShrink shrink_disagreement(const std::string& sfz, const std::string
                                        const fuzz::ShrinkLimits& limits,
                                        const BackendMaker& make_backend) {
   DisagreementShrink out;
-  // torch-self is a judgement against PyTorch's eager too: each candidate asks for both.
+  // torch-self and eager-raised are judgements against PyTorch's eager too: each candidate asks
+  // for both.
   std::vector<std::string> asked = {backend};
-  if (key.rfind(std::string(diff_class_name(DiffClass::kTorchSelf)) + " ", 0) == 0) {
-    asked.insert(asked.begin(), "eager");
-  }
+  if (judged_against_eager(key)) asked.insert(asked.begin(), "eager");
   auto same_disagreement = [&](const std::string& text) {
     TorchCase c;
     c.name = "shrink";

@@ -689,6 +689,7 @@ const char* describe_invariant(const std::string& invariant) {
       {"sizes", "each node's symbolic sizes equal its real sizes"},
       {"values", "each node's symbolic int value equals its real value"},
       {"memo", "two data-dependent calls on the same values share a symbol or are asserted equal"},
+      {"eager-raised", "where eager's checks fail on the inputs, the compiled program raises"},
   };
   for (const auto& [name, words] : kWords) {
     if (invariant == name) return words;

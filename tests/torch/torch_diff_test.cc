@@ -188,5 +188,45 @@ TEST(TorchDiffJudgeCase, TheCaptureBackendIsJudgedByTheInvariants) {
   EXPECT_EQ(j.facts_checked, 0);
 }
 
+// Where PyTorch's eager raised an error that binds the compiled program and a captured graph (of
+// either capture backend) ran to the end, the graph lost eager's check: torch-invariant
+// eager-raised, whatever ours did. A data-dependent guard in eager binds nothing.
+TEST(TorchDiffJudgeCase, ACaptureThatCompletesWhereEagerRaisedBreaksEagerRaised) {
+  TorchCase c;
+  c.ours = ok_with({HostValue::of_int(3)});
+  c.ours.eager_outputs.reset();
+  c.ours.eager_error = "check_failed";
+  c.ours.compiled_ok = false;
+  c.ours.compiled_error = "runtime_assert_failed";
+  const std::string eager_check = R"j({"backend": "eager", "verdict": "error",
+      "kind": "check_failed", "type": "RuntimeError", "message": "sfz check failed: u0 < 3"})j";
+  const std::string eager_guard = R"j({"backend": "eager", "verdict": "error",
+      "kind": "data_dependent_guard", "type": "UserError", "message": "Eq(u0, 0)"})j";
+  const std::string completed = R"({"backend": "capture_export", "verdict": "ok",
+      "outputs": [{"int": 3}], "capture": {"graphs": []}})";
+  const std::string raised = R"j({"backend": "capture_export", "verdict": "error",
+      "kind": "runtime_assert_failed", "type": "RuntimeError", "message": "u0 < 3",
+      "capture": {"graphs": []}})j";
+  const std::vector<std::string> backends = {"eager", "capture_export"};
+
+  c.results = {eager_check, completed};
+  Judgement j = judge_case(c, backends)[1];
+  EXPECT_EQ(j.cls, DiffClass::kTorchInvariant);
+  EXPECT_EQ(j.key, "torch-invariant eager-raised check_failed");
+  ASSERT_FALSE(j.violations.empty());
+  EXPECT_NE(j.detail.find("sfz check failed: u0 < 3"), std::string::npos) << j.detail;
+  EXPECT_TRUE(judged_against_eager(j.key));  // the shrinker runs eager beside the capture
+
+  c.results = {eager_check, raised};  // the graph kept the check
+  EXPECT_EQ(judge_case(c, backends)[1].cls, DiffClass::kAgree);
+
+  c.results = {eager_guard, completed};  // a guard in eager is torch's limit, not a check
+  EXPECT_NE(judge_case(c, backends)[1].cls, DiffClass::kTorchInvariant);
+
+  c.results = {completed};  // without eager in the run there is nothing to hold the graph to
+  EXPECT_NE(judge_case(c, {"capture_export"})[0].cls, DiffClass::kTorchInvariant);
+  EXPECT_FALSE(judged_against_eager("torch-invariant binding aten.add.Tensor"));
+}
+
 }  // namespace
 }  // namespace sf::torch_ref

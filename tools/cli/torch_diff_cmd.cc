@@ -133,7 +133,8 @@ void add_torch_diff_command(CLI::App& app, Action* action) {
       ->check(CLI::Range(1, 256));
   cmd->add_option("--backends", f->backends,
                   "comma list of eager, aot_eager, inductor, export (inductor compiles for "
-                  "seconds per program)")
+                  "seconds per program), capture / capture_export (aot_eager's / torch.export's "
+                  "graph judged by our invariants)")
       ->capture_default_str();
   cmd->add_option("--python", f->python,
                   "a python3 with torch (default $SHAPEFUZZ_PYTHON, else python3)");

@@ -17,10 +17,9 @@ def sf_mark(inputs):
 
 
 def sf_export_dims(name, value):
-    # torch.export has no unbacked Dim: an unbacked dim is exported as DYNAMIC.
     modes = {
-        "v_x": [torch.export.Dim.DYNAMIC, torch.export.Dim.STATIC],
-        "v_m": [torch.export.Dim.DYNAMIC],
+        "v_x": [torch.export.Dim.AUTO, torch.export.Dim.STATIC],
+        "v_m": [torch.export.Dim.AUTO],
     }
     return tuple(modes[name]) if name in modes and modes[name] else None
 
