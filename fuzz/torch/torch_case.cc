@@ -271,6 +271,20 @@ namespace {
 // "capture" (torch.compile's graph after AOTAutograd) and "capture_export" (torch.export's).
 bool is_capture_backend(const std::string& backend) { return backend.rfind("capture", 0) == 0; }
 
+// "where: unreadable PyTorch expression: the symbol zuf3" -> "the symbol zuf#": what the reader
+// lacks, without the place or the numbers, so that a report can count each kind.
+std::string unreadable_kind(const std::string& why) {
+  const std::string marker = "unreadable PyTorch expression: ";
+  size_t at = why.find(marker);
+  std::string what = at == std::string::npos ? why : why.substr(at + marker.size());
+  std::string out;
+  for (char ch : what) {
+    bool digit = ch >= '0' && ch <= '9';
+    if (!digit || out.empty() || out.back() != '#') out += digit ? '#' : ch;
+  }
+  return out;
+}
+
 // The capture backend's verdict carries PyTorch's graph: our invariants judged on it override the
 // plain judgement when one is broken (or the capture does not parse: a torch-crashes).
 void judge_capture(const std::string& verdict_json, Judgement* j) {
@@ -287,6 +301,7 @@ void judge_capture(const std::string& verdict_json, Judgement* j) {
   j->facts_checked = r.checked;
   j->facts_unknown = r.unknown;
   j->unreadable = static_cast<int>(r.unreadable.size());
+  for (const std::string& why : r.unreadable) j->unreadable_what.push_back(unreadable_kind(why));
   j->orphan_facts = r.orphan_facts;
   j->torch_version = capture.torch_version;
   for (const torch_graph::Violation& v : r.violations) {

@@ -59,6 +59,8 @@ struct Judgement {
   // capture was judged), and every invariant violation ("invariant op: detail").
   int facts_checked = -1, facts_unknown = 0, unreadable = 0, orphan_facts = 0;
   std::vector<std::string> violations;
+  // What each unreadable expression was (its function, numbers as '#'): the reader's to-do list.
+  std::vector<std::string> unreadable_what;
   std::string torch_version;  // the capture's
 };
 

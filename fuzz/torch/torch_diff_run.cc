@@ -358,6 +358,7 @@ TorchDiffResult run_torch_diff(const TorchDiffOptions& o, std::FILE* log) {
         f["unknown"] = count_in(f, "unknown") + j.facts_unknown;
         f["unreadable"] = count_in(f, "unreadable") + j.unreadable;
         f["orphan"] = count_in(f, "orphan") + j.orphan_facts;
+        for (const std::string& what : j.unreadable_what) bump(f["unreadable_what"], what);
       }
       if (j.cls == DiffClass::kAgree) {
         entry["backends"][backend] = verdict;
@@ -406,6 +407,12 @@ TorchDiffResult run_torch_diff(const TorchDiffOptions& o, std::FILE* log) {
                    "over symbols of discarded traces, %d expressions unreadable\n",
                    backend.c_str(), count_in(f, "programs"), count_in(f, "checked"),
                    count_in(f, "unknown"), count_in(f, "orphan"), count_in(f, "unreadable"));
+      if (f.contains("unreadable_what")) {
+        std::fprintf(log, "  unreadable, by what (the expression reader's to-do list):\n");
+        for (const auto& [what, n] : f["unreadable_what"].items()) {
+          std::fprintf(log, "  %8d  %s\n", n.get<int>(), what.c_str());
+        }
+      }
     }
   }
   if (!o.known.empty()) {

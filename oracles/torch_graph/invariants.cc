@@ -615,14 +615,21 @@ class GraphChecker {
   // the two, is a violation. Only the ops torch 2.15 memoizes (fake_impls: nonzero, item, unique
   // without a dim; unique_dim deliberately not, masked_select never); unique_consecutive is left
   // out because the capture does not record whether a dim was given.
+  // The other half: a call on other values (in a functionalized graph a mutated tensor is
+  // another node) that binds nothing and reuses an earlier call's symbol kept a memo across a
+  // mutation.
   void check_memo() {
     static const char* kMemoized[] = {"aten.nonzero.default", "aten._local_scalar_dense.default",
                                       "aten._unique2.default"};
     for (size_t j = 0; j < g_.nodes.size(); ++j) {
       const CapturedNode& b = g_.nodes[j];
-      if (b.bindings.empty() || b.args.empty() || !b.val) continue;
+      if (b.args.empty() || !b.val) continue;
       if (std::none_of(std::begin(kMemoized), std::end(kMemoized),
                        [&](const char* t) { return b.target == t; })) {
+        continue;
+      }
+      if (b.bindings.empty()) {
+        check_no_stale_memo(b);
         continue;
       }
       for (size_t i = 0; i < j; ++i) {
@@ -645,6 +652,32 @@ class GraphChecker {
         }
         break;  // one earlier call is enough
       }
+    }
+  }
+
+  // A memoized call `b` that binds nothing: each unbacked symbol of its value must come from a
+  // call of the same op on the same values (the memo's answer), not on other values.
+  void check_no_stale_memo(const CapturedNode& b) {
+    std::vector<ExprRef> symbols;  // in the order of the value (the report is deterministic)
+    std::unordered_set<ExprRef, sym::ExprHash> seen;
+    each_expr(*b.val, [&](const ExprRef& e) {
+      if (!e) return;
+      for (const ExprRef& s : sym::free_unbacked_symbols(e)) {
+        if (seen.insert(s).second) symbols.push_back(s);
+      }
+    });
+    for (const ExprRef& s : symbols) {
+      std::optional<size_t> binder = bound_at(s);
+      if (!binder) continue;  // unbound: the binding invariant's
+      const CapturedNode& a = g_.nodes[*binder];
+      if (a.target != b.target) continue;
+      ++r_.checked;
+      if (a.args == b.args) continue;
+      violation("memo", b.target,
+                b.name + " computes " + b.target + " of " + join(b.args) + " but reuses " +
+                    s->str() + " of " + a.name + ", which computed it of other values (" +
+                    join(a.args) + "): a memo kept across a mutation");
+      return;
     }
   }
 

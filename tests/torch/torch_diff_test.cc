@@ -186,6 +186,15 @@ TEST(TorchDiffJudgeCase, TheCaptureBackendIsJudgedByTheInvariants) {
   j = judge_case(c, {"capture"})[0];
   EXPECT_EQ(j.cls, DiffClass::kAgree);
   EXPECT_EQ(j.facts_checked, 0);
+
+  // Expressions the reader lacks are counted by what they are, without places or numbers.
+  c.results = {R"({"backend": "capture", )" + ok_outputs + R"(, "capture": {"graphs": [{"nodes":
+      [{"name": "a", "op": "placeholder", "target": "a", "val": {"sizes": [["Hypot", "s12", 3]],
+      "strides": [1], "offset": 0}}, {"name": "b", "op": "placeholder", "target": "b",
+      "val": {"value": "q17"}}], "real": null, "shape_env": null}]}})"};
+  j = judge_case(c, {"capture"})[0];
+  EXPECT_EQ(j.unreadable, 2);
+  EXPECT_EQ(j.unreadable_what, (std::vector<std::string>{"Hypot", "the symbol q#"}));
 }
 
 // Where PyTorch's eager raised an error that binds the compiled program and a captured graph (of

@@ -179,6 +179,27 @@ TEST(TorchGraphInvariants, ASecondCallOnTheSameValuesWithAStrangerSymbol) {
   EXPECT_EQ(fired(check(c)), "");
 }
 
+// After a mutation the values are another node of the functionalized graph: a nonzero of them
+// that binds nothing and reuses the first call's symbol kept the memo across the mutation, even
+// where the real counts happen to agree.
+TEST(TorchGraphInvariants, ACallOnOtherValuesReusingAMemoizedSymbol) {
+  json c = recorded();
+  json stale = node(c, "nonzero");
+  stale["name"] = "nonzero_1";
+  stale["args"] = json::array({"add"});
+  stale.erase("bindings");
+  json& nodes = c["graphs"][0]["nodes"];
+  nodes.insert(nodes.end() - 1, stale);  // after add, before the output
+  c["graphs"][0]["real"]["nonzero_1"] = c["graphs"][0]["real"]["nonzero"];
+  torch_graph::InvariantReport r = check(c);
+  ASSERT_EQ(fired(r), "memo");
+  EXPECT_NE(r.violations[0].detail.find("across a mutation"), std::string::npos)
+      << r.violations[0].detail;
+  // The memo's own answer: the same op of the same values reusing the symbol holds.
+  nodes[nodes.size() - 2]["args"] = json::array({"arg1_1"});
+  EXPECT_EQ(fired(check(c)), "");
+}
+
 // Z3 on the captured facts: a ShapeEnv that contradicts itself, and an assert σ leaves open that
 // no value of its unknown symbol can make true.
 TEST(TorchGraphInvariants, ContradictoryFactsAreAConsistencyViolation) {
