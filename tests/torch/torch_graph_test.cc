@@ -179,6 +179,22 @@ TEST(TorchGraphInvariants, ASecondCallOnTheSameValuesWithAStrangerSymbol) {
   EXPECT_EQ(fired(check(c)), "");
 }
 
+// Strides and the storage offset are compared where they mean something: a stride of a dim with
+// one element (nonzero's dim 1 here) may be anything, one of a dim with more may not.
+TEST(TorchGraphInvariants, AStrideOrOffsetTheRealRunContradicts) {
+  json c = recorded();
+  node(c, "nonzero")["val"]["strides"][1] = 7;  // dim 1 has one element: any stride
+  EXPECT_EQ(fired(check(c)), "");
+  node(c, "nonzero")["val"]["strides"][0] = 2;  // dim 0 has three
+  torch_graph::InvariantReport r = check(c);
+  ASSERT_EQ(fired(r), "strides");
+  EXPECT_NE(r.violations[0].detail.find("nonzero stride 0"), std::string::npos)
+      << r.violations[0].detail;
+  c = recorded();
+  node(c, "add")["val"]["offset"] = "u0";
+  EXPECT_EQ(fired(check(c)), "strides");
+}
+
 // After a mutation the values are another node of the functionalized graph: a nonzero of them
 // that binds nothing and reuses the first call's symbol kept the memo across the mutation, even
 // where the real counts happen to agree.
@@ -265,7 +281,7 @@ TEST(TorchGraphInvariants, EveryInvariantHasItsOwnDescription) {
   const std::string generic = torch_graph::describe_invariant("no such invariant");
   for (const char* name :
        {"binding", "keypath", "range", "replacement", "renaming", "divisible", "size_like",
-        "consistency", "assert", "guard", "sizes", "values", "memo"}) {
+        "consistency", "assert", "guard", "sizes", "values", "strides", "memo", "eager-raised"}) {
     EXPECT_NE(torch_graph::describe_invariant(name), generic) << name;
   }
 }
