@@ -218,6 +218,9 @@ torch_graph::CapturedGraph graph_of(const json& g) {
       if (n.contains("args") && n["args"].is_array()) {
         for (const json& a : n["args"]) node.args.push_back(a.get<std::string>());
       }
+      if (n.contains("call") && n["call"].is_array()) {
+        for (const json& a : n["call"]) node.call.push_back(a.get<std::string>());
+      }
       if (n.contains("val")) node.val = value_of(n["val"], false, &bad, where + node.name);
       if (n.contains("bindings")) {
         for (const auto& [name, path] : n["bindings"].items()) {

@@ -425,11 +425,22 @@ def sf_shape_env(se):
     }
 
 
+# A node's arguments as text: another node as %name, a literal as its repr, keywords as k=v.
+def sf_call(n):
+    def text(a):
+        if isinstance(a, torch.fx.Node):
+            return "%" + a.name
+        if isinstance(a, (list, tuple)):
+            return "[" + ", ".join(text(x) for x in a) + "]"
+        return repr(a)[:40]
+    return [text(a) for a in n.args] + [k + "=" + text(v) for k, v in n.kwargs.items()]
+
+
 def sf_graph_nodes(graph):
     nodes = []
     for n in graph.nodes:
         entry = {"name": n.name, "op": n.op, "target": str(n.target)[:80],
-                 "args": [a.name for a in n.all_input_nodes]}
+                 "args": [a.name for a in n.all_input_nodes], "call": sf_call(n)}
         if "val" in n.meta:
             entry["val"] = sf_meta(n.meta["val"], real=False)
         ub = n.meta.get("unbacked_bindings")

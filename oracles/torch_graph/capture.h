@@ -47,6 +47,9 @@ struct Binding {
 struct CapturedNode {
   std::string name, op, target;
   std::vector<std::string> args;  // the nodes it reads, by name
+  // Its arguments as PyTorch printed them: "%node", a literal's repr, "key=value" (empty when
+  // the capture predates them).
+  std::vector<std::string> call;
   std::optional<CapturedValue> val;
   std::vector<Binding> bindings;
 };

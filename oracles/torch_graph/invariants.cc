@@ -626,28 +626,22 @@ class GraphChecker {
   // gives them one symbol, or a fact makes them equal (spec §8, the memo invariant). A call that
   // binds a fresh symbol where an earlier identical call already has one, with nothing relating
   // the two, is a violation. Only the ops torch 2.15 memoizes (fake_impls: nonzero, item, unique
-  // without a dim; unique_dim deliberately not, masked_select never); unique_consecutive is left
-  // out because the capture does not record whether a dim was given.
+  // and unique_consecutive without a dim; unique_dim deliberately not, masked_select never).
+  // "The same values" is the same argument nodes and the same literal arguments.
   // The other half: a call on other values (in a functionalized graph a mutated tensor is
   // another node) that binds nothing and reuses an earlier call's symbol kept a memo across a
   // mutation.
   void check_memo() {
-    static const char* kMemoized[] = {"aten.nonzero.default", "aten._local_scalar_dense.default",
-                                      "aten._unique2.default"};
     for (size_t j = 0; j < g_.nodes.size(); ++j) {
       const CapturedNode& b = g_.nodes[j];
-      if (b.args.empty() || !b.val) continue;
-      if (std::none_of(std::begin(kMemoized), std::end(kMemoized),
-                       [&](const char* t) { return b.target == t; })) {
-        continue;
-      }
+      if (b.args.empty() || !b.val || !memoized(b)) continue;
       if (b.bindings.empty()) {
         check_no_stale_memo(b);
         continue;
       }
       for (size_t i = 0; i < j; ++i) {
         const CapturedNode& a = g_.nodes[i];
-        if (a.target != b.target || a.args != b.args || !a.val) continue;
+        if (a.target != b.target || a.args != b.args || a.call != b.call || !a.val) continue;
         std::vector<ExprRef> xs, ys;
         each_expr(*a.val, [&](const ExprRef& e) { xs.push_back(e); });
         each_expr(*b.val, [&](const ExprRef& e) { ys.push_back(e); });
@@ -668,6 +662,24 @@ class GraphChecker {
     }
   }
 
+  // Whether torch 2.15's fake kernel of n's op keeps its data-dependent size in a memo of its
+  // input (fake_impls.py): unique_consecutive only without a dim (aten's 4th argument).
+  static bool memoized(const CapturedNode& n) {
+    if (n.target == "aten.nonzero.default" || n.target == "aten._local_scalar_dense.default" ||
+        n.target == "aten._unique2.default") {
+      return true;
+    }
+    if (n.target != "aten.unique_consecutive.default") return false;
+    for (size_t i = 0; i < n.call.size(); ++i) {
+      const std::string& a = n.call[i];
+      if ((i == 3 && a.find('=') == std::string::npos && a != "None") ||
+          (a.rfind("dim=", 0) == 0 && a != "dim=None")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   // A memoized call `b` that binds nothing: each unbacked symbol of its value must come from a
   // call of the same op on the same values (the memo's answer), not on other values.
   void check_no_stale_memo(const CapturedNode& b) {
@@ -685,7 +697,7 @@ class GraphChecker {
       const CapturedNode& a = g_.nodes[*binder];
       if (a.target != b.target) continue;
       ++r_.checked;
-      if (a.args == b.args) continue;
+      if (a.args == b.args && a.call == b.call) continue;
       violation("memo", b.target,
                 b.name + " computes " + b.target + " of " + join(b.args) + " but reuses " +
                     s->str() + " of " + a.name + ", which computed it of other values (" +

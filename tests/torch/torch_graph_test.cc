@@ -179,6 +179,30 @@ TEST(TorchGraphInvariants, ASecondCallOnTheSameValuesWithAStrangerSymbol) {
   EXPECT_EQ(fired(check(c)), "");
 }
 
+// unique_consecutive keeps a memo only without a dim (torch 2.15's fake kernel), and a call with
+// other literal arguments is not the same call.
+TEST(TorchGraphInvariants, UniqueConsecutiveIsMemoizedOnlyWithoutADim) {
+  json c = recorded();
+  json& nodes = c["graphs"][0]["nodes"];
+  for (int i = 0; i < 2; ++i) {
+    json call = node(c, "nonzero");
+    call["name"] = "unique_consecutive_" + std::to_string(i);
+    call["target"] = "aten.unique_consecutive.default";
+    call["call"] = json::array({"%arg1_1", "False", "True"});
+    call["val"]["sizes"][0] = i ? "u9" : "u8";
+    call["bindings"] =
+        json::object({{i ? "u9" : "u8", json::parse(R"([["size"], ["index", 0]])")}});
+    c["graphs"][0]["real"][call["name"].get<std::string>()] = c["graphs"][0]["real"]["nonzero"];
+    nodes.insert(nodes.end() - 1, call);
+  }
+  EXPECT_EQ(fired(check(c)), "memo");
+  for (int i = 0; i < 2; ++i) nodes[nodes.size() - 3 + i]["call"].push_back("dim=0");
+  EXPECT_EQ(fired(check(c)), "");
+  nodes[nodes.size() - 3]["call"] = json::array({"%arg1_1", "False", "False"});
+  nodes[nodes.size() - 2]["call"] = json::array({"%arg1_1", "False", "True"});
+  EXPECT_EQ(fired(check(c)), "");  // other arguments: not the same call
+}
+
 // Strides and the storage offset are compared where they mean something: a stride of a dim with
 // one element (nonzero's dim 1 here) may be anything, one of a dim with more may not.
 TEST(TorchGraphInvariants, AStrideOrOffsetTheRealRunContradicts) {
