@@ -318,32 +318,27 @@ void judge_capture(const std::string& verdict_json, Judgement* j) {
   }
 }
 
-// Eager's errors that say the program is wrong on these values (a failed check, a size
-// mismatch, an index out of range, a division by zero): the compiled program must raise too, by
-// a runtime assert or by the same op. A data-dependent guard, an unsupported construct or a crash
-// of eager's is not one (torch's eager compiles higher-order ops' bodies).
-bool eager_error_binds_compiled(const std::string& kind) {
-  return kind == "check_failed" || kind == "shape" || kind == "index" || kind == "zero_division" ||
-         kind == "runtime_assert_failed";
-}
-
-// Translation validation's other half: where PyTorch's eager raised such an error and the
-// captured graph ran to the end on the same inputs, no assert of the graph stood for eager's
-// check (invariant "eager-raised", keyed by eager's error kind).
-void judge_eager_raised(const std::string& eager_json, const std::string& capture_json,
-                        Judgement* j) {
+// Translation validation's other half: where PyTorch's eager failed a check (torch._check, or a
+// runtime assert of a body it compiled) and our eager reference failed it too, and the captured
+// graph ran to the end on the same inputs, no assert of the graph stood for the check (invariant
+// "eager-raised", keyed by eager's error kind). Other errors (a size mismatch, an index out of
+// range) bind nothing: a compiled graph may drop the dead code that raised them, as ours does.
+void judge_eager_raised(const std::string& eager_json, bool ours_agree_with_eager,
+                        const std::string& capture_json, Judgement* j) {
   json e = json::parse(eager_json, nullptr, /*allow_exceptions=*/false);
   json c = json::parse(capture_json, nullptr, /*allow_exceptions=*/false);
-  if (e.is_discarded() || c.is_discarded() || !e.is_object() || !c.is_object()) return;
+  if (!ours_agree_with_eager || e.is_discarded() || c.is_discarded() || !e.is_object() ||
+      !c.is_object()) {
+    return;
+  }
   std::string kind = e.value("kind", "");
   if (e.value("verdict", "") != "error" || c.value("verdict", "") != "ok" ||
-      !eager_error_binds_compiled(kind)) {
+      (kind != "check_failed" && kind != "runtime_assert_failed")) {
     return;
   }
   std::string what = "PyTorch's eager raised " + kind + " (" + e.value("type", "?") + ": " +
                      e.value("message", "").substr(0, 300) +
-                     ") and the captured graph ran to the end on the "
-                     "same inputs";
+                     "), as ours does, and the captured graph ran to the end on the same inputs";
   j->violations.insert(j->violations.begin(), "eager-raised " + kind + ": " + what);
   j->cls = DiffClass::kTorchInvariant;
   j->key = std::string(diff_class_name(DiffClass::kTorchInvariant)) + " eager-raised " + kind;
@@ -363,15 +358,16 @@ std::vector<Judgement> judge_case(const TorchCase& c, const std::vector<std::str
   bool eager_agrees = false;
   const std::string* eager_result = nullptr;
   for (size_t b = 0; b < backends.size(); ++b) {
-    if (backends[b] == "eager" && b < c.results.size()) eager_result = &c.results[b];
+    if (backends[b] != "eager" || b >= c.results.size()) continue;
+    eager_result = &c.results[b];
+    eager_agrees = judge_backend(c, b).cls == DiffClass::kAgree;
   }
   for (size_t b = 0; b < backends.size(); ++b) {
     out.push_back(judge_backend(c, b));
-    if (backends[b] == "eager") eager_agrees = out.back().cls == DiffClass::kAgree;
     if (is_capture_backend(backends[b]) && b < c.results.size() &&
         out.back().cls != DiffClass::kOursFailed) {
       judge_capture(c.results[b], &out.back());
-      if (eager_result) judge_eager_raised(*eager_result, c.results[b], &out.back());
+      if (eager_result) judge_eager_raised(*eager_result, eager_agrees, c.results[b], &out.back());
     }
   }
   if (!eager_agrees) return out;

@@ -66,8 +66,8 @@ Judgement judge_backend(const TorchCase& c, size_t b);
 // gives other outputs, is torch-self instead (PyTorch compiled disagrees with PyTorch eager while
 // ours agrees with eager); its key is "torch-self " + the plain key.
 // A capture backend's judgement also gets the torch-invariant "eager-raised <kind>" when PyTorch's
-// eager raised an error that binds the compiled program (a failed check, a size mismatch, an index
-// out of range, a division by zero) and the captured graph ran to the end.
+// eager failed a check (check_failed, runtime_assert_failed) as ours did, and the captured graph
+// ran to the end.
 std::vector<Judgement> judge_case(const TorchCase& c, const std::vector<std::string>& backends);
 
 // Whether a key's judgement needs PyTorch's eager beside its backend (torch-self, eager-raised):

@@ -748,7 +748,7 @@ const char* describe_invariant(const std::string& invariant) {
       {"values", "each node's symbolic int value equals its real value"},
       {"strides", "each node's symbolic strides and storage offset equal the real ones"},
       {"memo", "two data-dependent calls on the same values share a symbol or are asserted equal"},
-      {"eager-raised", "where eager's checks fail on the inputs, the compiled program raises"},
+      {"eager-raised", "where eager's checks fail on the inputs, the compiled program raises too"},
   };
   for (const auto& [name, words] : kWords) {
     if (invariant == name) return words;

@@ -197,9 +197,10 @@ TEST(TorchDiffJudgeCase, TheCaptureBackendIsJudgedByTheInvariants) {
   EXPECT_EQ(j.unreadable_what, (std::vector<std::string>{"Hypot", "the symbol q#"}));
 }
 
-// Where PyTorch's eager raised an error that binds the compiled program and a captured graph (of
+// Where PyTorch's eager failed a check, as our eager reference does, and a captured graph (of
 // either capture backend) ran to the end, the graph lost eager's check: torch-invariant
-// eager-raised, whatever ours did. A data-dependent guard in eager binds nothing.
+// eager-raised. Eager's other errors bind nothing (dead code may be dropped), and an eager that
+// raised where ours runs is eager's own disagreement, not the graph's.
 TEST(TorchDiffJudgeCase, ACaptureThatCompletesWhereEagerRaisedBreaksEagerRaised) {
   TorchCase c;
   c.ours = ok_with({HostValue::of_int(3)});
@@ -231,6 +232,17 @@ TEST(TorchDiffJudgeCase, ACaptureThatCompletesWhereEagerRaisedBreaksEagerRaised)
 
   c.results = {eager_guard, completed};  // a guard in eager is torch's limit, not a check
   EXPECT_NE(judge_case(c, backends)[1].cls, DiffClass::kTorchInvariant);
+
+  const std::string eager_index = R"j({"backend": "eager", "verdict": "error", "kind": "index",
+      "type": "RuntimeError", "message": "index 3 is out of bounds"})j";
+  c.ours.eager_error = "index";  // both eagers raise it; the graph may drop the dead call
+  c.results = {eager_index, completed};
+  EXPECT_NE(judge_case(c, backends)[1].cls, DiffClass::kTorchInvariant);
+
+  TorchCase ours_runs = c;  // ours runs where PyTorch's eager fails the check
+  ours_runs.ours = ok_with({HostValue::of_int(3)});
+  ours_runs.results = {eager_check, completed};
+  EXPECT_NE(judge_case(ours_runs, backends)[1].cls, DiffClass::kTorchInvariant);
 
   c.results = {completed};  // without eager in the run there is nothing to hold the graph to
   EXPECT_NE(judge_case(c, {"capture_export"})[0].cls, DiffClass::kTorchInvariant);
