@@ -202,6 +202,11 @@ Value index_add(const Call& c) {
     c.fail(UserErrorKind::kShape, "index must be 0-D or 1-D, got shape " + shape_str(index.sizes));
   }
   require_source_dtype(c, 3);
+  // torch 2.15 takes a source of a's dims only: a 0-dim source for a 0-dim a, not a 1-D one.
+  if (source.sizes.size() != a.sizes.size()) {
+    c.fail(UserErrorKind::kShape, "source " + shape_str(source.sizes) + " must have the dims of " +
+                                      "the input " + shape_str(a.sizes));
+  }
   Shape as = at_least_1d(a.sizes), ss = at_least_1d(source.sizes);
   Shape want = as;
   want[d] = index.numel();

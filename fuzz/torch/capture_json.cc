@@ -128,7 +128,9 @@ ExprRef read_or_record(const json& t, const std::string& where,
   try {
     return expr_of_tree(t);
   } catch (const UserError& e) {
-    if (e.kind() != UserErrorKind::kUnsupported) throw;
+    // Past our expression limits (a power of 128, say) is as unreadable as an unknown function:
+    // our limit, not a fault of PyTorch's capture.
+    if (e.kind() != UserErrorKind::kUnsupported && e.kind() != UserErrorKind::kTooComplex) throw;
     unreadable->push_back(where + ": " + e.what());
     return ExprRef();
   }

@@ -11,7 +11,9 @@ namespace sf::torch_ref {
 
 // One triaged class. A disagreement matches when its backend and class are listed (or the list is
 // empty), `detail` matches somewhere in the judgement's detail, and every `program` pattern
-// somewhere in the program's .sfz text (each optional, but a rule needs at least one).
+// somewhere in the program's .sfz text, and `path` somewhere in the program's name (its file for a
+// corpus program, seed-N for a generated one); each optional, but a rule needs one pattern. An
+// ours-failed judgement matches only a rule that lists that class.
 struct KnownDivergence {
   std::string id;
   std::vector<std::string> backends;
@@ -20,6 +22,8 @@ struct KnownDivergence {
   std::regex detail;  // ECMAScript, searched (not anchored)
   std::vector<std::string> program_patterns;
   std::vector<std::regex> programs;
+  std::string path_pattern;
+  std::regex path;
   std::string why;  // the triage: whose it is and where it is kept
   int line = 0;     // where it starts in its file
 };
@@ -32,6 +36,7 @@ struct KnownDivergence {
 //   detail = data-dependent expression Eq\(.*, 0\)
 //   program = \b(map|scan)\(
 //   program = \bnonzero\(        (a second pattern: both must match)
+//   path = (^|/)corpus/pytorch/
 //   why = PyTorch's: ... (corpus/pytorch/...)
 // '#' starts a comment line. A malformed file (an unknown key or class, a bad pattern, a rule
 // without `why` or without `detail` and `program`, a repeated id) is a UserError naming the line.
@@ -42,7 +47,8 @@ class KnownDivergences {
 
   // The first rule matching, or nullptr.
   const KnownDivergence* match(const std::string& backend, const std::string& cls,
-                               const std::string& detail, const std::string& sfz) const;
+                               const std::string& detail, const std::string& sfz,
+                               const std::string& name = "") const;
   const std::vector<KnownDivergence>& rules() const { return rules_; }
   bool empty() const { return rules_.empty(); }
 

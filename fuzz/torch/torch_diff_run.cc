@@ -366,8 +366,7 @@ TorchDiffResult run_torch_diff(const TorchDiffOptions& o, std::FILE* log) {
       }
       ++disagreements;
       int seen = bump(keys[backend], j.key);
-      const KnownDivergence* rule =
-          j.cls == DiffClass::kOursFailed ? nullptr : o.known.match(backend, cls, j.detail, c.sfz);
+      const KnownDivergence* rule = o.known.match(backend, cls, j.detail, c.sfz, c.name);
       if (rule) {
         ++known;
         verdict["known"] = rule->id;

@@ -61,6 +61,27 @@ TEST(KnownDivergences, TheFirstMatchingRuleNamesIt) {
   EXPECT_EQ(k.match("eager", "torch-crashes", kGuard, "")->id, "broad");
 }
 
+// Our own failure is known only to a rule that names ours-failed (a program made to fail ours);
+// a rule for any class does not hide it.
+TEST(KnownDivergences, OursFailedIsKnownOnlyToARuleThatNamesIt) {
+  KnownDivergences k = KnownDivergences::parse(
+      "[any-class]\nprogram = nonzero\nwhy = a\n"
+      "[zoo]\nclass = ours-failed\nprogram = (^|\\n)# faults: \\w\nwhy = b\n");
+  const std::string zoo = "# faults: swap_bindings\nn = nonzero(x)\n";
+  EXPECT_EQ(k.match("eager", "torch-crashes", "crash", zoo)->id, "any-class");
+  EXPECT_EQ(k.match("eager", "ours-failed", "fail:INV-6", zoo)->id, "zoo");
+  EXPECT_EQ(k.match("eager", "ours-failed", "fail:INV-6", "n = nonzero(x)\n"), nullptr);
+}
+
+// `path` matches the program's name: its file under a corpus directory.
+TEST(KnownDivergences, APathPatternMatchesTheProgramsName) {
+  KnownDivergences k =
+      KnownDivergences::parse("[kept]\npath = (^|/)corpus/pytorch/\nwhy = PyTorch's\n");
+  EXPECT_NE(k.match("eager", "torch-self", "x", "", "/w/corpus/pytorch/a.sfz"), nullptr);
+  EXPECT_EQ(k.match("eager", "torch-self", "x", "", "/w/corpus/regressions/a.sfz"), nullptr);
+  EXPECT_EQ(k.match("eager", "torch-self", "x", "", "seed-12"), nullptr);
+}
+
 void expect_error(const std::string& text, const std::string& what) {
   try {
     KnownDivergences::parse(text, "k.txt");
@@ -76,7 +97,8 @@ TEST(KnownDivergences, AMalformedFileIsAnErrorNamingItsLine) {
   expect_error("[a]\nclass = torch-rejects\n", "'torch-rejects' is not a disagreement class");
   expect_error("[a]\ndetail = (unclosed\n", "k.txt:2: bad pattern '(unclosed'");
   expect_error("[a]\ndetail = x\n\n[b]\ndetail = y\nwhy = z\n", "k.txt:1: rule 'a' has no 'why'");
-  expect_error("[a]\nwhy = z\nbackends = eager\n", "k.txt:1: rule 'a' needs a 'detail' or");
+  expect_error("[a]\nwhy = z\nbackends = eager\n",
+               "k.txt:1: rule 'a' needs a 'detail', 'program' or 'path'");
   expect_error("[a]\ndetail = x\nwhy = y\n[a]\n", "k.txt:4: the id 'a' is used twice");
   expect_error("detail = x\n", "k.txt:1: 'detail = x' is outside a rule");
   expect_error("[a]\ndetail\n", "k.txt:2: expected 'key = value'");

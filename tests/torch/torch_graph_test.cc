@@ -376,5 +376,17 @@ TEST(TorchGraphExpressions, WhatWeCannotReadIsUnsupportedNotAGuess) {
   }
 }
 
+// An expression past our limits (x^128 where the limit is 64) is counted unreadable in a capture,
+// not a capture that does not parse.
+TEST(TorchGraphExpressions, AnExpressionPastOurLimitsIsUnreadableNotACrash) {
+  json c = recorded();
+  c["graphs"][0]["shape_env"]["asserts"].push_back(
+      json::parse(R"(["GreaterThan", ["Pow", "u0", 128], 0])"));
+  torch_graph::Capture capture = capture_of_json(c);
+  ASSERT_EQ(capture.graphs[0].unreadable.size(), 1u);
+  EXPECT_NE(capture.graphs[0].unreadable[0].find("too large"), std::string::npos)
+      << capture.graphs[0].unreadable[0];
+}
+
 }  // namespace
 }  // namespace sf::torch_ref

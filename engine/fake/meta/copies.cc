@@ -122,10 +122,10 @@ Value index_add(MetaContext& ctx, const FakeTensor& a, const std::vector<MetaArg
          "index_add: index must be 0-D or 1-D, got " + index.type_str());
   }
   require_same_dtype(ctx, "index_add", a, source);
-  // As eager: a 0-dim tensor counts as one element; the source is a's shape with the index's
-  // length along dim.
+  // As torch 2.15: the source has a's dims exactly (a 0-dim a takes a 0-dim source, which
+  // counts as one element along dim); it is a's shape with the index's length along dim.
   int64_t rank = std::max<int64_t>(a.dim(), 1);
-  if (std::max<int64_t>(source.dim(), 1) != rank) {
+  if (source.dim() != a.dim()) {
     fail(ctx, UserErrorKind::kShape,
          "index_add: source " + source.type_str() + " must have the dims of " + a.type_str());
   }
