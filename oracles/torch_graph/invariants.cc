@@ -697,7 +697,9 @@ class GraphChecker {
       const CapturedNode& a = g_.nodes[*binder];
       if (a.target != b.target) continue;
       ++r_.checked;
-      if (a.args == b.args && a.call == b.call) continue;
+      // The memo is the input's, whatever the call's flags (unique with and without counts
+      // share it): only other input values make the reuse stale.
+      if (a.args == b.args) continue;
       violation("memo", b.target,
                 b.name + " computes " + b.target + " of " + join(b.args) + " but reuses " +
                     s->str() + " of " + a.name + ", which computed it of other values (" +
