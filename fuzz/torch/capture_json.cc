@@ -130,7 +130,13 @@ ExprRef read_or_record(const json& t, const std::string& where,
   } catch (const UserError& e) {
     // Past our expression limits (a power of 128, say) is as unreadable as an unknown function:
     // our limit, not a fault of PyTorch's capture.
-    if (e.kind() != UserErrorKind::kUnsupported && e.kind() != UserErrorKind::kTooComplex) throw;
+    if (e.kind() == UserErrorKind::kTooComplex) {
+      std::string what = e.what();
+      unreadable->push_back(where + ": unreadable PyTorch expression: past our limits (" +
+                            what.substr(0, what.find(';')) + ")");
+      return ExprRef();
+    }
+    if (e.kind() != UserErrorKind::kUnsupported) throw;
     unreadable->push_back(where + ": " + e.what());
     return ExprRef();
   }
