@@ -699,13 +699,46 @@ class GraphChecker {
       ++r_.checked;
       // The memo is the input's, whatever the call's flags (unique with and without counts
       // share it): only other input values make the reuse stale.
-      if (a.args == b.args) continue;
+      if (values_of(a) == values_of(b)) continue;
       violation("memo", b.target,
                 b.name + " computes " + b.target + " of " + join(b.args) + " but reuses " +
                     s->str() + " of " + a.name + ", which computed it of other values (" +
                     join(a.args) + "): a memo kept across a mutation");
       return;
     }
+  }
+
+  // Which values a memoized call reads, as a node name: its input, followed through ops that may
+  // hand back their input itself (flatten of a 1-D tensor, a reshape or contiguous that changes
+  // nothing: one input node, the same sizes), never through an in-place op (aten.add_, ...),
+  // whose result is the values after the mutation.
+  std::string values_of(const CapturedNode& call) const {
+    if (call.args.size() != 1) return join(call.args);
+    std::string name = call.args[0];
+    for (int hops = 0; hops < 64; ++hops) {
+      const CapturedNode* n = node_named(name);
+      if (!n || n->args.size() != 1 || !n->val || is_in_place(n->target)) break;
+      const CapturedNode* in = node_named(n->args[0]);
+      if (!in || !in->val || in->val->kind != CapturedValue::Kind::kTensor ||
+          n->val->kind != CapturedValue::Kind::kTensor || in->val->sizes != n->val->sizes) {
+        break;
+      }
+      name = in->name;
+    }
+    return name;
+  }
+
+  static bool is_in_place(const std::string& target) {  // "aten.add_.Tensor"
+    size_t dot = target.find('.'), end = target.find('.', dot + 1);
+    if (dot == std::string::npos || end == std::string::npos || end == dot + 1) return false;
+    return target[end - 1] == '_';
+  }
+
+  const CapturedNode* node_named(const std::string& name) const {
+    for (const CapturedNode& n : g_.nodes) {
+      if (n.name == name) return &n;
+    }
+    return nullptr;
   }
 
   static std::string join(const std::vector<std::string>& xs) {

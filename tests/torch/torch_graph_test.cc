@@ -240,6 +240,19 @@ TEST(TorchGraphInvariants, ACallOnOtherValuesReusingAMemoizedSymbol) {
   nodes[nodes.size() - 2]["args"] = json::array({"arg1_1"});
   nodes[nodes.size() - 2]["call"] = json::array({"%arg1_1", "True"});
   EXPECT_EQ(fired(check(c)), "");
+  // So does a call on an op that may hand back its input (flatten of a 1-D tensor); an in-place
+  // op of the same shape is other values.
+  json flat = node(c, "arg1_1");
+  flat["name"] = "flat";
+  flat["op"] = "call_function";
+  flat["target"] = "aten.flatten.using_ints";
+  flat["args"] = json::array({"arg1_1"});
+  nodes.insert(nodes.begin() + 2, flat);
+  c["graphs"][0]["real"]["flat"] = c["graphs"][0]["real"]["arg1_1"];
+  nodes[nodes.size() - 2]["args"] = json::array({"flat"});
+  EXPECT_EQ(fired(check(c)), "");
+  nodes[2]["target"] = "aten.add_.Tensor";
+  EXPECT_EQ(fired(check(c)), "memo");
 }
 
 // Z3 on the captured facts: a ShapeEnv that contradicts itself, and an assert σ leaves open that
