@@ -408,6 +408,7 @@ class Emitter {
     // ours does not have: it refuses a specialization (and every 0/1 size) ours would either
     // not need or reject as a data-dependent guard.
     out_ += "\n\ndef sf_export_dims(name, value):\n";
+    out_ += "    # torch.export has no unbacked Dim: a dim not static is AUTO (export may specialize it).\n";
     out_ += "    modes = {\n";
     for (const program::InputDecl& d : p_.inputs) {
       if (!d.is_tensor) continue;

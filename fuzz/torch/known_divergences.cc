@@ -78,6 +78,11 @@ class Parser {
   void set(const std::string& key, const std::string& value) {
     KnownDivergence& r = rules_.back();
     if (value.empty()) fail("'" + key + "' has no value");
+    // Only `program` repeats (each pattern must match); a second detail or path would silently
+    // replace the first.
+    if (key != "program" && !keys_.insert(std::to_string(rules_.size()) + " " + key).second) {
+      fail("'" + key + "' is given twice in rule '" + r.id + "'");
+    }
     if (key == "backends") {
       r.backends = words(value);
     } else if (key == "class") {
@@ -119,6 +124,7 @@ class Parser {
   std::string origin_;
   int line_ = 0;
   std::set<std::string> ids_;
+  std::set<std::string> keys_;  // "<rule number> <key>" already set
   std::vector<KnownDivergence> rules_;
 };
 

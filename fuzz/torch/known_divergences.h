@@ -1,6 +1,6 @@
 // Disagreements with PyTorch already triaged (a PyTorch bug kept in corpus/pytorch, a torch
 // limitation, or one of our deliberate divergences): rules that match a judgement by backend,
-// class, detail and program text, so a nightly torch-diff separates new keys from known ones.
+// class, detail, program text and path, so a nightly torch-diff separates new keys from known ones.
 #pragma once
 
 #include <regex>
@@ -39,7 +39,8 @@ struct KnownDivergence {
 //   path = (^|/)corpus/pytorch/
 //   why = PyTorch's: ... (corpus/pytorch/...)
 // '#' starts a comment line. A malformed file (an unknown key or class, a bad pattern, a rule
-// without `why` or without `detail` and `program`, a repeated id) is a UserError naming the line.
+// without `why` or without any of `detail`, `program` and `path`, a key other than `program`
+// given twice, a repeated id) is a UserError naming the line.
 class KnownDivergences {
  public:
   static KnownDivergences parse(const std::string& text, const std::string& origin = "known");

@@ -318,6 +318,11 @@ void judge_capture(const std::string& verdict_json, Judgement* j) {
   }
 }
 
+std::string one_line(std::string s) {
+  for (char& c : s) c = (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+  return s;
+}
+
 // Translation validation's other half: where PyTorch's eager failed a check (torch._check, or a
 // runtime assert of a body it compiled) and our eager reference failed it too, and the captured
 // graph ran to the end on the same inputs, no assert of the graph stood for the check (invariant
@@ -337,7 +342,7 @@ void judge_eager_raised(const std::string& eager_json, bool ours_agree_with_eage
     return;
   }
   std::string what = "PyTorch's eager raised " + kind + " (" + e.value("type", "?") + ": " +
-                     e.value("message", "").substr(0, 300) +
+                     one_line(e.value("message", "").substr(0, 300)) +
                      "), as ours does, and the captured graph ran to the end on the same inputs";
   j->violations.insert(j->violations.begin(), "eager-raised " + kind + ": " + what);
   j->cls = DiffClass::kTorchInvariant;
@@ -357,17 +362,17 @@ std::vector<Judgement> judge_case(const TorchCase& c, const std::vector<std::str
   std::vector<Judgement> out;
   bool eager_agrees = false;
   const std::string* eager_result = nullptr;
+  for (size_t b = 0; b < backends.size(); ++b) out.push_back(judge_backend(c, b));
   for (size_t b = 0; b < backends.size(); ++b) {
     if (backends[b] != "eager" || b >= c.results.size()) continue;
     eager_result = &c.results[b];
-    eager_agrees = judge_backend(c, b).cls == DiffClass::kAgree;
+    eager_agrees = out[b].cls == DiffClass::kAgree;
   }
   for (size_t b = 0; b < backends.size(); ++b) {
-    out.push_back(judge_backend(c, b));
     if (is_capture_backend(backends[b]) && b < c.results.size() &&
-        out.back().cls != DiffClass::kOursFailed) {
-      judge_capture(c.results[b], &out.back());
-      if (eager_result) judge_eager_raised(*eager_result, eager_agrees, c.results[b], &out.back());
+        out[b].cls != DiffClass::kOursFailed) {
+      judge_capture(c.results[b], &out[b]);
+      if (eager_result) judge_eager_raised(*eager_result, eager_agrees, c.results[b], &out[b]);
     }
   }
   if (!eager_agrees) return out;

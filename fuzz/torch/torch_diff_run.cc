@@ -175,14 +175,22 @@ std::string reproducer_python(const ToMinimize& m, const std::string& sfz,
   if (m.key.rfind(prefix, 0) != 0) return py;
   std::string invariant =
       m.key.substr(prefix.size(), m.key.find(' ', prefix.size()) - prefix.size());
+  // A message PyTorch wrapped over several lines stays one comment line.
+  std::string seen = m.detail;
+  for (char& c : seen) c = (c == '\n' || c == '\r') ? ' ' : c;
+  std::string py_file = fs::path(file).replace_extension(".py").filename().string();
+  const char* graph = m.backend == "capture"          ? "the graph after AOTAutograd"
+                      : m.backend == "capture_export" ? "torch.export's graph (the unlifted module)"
+                                                      : "PyTorch's graph";
   std::string header = "# PyTorch " + (m.torch_version.empty() ? "?" : m.torch_version) +
                        " breaks: " + torch_graph::describe_invariant(invariant) +
-                       ".\n# Seen (before minimizing): " + m.detail + "\n# `python3 " +
-                       fs::path(file).replace_extension(".py").filename().string() + " " +
-                       m.backend + "` prints PyTorch's graph (" +
-                       (m.backend == "capture" ? "after AOTAutograd" : "torch.export's") +
-                       "), its ShapeEnv and each node's real value as JSON;\n# `python3 ... "
-                       "eager aot_eager export` runs it.\n";
+                       ".\n# Seen (before minimizing): " + seen + "\n# `python3 " + py_file +
+                       " " + m.backend + "` prints " + graph +
+                       ", its ShapeEnv and each node's real value as JSON;\n# `python3 " + py_file +
+                       (invariant == "eager-raised" ? " eager " + m.backend +
+                                                          "` shows eager raising and the graph "
+                                                          "running to the end.\n"
+                                                    : " eager " + m.backend + "` runs it.\n");
   return header + py;
 }
 

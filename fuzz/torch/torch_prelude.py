@@ -322,12 +322,17 @@ class SfModule(torch.nn.Module):
         return sf_program(*args)
 
 
-def sf_export(inputs, out):
+# The program exported with sf_export_dims' dims.
+def sf_exported(inputs):
     torch._dynamo.reset()
     names = list(inputs)
     args = tuple(inputs[n] for n in names)
     shapes = tuple(sf_export_dims(n, inputs[n]) for n in names)
-    ep = torch.export.export(SfModule(), args, dynamic_shapes=(shapes,))
+    return torch.export.export(SfModule(), args, dynamic_shapes=(shapes,))
+
+
+def sf_export(inputs, out):
+    ep = sf_exported(inputs)
     bindings, asserts = [], []
     for node in ep.graph.nodes:
         ub = node.meta.get("unbacked_bindings")
@@ -343,7 +348,8 @@ def sf_export(inputs, out):
     return ep.module()(*sf_inputs().values())
 
 
-# --- capture: PyTorch's own state after AOTAutograd, and the graph's real run (issue 34) ---
+# --- capture: PyTorch's own graph (after AOTAutograd, or torch.export's), its ShapeEnv, and the
+# graph's real run (issue 34) ---
 # An expression as a JSON tree: an int, a symbol's name, or [sympy class name, args...].
 def sf_expr(e):
     import sympy
@@ -507,8 +513,13 @@ def sf_capture(inputs, out):
         out["capture"] = sf_capture_json(graphs)
 
 
-# The ShapeEnv a graph's symbolic values live in (None when every size is static).
+# The ShapeEnv a graph's symbolic values live in: its inputs' fake mode's, else the one a symbolic
+# value of a node points to (None when every size is static).
 def sf_graph_shape_env(gm):
+    from torch._guards import detect_fake_mode
+    fake = detect_fake_mode([n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"])
+    if fake is not None and fake.shape_env is not None:
+        return fake.shape_env
     for n in gm.graph.nodes:
         for v in torch.utils._pytree.tree_leaves(n.meta.get("val")):
             if isinstance(v, torch.Tensor):
@@ -519,17 +530,12 @@ def sf_graph_shape_env(gm):
     return None
 
 
-# torch.export's graph: the unlifted module (it takes the user's inputs as they are and checks
-# export's input guards) run node by node on the real inputs.
+# torch.export's graph: the unlifted module (it takes the user's inputs as they are, and its
+# `_guards_fn` node checks export's input guards) run node by node on the real inputs.
 def sf_capture_export(inputs, out):
-    torch._dynamo.reset()
-    names = list(inputs)
-    args = tuple(inputs[n] for n in names)
-    shapes = tuple(sf_export_dims(n, inputs[n]) for n in names)
     graphs = []
     try:
-        ep = torch.export.export(SfModule(), args, dynamic_shapes=(shapes,))
-        gm = ep.module()
+        gm = sf_exported(inputs).module()
         g = sf_graph_entry(gm, sf_graph_shape_env(gm))
         graphs.append(g)
         return sf_recorded_run(gm, g, *sf_inputs().values())

@@ -1,9 +1,11 @@
-// PyTorch's own compile of one program, as the torch worker captures it after AOTAutograd: the FX
-// graph's nodes with their symbolic metadata and unbacked bindings, the ShapeEnv's facts, and
-// each node's real value from running the graph on the real inputs (issue 34).
+// PyTorch's own compile of one program, as the torch worker captures it (after AOTAutograd, or
+// torch.export's graph): the FX graph's nodes with their symbolic metadata and unbacked
+// bindings, the ShapeEnv's facts, and each node's real value from running the graph on the real
+// inputs (issue 34).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,6 +31,15 @@ struct CapturedValue {
   bool non_finite = false;  // a real float that is NaN or infinite (JSON has no number for it)
   std::vector<CapturedValue> items;
 };
+
+// Every expression of a value (sizes, strides, offset, scalar; those of its items), nulls too.
+inline void each_expr(const CapturedValue& v, const std::function<void(const ExprRef&)>& f) {
+  for (const ExprRef& e : v.sizes) f(e);
+  for (const ExprRef& e : v.strides) f(e);
+  f(v.offset);
+  f(v.scalar);
+  for (const CapturedValue& x : v.items) each_expr(x, f);
+}
 
 // One step of a binding's keypath (PyTorch's CallMethodKey, SequenceKey, ConvertIntKey,
 // DivideByKey, InnerTensorKey).

@@ -13,6 +13,7 @@
 #include "engine/sym/make.h"
 #include "engine/sym/walk.h"
 #include "oracles/smt/solver.h"
+#include "oracles/torch_graph/memo_invariant.h"
 
 namespace sf::torch_graph {
 
@@ -93,14 +94,6 @@ std::optional<Concrete> resolve(const CapturedValue& v, const std::vector<KeySte
   if (value && value->kind == CapturedValue::Kind::kScalar) number = constant(value->scalar);
   if (!number || list) *why = "the path ends on a value that is not a number";
   return list ? std::nullopt : number;
-}
-
-void each_expr(const CapturedValue& v, const std::function<void(const ExprRef&)>& f) {
-  for (const ExprRef& e : v.sizes) f(e);
-  for (const ExprRef& e : v.strides) f(e);
-  f(v.offset);
-  f(v.scalar);
-  for (const CapturedValue& x : v.items) each_expr(x, f);
 }
 
 class GraphChecker {
@@ -486,7 +479,10 @@ class GraphChecker {
     }
     // The layout, where it means something: no element has an address in an empty tensor, and
     // a dim of one element takes any stride (PyTorch's fake and real kernels may differ there).
-    if (empty || meta.strides.size() != actual.strides.size()) return;
+    if (empty || meta.strides.size() != actual.strides.size() ||
+        actual.strides.size() != actual.sizes.size()) {
+      return;
+    }
     for (size_t d = 0; d < meta.strides.size(); ++d) {
       std::optional<Concrete> size = constant(actual.sizes[d]);
       if (!size || size->type != sym::ExprType::kInt || size->i == 1) continue;
@@ -622,129 +618,14 @@ class GraphChecker {
     return false;
   }
 
-  // Two data-dependent calls on the same values in one (functionalized) graph: PyTorch's memo
-  // gives them one symbol, or a fact makes them equal (spec §8, the memo invariant). A call that
-  // binds a fresh symbol where an earlier identical call already has one, with nothing relating
-  // the two, is a violation. Only the ops torch 2.15 memoizes (fake_impls: nonzero, item, unique
-  // and unique_consecutive without a dim; unique_dim deliberately not, masked_select never).
-  // "The same values" is the same argument nodes and the same literal arguments.
-  // The other half: a call on other values (in a functionalized graph a mutated tensor is
-  // another node) that binds nothing and reuses an earlier call's symbol kept a memo across a
-  // mutation.
   void check_memo() {
-    for (size_t j = 0; j < g_.nodes.size(); ++j) {
-      const CapturedNode& b = g_.nodes[j];
-      if (b.args.empty() || !b.val || !memoized(b)) continue;
-      if (b.bindings.empty()) {
-        check_no_stale_memo(b);
-        continue;
-      }
-      for (size_t i = 0; i < j; ++i) {
-        const CapturedNode& a = g_.nodes[i];
-        if (a.target != b.target || a.args != b.args || a.call != b.call || !a.val) continue;
-        std::vector<ExprRef> xs, ys;
-        each_expr(*a.val, [&](const ExprRef& e) { xs.push_back(e); });
-        each_expr(*b.val, [&](const ExprRef& e) { ys.push_back(e); });
-        if (xs.size() != ys.size()) continue;
-        for (size_t k = 0; k < xs.size(); ++k) {
-          if (!xs[k] || !ys[k] || !sym::has_free_unbacked_symbols(ys[k])) continue;
-          ExprRef x = canonical(xs[k]), y = canonical(ys[k]);
-          ++r_.checked;
-          if (x == y || asserted_equal(x, y)) continue;
-          violation("memo", b.target,
-                    a.name + " and " + b.name + " compute " + b.target + " of the same values (" +
-                        join(b.args) + ") but give " + xs[k]->str() + " and " + ys[k]->str() +
-                        " with nothing making them equal");
-          break;
-        }
-        break;  // one earlier call is enough
-      }
-    }
-  }
-
-  // Whether torch 2.15's fake kernel of n's op keeps its data-dependent size in a memo of its
-  // input (fake_impls.py): unique_consecutive only without a dim (aten's 4th argument).
-  static bool memoized(const CapturedNode& n) {
-    if (n.target == "aten.nonzero.default" || n.target == "aten._local_scalar_dense.default" ||
-        n.target == "aten._unique2.default") {
-      return true;
-    }
-    if (n.target != "aten.unique_consecutive.default") return false;
-    for (size_t i = 0; i < n.call.size(); ++i) {
-      const std::string& a = n.call[i];
-      if ((i == 3 && a.find('=') == std::string::npos && a != "None") ||
-          (a.rfind("dim=", 0) == 0 && a != "dim=None")) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  // A memoized call `b` that binds nothing: each unbacked symbol of its value must come from a
-  // call of the same op on the same values (the memo's answer), not on other values.
-  void check_no_stale_memo(const CapturedNode& b) {
-    std::vector<ExprRef> symbols;  // in the order of the value (the report is deterministic)
-    std::unordered_set<ExprRef, sym::ExprHash> seen;
-    each_expr(*b.val, [&](const ExprRef& e) {
-      if (!e) return;
-      for (const ExprRef& s : sym::free_unbacked_symbols(e)) {
-        if (seen.insert(s).second) symbols.push_back(s);
-      }
-    });
-    for (const ExprRef& s : symbols) {
-      std::optional<size_t> binder = bound_at(s);
-      if (!binder) continue;  // unbound: the binding invariant's
-      const CapturedNode& a = g_.nodes[*binder];
-      if (a.target != b.target) continue;
-      ++r_.checked;
-      // The memo is the input's, whatever the call's flags (unique with and without counts
-      // share it): only other input values make the reuse stale.
-      if (values_of(a) == values_of(b)) continue;
-      violation("memo", b.target,
-                b.name + " computes " + b.target + " of " + join(b.args) + " but reuses " +
-                    s->str() + " of " + a.name + ", which computed it of other values (" +
-                    join(a.args) + "): a memo kept across a mutation");
-      return;
-    }
-  }
-
-  // Which values a memoized call reads, as a node name: its input, followed through ops that may
-  // hand back their input itself (flatten of a 1-D tensor, a reshape or contiguous that changes
-  // nothing: one input node, the same sizes), never through an in-place op (aten.add_, ...),
-  // whose result is the values after the mutation.
-  std::string values_of(const CapturedNode& call) const {
-    if (call.args.size() != 1) return join(call.args);
-    std::string name = call.args[0];
-    for (int hops = 0; hops < 64; ++hops) {
-      const CapturedNode* n = node_named(name);
-      if (!n || n->args.size() != 1 || !n->val || is_in_place(n->target)) break;
-      const CapturedNode* in = node_named(n->args[0]);
-      if (!in || !in->val || in->val->kind != CapturedValue::Kind::kTensor ||
-          n->val->kind != CapturedValue::Kind::kTensor || in->val->sizes != n->val->sizes) {
-        break;
-      }
-      name = in->name;
-    }
-    return name;
-  }
-
-  static bool is_in_place(const std::string& target) {  // "aten.add_.Tensor"
-    size_t dot = target.find('.'), end = target.find('.', dot + 1);
-    if (dot == std::string::npos || end == std::string::npos || end == dot + 1) return false;
-    return target[end - 1] == '_';
-  }
-
-  const CapturedNode* node_named(const std::string& name) const {
-    for (const CapturedNode& n : g_.nodes) {
-      if (n.name == name) return &n;
-    }
-    return nullptr;
-  }
-
-  static std::string join(const std::vector<std::string>& xs) {
-    std::string out;
-    for (const std::string& x : xs) out += (out.empty() ? "" : ", ") + x;
-    return out;
+    MemoFacts facts;
+    facts.bound_at = [this](const ExprRef& x) { return bound_at(x); };
+    facts.canonical = [this](const ExprRef& x) { return canonical(x); };
+    facts.asserted_equal = [this](const ExprRef& x, const ExprRef& y) {
+      return asserted_equal(x, y);
+    };
+    torch_graph::check_memo(g_, facts, r_);
   }
 
   std::string sigma_text(const ExprRef& e) const {

@@ -2,7 +2,8 @@
 // bug fixed so far that has a program. Each file runs through the whole pipeline on the CPU
 // backend with every oracle, in a child process (several of these bugs were aborts), and its
 // verdict must match its '# expect:' header: never a failure, a crash, a wrong rejection or an
-// undecided oracle.
+// undecided oracle. The programs of corpus/pytorch (PyTorch's findings) must give theirs too: ours is
+// the reference each one is a finding against.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,6 +24,7 @@ namespace sf::oracles {
 namespace {
 
 const char* const kDir = "corpus/regressions";
+const char* const kPyTorchDir = "corpus/pytorch";
 
 std::string read(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -31,15 +33,17 @@ std::string read(const std::filesystem::path& p) {
   return ss.str();
 }
 
-std::vector<std::string> regression_files() {
+std::vector<std::string> sfz_files(const char* dir) {
   std::vector<std::string> out;
-  if (!std::filesystem::is_directory(kDir)) return out;
-  for (const auto& e : std::filesystem::directory_iterator(kDir)) {
+  if (!std::filesystem::is_directory(dir)) return out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
     if (e.path().extension() == ".sfz") out.push_back(e.path().filename().string());
   }
   std::sort(out.begin(), out.end());
   return out;
 }
+
+std::vector<std::string> regression_files() { return sfz_files(kDir); }
 
 // The header's comment lines (everything before the first line with tokens).
 std::vector<std::string> header_lines(const std::string& text) {
@@ -103,6 +107,17 @@ TEST_P(RegressionFile, GivesItsExpectation) {
                          << o.verdict;
 }
 
+class PyTorchFinding : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PyTorchFinding, GivesItsExpectation) {
+  std::filesystem::path file = std::filesystem::path(kPyTorchDir) / GetParam();
+  program::Program p = program::parse_program(read(file));
+  Outcome o = judge_in_child(p);
+  EXPECT_TRUE(o.matches) << file << " expects '" << p.header.expect << "' but gives " << o.bucket
+                         << "\n"
+                         << o.verdict;
+}
+
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
   std::string name = info.param.substr(0, info.param.size() - 4);  // without ".sfz"
   for (char& c : name) {
@@ -114,7 +129,13 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 INSTANTIATE_TEST_SUITE_P(Regressions, RegressionFile, ::testing::ValuesIn(regression_files()),
                          test_name);
 
-TEST(RegressionCorpus, IsThere) { EXPECT_GE(regression_files().size(), 20u); }
+INSTANTIATE_TEST_SUITE_P(PyTorch, PyTorchFinding, ::testing::ValuesIn(sfz_files(kPyTorchDir)),
+                         test_name);
+
+TEST(RegressionCorpus, IsThere) {
+  EXPECT_GE(regression_files().size(), 20u);
+  EXPECT_GE(sfz_files(kPyTorchDir).size(), 20u);
+}
 
 }  // namespace
 }  // namespace sf::oracles

@@ -1,6 +1,6 @@
-// The known-divergence file: what a rule matches (backend, class, detail, every program pattern;
-// the first rule wins), each malformed file an error naming its line, and the checked-in file
-// parses with every rule reachable.
+// The known-divergence file: what a rule matches (backend, class, detail, every program pattern,
+// path; the first rule wins; ours-failed only by name), each malformed file an error naming its
+// line, and the checked-in file parses with every rule reachable.
 #include "fuzz/torch/known_divergences.h"
 
 #include <gtest/gtest.h>
@@ -99,6 +99,7 @@ TEST(KnownDivergences, AMalformedFileIsAnErrorNamingItsLine) {
   expect_error("[a]\ndetail = x\n\n[b]\ndetail = y\nwhy = z\n", "k.txt:1: rule 'a' has no 'why'");
   expect_error("[a]\nwhy = z\nbackends = eager\n",
                "k.txt:1: rule 'a' needs a 'detail', 'program' or 'path'");
+  expect_error("[a]\ndetail = x\ndetail = y\nwhy = z\n", "k.txt:3: 'detail' is given twice");
   expect_error("[a]\ndetail = x\nwhy = y\n[a]\n", "k.txt:4: the id 'a' is used twice");
   expect_error("detail = x\n", "k.txt:1: 'detail = x' is outside a rule");
   expect_error("[a]\ndetail\n", "k.txt:2: expected 'key = value'");

@@ -17,6 +17,7 @@ def sf_mark(inputs):
 
 
 def sf_export_dims(name, value):
+    # torch.export has no unbacked Dim: a dim not static is AUTO (export may specialize it).
     modes = {
         "v_x": [torch.export.Dim.AUTO, torch.export.Dim.STATIC],
         "v_m": [torch.export.Dim.AUTO],
