@@ -1,7 +1,8 @@
 # A stand-in for fuzz/torch/torch_worker.py in tests: the same line protocol (the handshake, then
 # ready, then one answer line per request), no PyTorch. It rejects a program whose export calls
 # nonzero with a data-dependent guard and any other with a RuntimeError, so a shrinker keeping
-# "PyTorch raises a data-dependent guard" must keep a nonzero.
+# "PyTorch raises a data-dependent guard" must keep a nonzero. A capture backend's answer for such
+# a program also carries a graph that breaks the binding invariant.
 # FAKE_TORCH_MODE picks a misbehaviour: =hang never answers a request; =die exits on the first
 # request; =broken never gets ready (no torch); =silent sleeps before its handshake; =exit exits
 # at once, silently; =endless answers with a line that never ends; =pad answers with a line of
@@ -46,6 +47,14 @@ for line in sys.stdin:
                 "type": "UserError" if guard else "RuntimeError",
                 "message": "Could not guard on data-dependent expression Eq(u0, 1)" if guard
                 else "something else"} for b in request["backends"]]
+    # A capture backend's answer carries a graph whose nonzero uses a symbol no node binds (a
+    # binding violation) when the program calls nonzero, so its shrinker keeps the nonzero.
+    for r in results:
+        if r["backend"].startswith("capture") and guard:
+            r["capture"] = {"torch": "fake", "graphs": [{"nodes": [
+                {"name": "nonzero", "op": "call_function", "target": "aten.nonzero.default",
+                 "args": [], "val": {"sizes": ["u0", 1], "strides": [1, "u0"], "offset": 0}}],
+                "real": None, "shape_env": None}]}
     reply = {"id": request.get("id"), "pid": os.getpid(), "results": results}
     if mode == "retire":
         reply["retire"] = "CUDA error: device-side assert triggered"

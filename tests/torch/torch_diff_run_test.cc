@@ -86,6 +86,31 @@ TEST_F(TorchDiffRun, OnlyKnownDisagreementsAreNotFindings) {
   std::fclose(log);
 }
 
+// A torch-invariant disagreement is minimized into an issue-ready .py: the PyTorch version, the
+// invariant in words, what was seen, and how to print the backend's own graph.
+TEST_F(TorchDiffRun, AMinimizedInvariantReproducerSaysWhatBrokeAndHowToSeeIt) {
+  TorchDiffOptions o = options("");
+  o.backends = {"capture_export"};
+  o.minimize = 1;
+  o.shrink_seconds = 20;
+  std::FILE* log = std::tmpfile();
+  TorchDiffResult r = run_torch_diff(o, log);
+  std::fclose(log);
+  ASSERT_EQ(r.status, TorchDiffStatus::kNew) << r.error;
+  fs::path py = root_ / "out" / "capture_export" / "torch-invariant" / "with_nonzero.min.py";
+  ASSERT_TRUE(fs::exists(py));
+  std::ifstream in(py);
+  std::string first, second, third;
+  std::getline(in, first);
+  std::getline(in, second);
+  std::getline(in, third);
+  EXPECT_EQ(first.rfind("# PyTorch fake breaks: every unbacked symbol", 0), 0u) << first;
+  EXPECT_EQ(second.rfind("# Seen (before minimizing): u0 is used by nonzero", 0), 0u) << second;
+  EXPECT_NE(third.find("with_nonzero.min.py capture_export` prints torch.export's graph"),
+            std::string::npos)
+      << third;
+}
+
 TEST_F(TorchDiffRun, WithoutAWorkerPyTorchIsUnavailable) {
   TorchDiffOptions o = options("");
   o.python = "/nonexistent/python3";
