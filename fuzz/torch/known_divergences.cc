@@ -47,6 +47,7 @@ class Parser {
         if (s.back() != ']' || s.size() < 3) fail("a rule starts with [id]");
         std::string id = trim(s.substr(1, s.size() - 2));
         if (!ids_.insert(id).second) fail("the id '" + id + "' is used twice");
+        keys_.clear();
         rules_.push_back(KnownDivergence{});
         rules_.back().id = id;
         rules_.back().line = line_;
@@ -80,7 +81,7 @@ class Parser {
     if (value.empty()) fail("'" + key + "' has no value");
     // Only `program` repeats (each pattern must match); a second detail or path would silently
     // replace the first.
-    if (key != "program" && !keys_.insert(std::to_string(rules_.size()) + " " + key).second) {
+    if (key != "program" && !keys_.insert(key).second) {
       fail("'" + key + "' is given twice in rule '" + r.id + "'");
     }
     if (key == "backends") {
@@ -124,7 +125,7 @@ class Parser {
   std::string origin_;
   int line_ = 0;
   std::set<std::string> ids_;
-  std::set<std::string> keys_;  // "<rule number> <key>" already set
+  std::set<std::string> keys_;  // the keys the rule being read has set
   std::vector<KnownDivergence> rules_;
 };
 

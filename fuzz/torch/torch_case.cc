@@ -285,11 +285,16 @@ std::string unreadable_kind(const std::string& why) {
   return out;
 }
 
+// A backend's verdict as a JSON object (null when it is not one: judge() has judged that).
+json verdict_object(const std::string& verdict_json) {
+  json v = json::parse(verdict_json, nullptr, /*allow_exceptions=*/false);
+  return v.is_object() ? v : json();
+}
+
 // The capture backend's verdict carries PyTorch's graph: our invariants judged on it override the
 // plain judgement when one is broken (or the capture does not parse: a torch-crashes).
-void judge_capture(const std::string& verdict_json, Judgement* j) {
-  json v = json::parse(verdict_json, nullptr, /*allow_exceptions=*/false);
-  if (v.is_discarded() || !v.is_object() || !v.contains("capture")) return;
+void judge_capture(const json& v, Judgement* j) {
+  if (!v.is_object() || !v.contains("capture")) return;
   torch_graph::Capture capture;
   try {
     capture = capture_of_json(v["capture"]);
@@ -318,31 +323,20 @@ void judge_capture(const std::string& verdict_json, Judgement* j) {
   }
 }
 
-std::string one_line(std::string s) {
-  for (char& c : s) c = (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
-  return s;
-}
-
 // Translation validation's other half: where PyTorch's eager failed a check (torch._check, or a
 // runtime assert of a body it compiled) and our eager reference failed it too, and the captured
 // graph ran to the end on the same inputs, no assert of the graph stood for the check (invariant
 // "eager-raised", keyed by eager's error kind). Other errors (a size mismatch, an index out of
 // range) bind nothing: a compiled graph may drop the dead code that raised them, as ours does.
-void judge_eager_raised(const std::string& eager_json, bool ours_agree_with_eager,
-                        const std::string& capture_json, Judgement* j) {
-  json e = json::parse(eager_json, nullptr, /*allow_exceptions=*/false);
-  json c = json::parse(capture_json, nullptr, /*allow_exceptions=*/false);
-  if (!ours_agree_with_eager || e.is_discarded() || c.is_discarded() || !e.is_object() ||
-      !c.is_object()) {
-    return;
-  }
+void judge_eager_raised(const json& e, bool ours_agree_with_eager, const json& c, Judgement* j) {
+  if (!ours_agree_with_eager || !e.is_object() || !c.is_object()) return;
   std::string kind = e.value("kind", "");
   if (e.value("verdict", "") != "error" || c.value("verdict", "") != "ok" ||
       (kind != "check_failed" && kind != "runtime_assert_failed")) {
     return;
   }
   std::string what = "PyTorch's eager raised " + kind + " (" + e.value("type", "?") + ": " +
-                     one_line(e.value("message", "").substr(0, 300)) +
+                     short_text(e.value("message", "")) +
                      "), as ours does, and the captured graph ran to the end on the same inputs";
   j->violations.insert(j->violations.begin(), "eager-raised " + kind + ": " + what);
   j->cls = DiffClass::kTorchInvariant;
@@ -361,18 +355,19 @@ bool judged_against_eager(const std::string& key) {
 std::vector<Judgement> judge_case(const TorchCase& c, const std::vector<std::string>& backends) {
   std::vector<Judgement> out;
   bool eager_agrees = false;
-  const std::string* eager_result = nullptr;
+  json eager;  // PyTorch's eager verdict, when eager is among the backends
   for (size_t b = 0; b < backends.size(); ++b) out.push_back(judge_backend(c, b));
   for (size_t b = 0; b < backends.size(); ++b) {
     if (backends[b] != "eager" || b >= c.results.size()) continue;
-    eager_result = &c.results[b];
+    eager = verdict_object(c.results[b]);
     eager_agrees = out[b].cls == DiffClass::kAgree;
   }
   for (size_t b = 0; b < backends.size(); ++b) {
     if (is_capture_backend(backends[b]) && b < c.results.size() &&
         out[b].cls != DiffClass::kOursFailed) {
-      judge_capture(c.results[b], &out[b]);
-      if (eager_result) judge_eager_raised(*eager_result, eager_agrees, c.results[b], &out[b]);
+      json capture = verdict_object(c.results[b]);  // parsed once for both judgements
+      judge_capture(capture, &out[b]);
+      judge_eager_raised(eager, eager_agrees, capture, &out[b]);
     }
   }
   if (!eager_agrees) return out;

@@ -12,12 +12,6 @@ namespace {
 using json = nlohmann::json;
 using program::HostValue;
 
-std::string short_text(const std::string& s, size_t n = 300) {
-  std::string out = s.substr(0, n);
-  for (char& c : out) c = (c == '\n' || c == '\t') ? ' ' : c;
-  return out + (s.size() > n ? "..." : "");
-}
-
 double number_of(const json& v) {
   if (v.is_string()) {
     std::string s = v.get<std::string>();
@@ -148,6 +142,12 @@ OurOutcome our_outcome(const oracles::PipelineResult& r) {
       break;
   }
   return o;
+}
+
+std::string short_text(const std::string& s, size_t n) {
+  std::string out = s.substr(0, n);
+  for (char& c : out) c = (c == '\n' || c == '\t') ? ' ' : c;
+  return out + (s.size() > n ? "..." : "");
 }
 
 const char* diff_class_name(DiffClass c) {

@@ -45,6 +45,9 @@ enum class DiffClass {
   kTorchInvariant,
 };
 const char* diff_class_name(DiffClass c);  // "agree", "we-reject-torch-accepts", ...
+
+// A message as one line of at most n characters ("..." when cut): what a judgement's detail quotes.
+std::string short_text(const std::string& s, size_t n = 300);
 const std::vector<DiffClass>& all_diff_classes();
 
 struct Judgement {
