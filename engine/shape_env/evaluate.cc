@@ -15,9 +15,12 @@ using sym::ExprKind;
 
 namespace {
 
+// Walks the tree in place (a symbol list would be allocated, sorted and freed per guard).
 bool all_symbols_backed(const ShapeEnv& env, const ExprRef& e) {
-  for (const ExprRef& s : sym::free_symbols(e)) {
-    if (!env.is_backed(s)) return false;
+  if (e->is_ground()) return true;
+  if (e->is(ExprKind::kSymbol)) return env.is_backed(e);
+  for (const ExprRef& a : e->args()) {
+    if (!all_symbols_backed(env, a)) return false;
   }
   return true;
 }

@@ -13,6 +13,7 @@
 
 #include "engine/sym/bound.h"
 #include "engine/sym/expr.h"
+#include "engine/sym/small_vector.h"
 
 namespace sf {
 
@@ -43,7 +44,7 @@ class FactGraph {
   // An integer polynomial c + (at most two terms of coefficient +1 or -1).
   struct UnitPoly {
     int64_t constant = 0;
-    std::vector<std::pair<sym::ExprRef, int>> terms;  // (atom, +1 or -1)
+    sym::SmallVector<std::pair<sym::ExprRef, int>, 2> terms;  // (atom, +1 or -1)
   };
   // What each relation with its value makes nonnegative (nullopt: not a unit polynomial), read
   // once per relation: a rebuild reads every axiom again, and the polynomial arithmetic of

@@ -29,8 +29,8 @@ ExprType type_of_args(const std::vector<ExprRef>& args) {
 }
 
 // Merges two sorted term lists, summing coefficients and dropping zeros.
-std::vector<Term> merge_terms(const std::vector<Term>& a, const std::vector<Term>& b) {
-  std::vector<Term> out;
+Terms merge_terms(const Terms& a, const Terms& b) {
+  Terms out;
   out.reserve(a.size() + b.size());
   size_t i = 0, j = 0;
   while (i < a.size() || j < b.size()) {
@@ -52,8 +52,8 @@ std::vector<Term> merge_terms(const std::vector<Term>& a, const std::vector<Term
 Term term_of(const ExprRef& t) {
   if (t->is(ExprKind::kMul) && t->arg(0)->is_number()) {
     Number coef = Number::of_expr(t->arg(0));
+    if (t->num_args() == 2) return Term{t->arg(1), coef};  // c*x: no list for the one factor
     std::vector<ExprRef> rest(t->args().begin() + 1, t->args().end());
-    if (rest.size() == 1) return Term{rest[0], coef};
     ExprType type = type_of_args(rest);
     return Term{Context::get().intern(ExprKind::kMul, type, 0, 0.0, std::move(rest)), coef};
   }
@@ -256,11 +256,11 @@ Poly poly_mul(const Poly& a, const Poly& b) {
               [](const Term& x, const Term& y) { return compare(x.mono, y.mono) < 0; });
     // Products of distinct monomials can coincide (x*y and y*x never do after sorting factors,
     // but x*(x*y) and (x*x)*y do); fold duplicates before merging.
-    std::vector<Term> folded;
+    Terms folded;
     for (Term& t : row) {
       if (!folded.empty() && folded.back().mono == t.mono) {
         folded.back().coef = folded.back().coef + t.coef;
-        if (folded.back().coef.is_zero()) folded.pop_back();
+        if (folded.back().coef.is_zero()) folded.erase(&folded.back(), folded.end());
       } else {
         folded.push_back(std::move(t));
       }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/sym/expr.h"
+#include "engine/sym/small_vector.h"
 
 namespace sf::sym {
 
@@ -37,9 +38,12 @@ struct Term {
   Number coef;
 };
 
+// Most polynomials have at most four terms: those live inline.
+using Terms = SmallVector<Term, 4>;
+
 struct Poly {
   Number constant;
-  std::vector<Term> terms;
+  Terms terms;
   bool is_constant() const { return terms.empty(); }
   bool has_float() const;
 };
