@@ -7,6 +7,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "fuzz/gen/shape_env_gen.h"
 #include "tools/cli/commands.h"
@@ -19,24 +20,33 @@ struct BenchShapeEnvFlags {
   uint64_t seed = 42;
   int steps = 200, runs = 50;
   std::string export_file;
+  std::string state_file;
 };
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  f << text;
+  return static_cast<bool>(f.flush());
+}
 
 int bench_shape_env(const BenchShapeEnvFlags& f) {
   uint64_t seed = f.seed;
   int steps = f.steps, runs = f.runs;
   std::vector<std::string> script;
   fuzz::DriveStats stats;
+  std::string state;
   {
     ShapeEnv env;
     fuzz::SeedSource src(seed);
     stats = fuzz::drive_shape_env(src, env, steps, &script);
+    if (!f.state_file.empty()) state = env.state_str();
   }
   const std::string& out = f.export_file;
-  if (!out.empty()) {
-    std::ofstream f(out);
-    for (const std::string& line : script) f << line << "\n";
-    if (!f.flush()) {
-      std::fprintf(stderr, "bench-shape-env: cannot write %s\n", out.c_str());
+  std::string lines;
+  for (const std::string& line : script) lines += line + "\n";
+  for (const auto& [path, text] : {std::pair{out, lines}, std::pair{f.state_file, state}}) {
+    if (!path.empty() && !write_file(path, text)) {
+      std::fprintf(stderr, "bench-shape-env: cannot write %s\n", path.c_str());
       return kExitUsage;
     }
   }
@@ -75,6 +85,9 @@ void add_bench_shape_env_command(CLI::App& app, Action* action) {
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--export", f->export_file, "write the operation script to FILE");
+  cmd->add_option("--state", f->state_file,
+                  "write the ShapeEnv's state after the sequence to FILE (ranges, replacements, "
+                  "asserts, axioms): a speed change must leave it byte-identical");
   cmd->callback([=] { *action = [=] { return bench_shape_env(*f); }; });
 }
 

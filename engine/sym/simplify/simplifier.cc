@@ -47,18 +47,20 @@ ExprRef Simplifier::pass(const ExprRef& root) {
       // The argument list is built from the first changed argument on: most passes change
       // nothing (the last one of every simplification never does).
       std::vector<ExprRef> args;
+      bool changed = false;
       for (size_t i = 0; i < e->num_args(); ++i) {
         ExprRef a = self(self, e->arg(i));
         // A divisor that simplifies to 0 means the input is undefined there; keep the original
         // divisor rather than build a division by a literal zero.
         if (i == 1 && is_division(e) && is_zero(a)) a = e->arg(i);
-        if (args.empty() && a != e->arg(i)) {
+        if (!changed && a != e->arg(i)) {
+          changed = true;
           args.reserve(e->num_args());
           args.insert(args.end(), e->args().begin(), e->args().begin() + i);
         }
-        if (!args.empty()) args.push_back(std::move(a));
+        if (changed) args.push_back(std::move(a));
       }
-      if (!args.empty()) cur = rebuild(e, args);
+      if (changed) cur = rebuild(e, args);
     }
     ExprRef out = apply_rule(cur);
     memo.emplace(e.get(), out);
