@@ -7,13 +7,27 @@
 
 namespace sf {
 
-ExprRef AssertionStore::bucket_key(const ExprRef& expr) {
-  ExprRef best;
-  for (const ExprRef& s : sym::free_symbols(expr)) {
-    if (s->sym_kind() != sym::SymKind::kUnbackedInt) continue;
-    if (!best || s->sym_index() > best->sym_index()) best = s;
+namespace {
+
+// The newest unbacked int symbol of e, walking the tree in place (no symbol list).
+void newest_unbacked_int(const ExprRef& e, const ExprRef** best) {
+  if (e->is_ground()) return;
+  if (e->is(sym::ExprKind::kSymbol)) {
+    if (e->sym_kind() == sym::SymKind::kUnbackedInt &&
+        (!*best || e->sym_index() > (*best)->get()->sym_index())) {
+      *best = &e;
+    }
+    return;
   }
-  return best;
+  for (const ExprRef& a : e->args()) newest_unbacked_int(a, best);
+}
+
+}  // namespace
+
+ExprRef AssertionStore::bucket_key(const ExprRef& expr) {
+  const ExprRef* best = nullptr;
+  newest_unbacked_int(expr, &best);
+  return best ? *best : ExprRef();
 }
 
 void AssertionStore::defer(const ExprRef& expr, const std::string& msg) {

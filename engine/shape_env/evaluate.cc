@@ -71,8 +71,10 @@ ShapeEnv::StaticEvaluation ShapeEnv::evaluate_statically(const ExprRef& e,
   // recorded Eq(u0, u1) false, and re-running the broadcast would reject the graph the trace
   // accepted; the runtime asserts are what reject such a program.
   ExprRef x;
+  ExprRef replaced;
+  bool axioms_left_it = false;  // the axioms rewrite nothing in replace(e)
   if (!e->is_ground()) {
-    ExprRef replaced = replace(e);
+    replaced = replace(e);
     // Bug zoo (before PR #145681): the recorded checks were not consulted.
     ExprRef stated =
         fault_on(Fault::kGuardIgnoresAxioms) ? replaced : asserts_.apply_axioms(replaced);
@@ -80,13 +82,18 @@ ShapeEnv::StaticEvaluation ShapeEnv::evaluate_statically(const ExprRef& e,
       if (stated->is_ground() && stated->num_args() == 0) return {stated, stated};
       x = simplify(stated, opts.size_oblivious);
     }
+    axioms_left_it = stated == replaced;
   }
   if (!x) x = simplify(e, opts.size_oblivious);
   if (opts.compute_hint && !x->is_ground()) {
     x = sym::substitute_symbols(x, [this](const ExprRef& s) { return known_value_of(s); });
     x = sym::simplify(x, ranges);
   }
-  ExprRef with_axioms = fault_on(Fault::kGuardIgnoresAxioms) ? x : asserts_.apply_axioms(x);
+  // When simplifying changed nothing after replace(), the axioms were applied to this very
+  // expression above and rewrote nothing: applying them again would walk it for nothing.
+  bool applied_already = axioms_left_it && x == replaced;
+  ExprRef with_axioms =
+      fault_on(Fault::kGuardIgnoresAxioms) || applied_already ? x : asserts_.apply_axioms(x);
   if (with_axioms != x) x = sym::simplify(with_axioms, ranges);
   if (x->is_ground() && x->num_args() == 0) return {x, x};
   sym::ValueRange r = sym::bound_expr(x, ranges);
