@@ -86,7 +86,6 @@ class SmallVector {
     std::destroy(begin(), end());
     size_ = 0;
   }
-  bool operator==(const SmallVector& o) const { return std::equal(begin(), end(), o.begin(), o.end()); }
 
  private:
   bool is_inline() const { return data_ == inline_data(); }
