@@ -4,29 +4,20 @@
 #include <algorithm>
 
 #include "engine/sym/make.h"
+#include "engine/sym/walk.h"
 
 namespace sf {
 
-namespace {
-
-// The newest unbacked int symbol of e, walking the tree in place (no symbol list).
-void newest_unbacked_int(const ExprRef& e, const ExprRef** best) {
-  if (e->is_ground()) return;
-  if (e->is(sym::ExprKind::kSymbol)) {
-    if (e->sym_kind() == sym::SymKind::kUnbackedInt &&
-        (!*best || e->sym_index() > (*best)->get()->sym_index())) {
-      *best = &e;
-    }
-    return;
-  }
-  for (const ExprRef& a : e->args()) newest_unbacked_int(a, best);
-}
-
-}  // namespace
-
 ExprRef AssertionStore::bucket_key(const ExprRef& expr) {
+  // The newest unbacked int symbol, found in place (no symbol list).
   const ExprRef* best = nullptr;
-  newest_unbacked_int(expr, &best);
+  sym::any_symbol_ref(expr, [&best](const ExprRef& s) {
+    if (s->sym_kind() == sym::SymKind::kUnbackedInt &&
+        (!best || s->sym_index() > (*best)->sym_index())) {
+      best = &s;
+    }
+    return false;  // visit them all
+  });
   return best ? *best : ExprRef();
 }
 

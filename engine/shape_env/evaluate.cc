@@ -17,12 +17,7 @@ namespace {
 
 // Walks the tree in place (a symbol list would be allocated, sorted and freed per guard).
 bool all_symbols_backed(const ShapeEnv& env, const ExprRef& e) {
-  if (e->is_ground()) return true;
-  if (e->is(ExprKind::kSymbol)) return env.is_backed(e);
-  for (const ExprRef& a : e->args()) {
-    if (!all_symbols_backed(env, a)) return false;
-  }
-  return true;
+  return !sym::any_symbol_ref(e, [&env](const ExprRef& s) { return !env.is_backed(s); });
 }
 
 // The guards pass no hint; a shared empty one leaves their frames nothing to destroy when a DDE

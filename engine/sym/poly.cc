@@ -260,7 +260,7 @@ Poly poly_mul(const Poly& a, const Poly& b) {
     for (Term& t : row) {
       if (!folded.empty() && folded.back().mono == t.mono) {
         folded.back().coef = folded.back().coef + t.coef;
-        if (folded.back().coef.is_zero()) folded.erase(&folded.back(), folded.end());
+        if (folded.back().coef.is_zero()) folded.pop_back();
       } else {
         folded.push_back(std::move(t));
       }

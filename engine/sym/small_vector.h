@@ -68,8 +68,15 @@ class SmallVector {
   }
   template <typename... Args>
   T& emplace_back(Args&&... args) {
-    if (size_ == capacity_) reserve(2 * capacity_);
-    T* slot = new (data_ + size_) T(std::forward<Args>(args)...);
+    T* slot;
+    if (size_ == capacity_) {
+      // The arguments may refer to an element (v.push_back(v[0])): build the new one first.
+      T made(std::forward<Args>(args)...);
+      reserve(2 * capacity_);
+      slot = new (data_ + size_) T(std::move(made));
+    } else {
+      slot = new (data_ + size_) T(std::forward<Args>(args)...);
+    }
     ++size_;
     return *slot;
   }
@@ -82,6 +89,7 @@ class SmallVector {
     size_ -= static_cast<size_t>(last - first);
     return first;
   }
+  void pop_back() { erase(end() - 1, end()); }
   void clear() {
     std::destroy(begin(), end());
     size_ = 0;

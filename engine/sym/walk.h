@@ -21,15 +21,21 @@ bool has_free_symbols(const ExprRef& e);
 // Trees up to this many nodes are walked without a visited set: revisiting a shared subtree is
 // cheaper than hashing, and only large DAGs can blow up.
 constexpr uint32_t kSmallTree = 64;
-// True when some symbol of e satisfies pred(const Expr*); walks the tree, allocating nothing.
+// True when some symbol of e satisfies pred(const ExprRef&), visited in tree order; walks the
+// tree (at most kMaxExprSize nodes), allocating nothing.
 template <typename Pred>
-bool any_symbol(const ExprRef& e, const Pred& pred) {
+bool any_symbol_ref(const ExprRef& e, const Pred& pred) {
   if (e->is_ground()) return false;
-  if (e->is(ExprKind::kSymbol)) return pred(e.get());
+  if (e->is(ExprKind::kSymbol)) return pred(e);
   for (const ExprRef& a : e->args()) {
-    if (any_symbol(a, pred)) return true;
+    if (any_symbol_ref(a, pred)) return true;
   }
   return false;
+}
+// The same with pred(const Expr*).
+template <typename Pred>
+bool any_symbol(const ExprRef& e, const Pred& pred) {
+  return any_symbol_ref(e, [&pred](const ExprRef& s) { return pred(s.get()); });
 }
 // True when e contains a node of the given kind.
 bool contains_kind(const ExprRef& e, ExprKind kind);

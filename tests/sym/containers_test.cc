@@ -44,6 +44,15 @@ TEST(SmallVector, GrowsPastItsInlineCapacityKeepingOrder) {
   EXPECT_EQ(v.back(), integer(4));
   v.emplace_back(integer(9));
   EXPECT_EQ(v[5], integer(9));
+  v.pop_back();
+  EXPECT_EQ(names(v), "0 1 2 3 4 ");
+}
+
+TEST(SmallVector, PushesItsOwnElementWhileGrowing) {
+  Refs v{integer(7), integer(8)};  // full: the push below moves every element
+  v.push_back(v[0]);
+  v.push_back(v[2]);
+  EXPECT_EQ(names(v), "7 8 7 7 ");
 }
 
 TEST(SmallVector, CopiesAndMovesInlineAndHeapContents) {
