@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "engine/base/errors.h"
 
 namespace sf::sym {
@@ -88,6 +90,40 @@ TEST(MakeTest, NodesAreFreedWhenUnreferenced) {
   }
   EXPECT_GT(live_expr_count(), before);  // the factory memo holds the product
   release_factory_memo();
+  EXPECT_EQ(live_expr_count(), before);
+}
+
+// The intern table is open-addressed: freeing a node shifts later nodes of its probe run back.
+// Thousands of nodes made, about half freed, scattered over the table (its probe runs
+// broken up everywhere, the table grown several times on the way), and the rest asked for again:
+// every survivor is found as the same node, every freed one is made anew, and the live count moves
+// by exactly what changed.
+TEST(MakeTest, InternTableFindsSurvivorsAfterScatteredFrees) {
+  release_factory_memo();
+  size_t before = live_expr_count();
+  constexpr int kNodes = 20000;
+  std::vector<ExprRef> nodes;
+  for (int i = 0; i < kNodes; ++i) nodes.push_back(I(1000003 + int64_t{i} * 7919));
+  EXPECT_EQ(live_expr_count(), before + kNodes);
+  std::vector<const Expr*> addresses;
+  for (const ExprRef& n : nodes) addresses.push_back(n.get());
+  for (int i = 0; i < kNodes; ++i) {
+    if (((uint64_t(i) * 2654435761u) >> 7) & 1) nodes[i] = ExprRef();  // a scattered half
+  }
+  size_t kept = 0;
+  for (const ExprRef& n : nodes) kept += n ? 1 : 0;
+  EXPECT_EQ(live_expr_count(), before + kept);
+  for (int i = 0; i < kNodes; ++i) {
+    ExprRef again = I(1000003 + int64_t{i} * 7919);
+    if (nodes[i]) {
+      EXPECT_EQ(again.get(), addresses[i]) << "survivor " << i << " not found";
+    } else {
+      EXPECT_EQ(again->int_value(), 1000003 + int64_t{i} * 7919);
+      nodes[i] = again;  // made anew
+    }
+  }
+  EXPECT_EQ(live_expr_count(), before + kNodes);
+  nodes.clear();
   EXPECT_EQ(live_expr_count(), before);
 }
 
