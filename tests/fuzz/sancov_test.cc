@@ -16,9 +16,17 @@ extern "C" void __sanitizer_cov_trace_pc_guard(uint32_t* guard);
 namespace sf::fuzz {
 namespace {
 
-// Two call sites: two distinct return addresses, so (almost surely) two slots.
-__attribute__((noinline)) void block_a() { __sanitizer_cov_trace_pc(); }
-__attribute__((noinline)) void block_b() { __sanitizer_cov_trace_pc(); }
+// Two call sites: two distinct return addresses, so (almost surely) two slots. At -O2 gcc would
+// fold the twin bodies into one (noipa stops that) and make the hook a tail call, whose return
+// address is then the caller's call site, one per unrolled iteration (the barrier stops that).
+__attribute__((noinline, noipa)) void block_a() {
+  __sanitizer_cov_trace_pc();
+  asm volatile("" ::: "memory");
+}
+__attribute__((noinline, noipa)) void block_b() {
+  __sanitizer_cov_trace_pc();
+  asm volatile("" ::: "memory");
+}
 
 std::vector<uint64_t> features_now() {
   std::vector<uint64_t> f;
