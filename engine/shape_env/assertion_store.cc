@@ -9,16 +9,15 @@
 namespace sf {
 
 ExprRef AssertionStore::bucket_key(const ExprRef& expr) {
-  // The newest unbacked int symbol, found in place (no symbol list).
-  const ExprRef* best = nullptr;
-  sym::any_symbol_ref(expr, [&best](const ExprRef& s) {
+  // The newest unbacked int symbol (a small tree allocates no symbol list).
+  ExprRef best;
+  sym::for_each_symbol(expr, [&best](const ExprRef& s) {
     if (s->sym_kind() == sym::SymKind::kUnbackedInt &&
-        (!best || s->sym_index() > (*best)->sym_index())) {
-      best = &s;
+        (!best || s->sym_index() > best->sym_index())) {
+      best = s;
     }
-    return false;  // visit them all
   });
-  return best ? *best : ExprRef();
+  return best;
 }
 
 void AssertionStore::defer(const ExprRef& expr, const std::string& msg) {
@@ -51,17 +50,10 @@ void AssertionStore::add_axiom_and_negation(const ExprRef& e, bool v, const Expr
 }
 
 void AssertionStore::index_entry(size_t i) {
-  auto index_under = [&](const sym::Expr* s) {
-    std::vector<size_t>& entries = entries_mentioning_[s];
+  sym::for_each_symbol(axiom_entries_[i].current, [&](const ExprRef& s) {
+    std::vector<size_t>& entries = entries_mentioning_[s.get()];
     if (entries.empty() || entries.back() != i) entries.push_back(i);  // a repeated symbol
-    return false;
-  };
-  const ExprRef& current = axiom_entries_[i].current;
-  if (current->size() > sym::kSmallTree) {  // a large DAG: walk each shared subtree once
-    for (const ExprRef& s : sym::free_symbols(current)) index_under(s.get());
-    return;
-  }
-  sym::any_symbol(current, index_under);  // visits every symbol; allocates no list
+  });
 }
 
 void AssertionStore::reindex_mentioning(const ExprRef& s,

@@ -37,6 +37,20 @@ template <typename Pred>
 bool any_symbol(const ExprRef& e, const Pred& pred) {
   return any_symbol_ref(e, [&pred](const ExprRef& s) { return pred(s.get()); });
 }
+// Calls fn(const ExprRef&) on the symbols of e, for callers that tolerate a repeat: a small tree
+// is walked in place (a symbol used twice comes twice, nothing is allocated), a large DAG through
+// free_symbols (each symbol once, each shared subtree walked once).
+template <typename Fn>
+void for_each_symbol(const ExprRef& e, const Fn& fn) {
+  if (e->size() > kSmallTree) {
+    for (const ExprRef& s : free_symbols(e)) fn(s);
+    return;
+  }
+  any_symbol_ref(e, [&fn](const ExprRef& s) {
+    fn(s);
+    return false;
+  });
+}
 // True when e contains a node of the given kind.
 bool contains_kind(const ExprRef& e, ExprKind kind);
 // Whether e or any subexpression is float-typed.

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -118,6 +119,24 @@ TEST(WalkTest, SubstituteSymbols) {
     return sym == u(0) ? add(mul(I(3), u(1)), I(6)) : ExprRef();
   });
   EXPECT_EQ(r, I(0)) << "PythonMod(3*u1 + 6, 3) folds in the factory: " << r->str();
+}
+
+TEST(WalkTest, ForEachSymbolWalksSmallTreesInPlaceAndLargeDagsOnce) {
+  // Small: every occurrence, in tree order.
+  ExprRef small = add(mul(u(0), u(1)), floordiv(u(0), I(3)));
+  std::vector<ExprRef> seen;
+  for_each_symbol(small, [&](const ExprRef& x) { seen.push_back(x); });
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), u(0)), 2) << Join(seen) << " in " << small->str();
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), u(1)), 1) << Join(seen) << " in " << small->str();
+  // Large: a chain of shared subtrees whose tree size doubles per level (2^k occurrences of
+  // u0 and u1); each symbol must come exactly once.
+  ExprRef e = add(u(0), u(1));
+  for (int k = 0; k < 8; ++k) e = mul(floordiv(e, I(2)), floordiv(e, I(3)));
+  ASSERT_GT(e->size(), kSmallTree);
+  seen.clear();
+  for_each_symbol(e, [&](const ExprRef& x) { seen.push_back(x); });
+  EXPECT_EQ(Join(seen), "[u0, u1]");
+  for_each_symbol(I(4), [&](const ExprRef& x) { ADD_FAILURE() << "a constant has no symbol"; });
 }
 
 TEST(WalkTest, RewriteBottomUpVisitsEachSharedNodeOnce) {
