@@ -92,12 +92,17 @@ struct Context::Table {
     const Expr* node;  // null: empty
   };
   std::vector<Slot> slots = std::vector<Slot>(1 << 12, Slot{0, nullptr});
+  int shift = 64 - 12;  // 64 - log2(slots.size())
   size_t count = 0;
 
   size_t mask() const { return slots.size() - 1; }
+  // A node's first slot: the top bits of hash * 2^64/phi. The node hash ends in a multiply, so
+  // its low bits see only the low bits of its inputs: every float constant whose bits differ
+  // only above the mantissa's low half (1.0, 2.0, 0.25, ...) had the same low bits.
+  size_t home(uint64_t hash) const { return (hash * 0x9e3779b97f4a7c15ULL) >> shift; }
 
   const Expr* find(const Expr& probe) const {
-    for (size_t i = probe.hash() & mask();; i = (i + 1) & mask()) {
+    for (size_t i = home(probe.hash());; i = (i + 1) & mask()) {
       const Slot& s = slots[i];
       if (!s.node) return nullptr;
       if (s.hash == probe.hash() && Context::same_shape(s.node, &probe)) return s.node;
@@ -111,7 +116,7 @@ struct Context::Table {
   }
 
   void erase(const Expr* node) {
-    size_t i = node->hash() & mask();
+    size_t i = home(node->hash());
     while (slots[i].node != node) {
       SF_CHECK(slots[i].node) << "erasing a node the intern table does not hold";
       i = (i + 1) & mask();
@@ -119,8 +124,8 @@ struct Context::Table {
     // Backward-shift deletion: move each later slot of the cluster into the hole when the hole
     // lies on its probe path (between its home slot and where it sits).
     for (size_t j = (i + 1) & mask(); slots[j].node; j = (j + 1) & mask()) {
-      size_t home = slots[j].hash & mask();
-      bool hole_on_path = i <= j ? (home <= i || home > j) : (home <= i && home > j);
+      size_t h = home(slots[j].hash);
+      bool hole_on_path = i <= j ? (h <= i || h > j) : (h <= i && h > j);
       if (hole_on_path) {
         slots[i] = slots[j];
         i = j;
@@ -130,15 +135,24 @@ struct Context::Table {
     --count;
   }
 
+  size_t longest_probe() const {  // the farthest any node sits from its first slot
+    size_t longest = 0;
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (slots[i].node) longest = std::max(longest, (i - home(slots[i].hash)) & mask());
+    }
+    return longest;
+  }
+
  private:
   void place(Slot s) {
-    size_t i = s.hash & mask();
+    size_t i = home(s.hash);
     while (slots[i].node) i = (i + 1) & mask();
     slots[i] = s;
   }
   void grow() {
     std::vector<Slot> old(slots.size() * 2, Slot{0, nullptr});
     old.swap(slots);
+    --shift;
     for (const Slot& s : old) {
       if (s.node) place(s);
     }
@@ -234,10 +248,12 @@ void Context::destroy(const Expr* e) {
 }
 
 size_t Context::live_count() const { return table_->count; }
+size_t Context::longest_probe() const { return table_->longest_probe(); }
 
 void ExprRef::destroy(const Expr* e) { Context::get().destroy(e); }
 
 size_t live_expr_count() { return Context::get().live_count(); }
+size_t intern_table_longest_probe() { return Context::get().longest_probe(); }
 
 const char* sym_kind_prefix(SymKind kind) {
   switch (kind) {

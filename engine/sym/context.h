@@ -17,6 +17,8 @@ class Context {
                  std::vector<ExprRef> args);
   void destroy(const Expr* e);
   size_t live_count() const;
+  // How far the farthest node sits from its first slot (a diagnostic for the table's spread).
+  size_t longest_probe() const;
   static bool same_shape(const Expr* a, const Expr* b);
 
   // The constants every expression uses, made once (interning them again on every use was a

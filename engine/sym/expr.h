@@ -222,5 +222,7 @@ struct ExprHash {
 
 // Number of live hash-consed nodes (for leak tests and memory reports).
 size_t live_expr_count();
+// How far the farthest node sits from its first slot in the intern table (a test of its spread).
+size_t intern_table_longest_probe();
 
 }  // namespace sf::sym

@@ -127,5 +127,14 @@ TEST(MakeTest, InternTableFindsSurvivorsAfterScatteredFrees) {
   EXPECT_EQ(live_expr_count(), before);
 }
 
+// Float constants differ mostly in their high bits; the table must still spread them (its first
+// cut indexed by the hash's low bits, which every round float shared: one cluster, O(n) lookups).
+TEST(MakeTest, InternTableSpreadsFloatConstants) {
+  std::vector<ExprRef> nodes;
+  for (int k = 1; k <= 3000; ++k) nodes.push_back(real(k / 4.0));
+  for (int k = 1; k <= 3000; ++k) nodes.push_back(I(int64_t{k} << 40));
+  EXPECT_LT(intern_table_longest_probe(), 64u);
+}
+
 }  // namespace
 }  // namespace sf::sym
