@@ -1,6 +1,6 @@
 """Compiler options shared by every target (a new node kind must be handled in every switch)."""
 
-SF_COPTS = [
+_WARNINGS = [
     "-Wall",
     "-Wextra",
     "-Wno-unused-parameter",
@@ -8,9 +8,16 @@ SF_COPTS = [
     "-Werror=switch",
     "-Werror=return-type",
     "-Wno-maybe-uninitialized",
-] + select({
+]
+
+SF_COPTS = _WARNINGS + select({
     # .bazelrc's `build --copt=-O1` (quick tests) comes after Bazel's own -O2 for `-c opt` and
     # would win; a target's copts come last, so optimized builds of our code get -O2 back here.
     "//bazel:opt": ["-O2"],
     "//conditions:default": [],
 })
+
+# Test sources stay at .bazelrc's -O1 in every mode: `tools/test` builds the suite with -c opt,
+# so the libraries it shares with the CLI are optimized once, and the tests themselves compile
+# faster at -O1 (they spend their time in the libraries).
+SF_TEST_COPTS = _WARNINGS

@@ -124,7 +124,8 @@ struct MemoSlot {
   MemoOp op = MemoOp::kEq;
   ExprRef a, b, out;
 };
-constexpr size_t kMemoSlots = 4096;
+constexpr int kMemoBits = 12;
+constexpr size_t kMemoSlots = size_t{1} << kMemoBits;
 constexpr uint32_t kMemoMaxOperand = 32;
 
 std::vector<MemoSlot>& memo_slots() {
@@ -137,7 +138,9 @@ template <typename F>
 ExprRef memoized(MemoOp op, const ExprRef& a, const ExprRef& b, F compute) {
   if (a->size() > kMemoMaxOperand || b->size() > kMemoMaxOperand) return compute();
   uint64_t h = a->hash() * 0x9e3779b97f4a7c15ULL ^ (b->hash() + static_cast<uint64_t>(op));
-  MemoSlot& slot = memo_slots()[(h ^ (h >> 29)) & (kMemoSlots - 1)];
+  // The top bits of h * 2^64/phi: the low bits of node hashes see only the low bits of their
+  // inputs, and round float constants differ only in their high bits.
+  MemoSlot& slot = memo_slots()[(h * 0x9e3779b97f4a7c15ULL) >> (64 - kMemoBits)];
   if (slot.out && slot.op == op && slot.a == a && slot.b == b) return slot.out;
   ExprRef out = compute();
   slot = MemoSlot{op, a, b, out};

@@ -41,6 +41,10 @@ expect_rc 2 "out of range" "$cli" campaign --timeout 1e9
 expect_output "timeout"
 expect_rc 2 "unknown flag" "$cli" campaign --bogus 1
 expect_output "bogus"
+expect_rc 0 "bench-shape-env on the CPU clock" "$cli" bench-shape-env --steps 20 --runs 3 --clock cpu
+expect_output "(cpu time, 3 runs"
+expect_rc 2 "an unknown clock" "$cli" bench-shape-env --clock sundial
+expect_output "sundial not in {wall,cpu}"
 expect_rc 2 "missing file" "$cli" run "$tmp/does-not-exist.sfz"
 expect_rc 2 "unwritable --out" "$cli" campaign --seconds 1 --out /proc/no/such/dir
 printf '# sfz 1\nthis is not a program\n' >"$tmp/bad.sfz"

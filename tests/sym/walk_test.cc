@@ -122,7 +122,7 @@ TEST(WalkTest, SubstituteSymbols) {
 }
 
 TEST(WalkTest, ForEachSymbolWalksSmallTreesInPlaceAndLargeDagsOnce) {
-  // Small: every occurrence, in tree order.
+  // Small: every occurrence.
   ExprRef small = add(mul(u(0), u(1)), floordiv(u(0), I(3)));
   std::vector<ExprRef> seen;
   for_each_symbol(small, [&](const ExprRef& x) { seen.push_back(x); });

@@ -93,7 +93,10 @@ def main():
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     # wall: elapsed time; cpu: this thread's CPU time, as `bench-shape-env --clock cpu`
     clock_name = sys.argv[3] if len(sys.argv) > 3 else "wall"
-    clock = {"wall": time.perf_counter, "cpu": time.thread_time}[clock_name]
+    clocks = {"wall": time.perf_counter, "cpu": time.thread_time}
+    if clock_name not in clocks:
+        sys.exit(f"pytorch_shape_env.py: unknown clock {clock_name!r} (wall or cpu)")
+    clock = clocks[clock_name]
     times = []
     for _ in range(runs):
         t0 = clock()
