@@ -3,12 +3,14 @@
 #include "engine/sym/context.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "engine/base/check.h"
 #include "engine/base/errors.h"
+#include "engine/sym/slot_index.h"
 #include "engine/sym/small_vector.h"
 
 namespace sf::sym {
@@ -92,14 +94,11 @@ struct Context::Table {
     const Expr* node;  // null: empty
   };
   std::vector<Slot> slots = std::vector<Slot>(1 << 12, Slot{0, nullptr});
-  int shift = 64 - 12;  // 64 - log2(slots.size())
   size_t count = 0;
 
   size_t mask() const { return slots.size() - 1; }
-  // A node's first slot: the top bits of hash * 2^64/phi. The node hash ends in a multiply, so
-  // its low bits see only the low bits of its inputs: every float constant whose bits differ
-  // only above the mantissa's low half (1.0, 2.0, 0.25, ...) had the same low bits.
-  size_t home(uint64_t hash) const { return (hash * 0x9e3779b97f4a7c15ULL) >> shift; }
+  // A node's first slot (not the hash's low bits: see slot_index).
+  size_t home(uint64_t hash) const { return slot_index(hash, std::countr_zero(slots.size())); }
 
   const Expr* find(const Expr& probe) const {
     for (size_t i = home(probe.hash());; i = (i + 1) & mask()) {
@@ -152,7 +151,6 @@ struct Context::Table {
   void grow() {
     std::vector<Slot> old(slots.size() * 2, Slot{0, nullptr});
     old.swap(slots);
-    --shift;
     for (const Slot& s : old) {
       if (s.node) place(s);
     }

@@ -11,6 +11,7 @@
 #include "engine/sym/context.h"
 #include "engine/sym/numeric.h"
 #include "engine/sym/poly.h"
+#include "engine/sym/slot_index.h"
 
 namespace sf::sym {
 
@@ -138,9 +139,7 @@ template <typename F>
 ExprRef memoized(MemoOp op, const ExprRef& a, const ExprRef& b, F compute) {
   if (a->size() > kMemoMaxOperand || b->size() > kMemoMaxOperand) return compute();
   uint64_t h = a->hash() * 0x9e3779b97f4a7c15ULL ^ (b->hash() + static_cast<uint64_t>(op));
-  // The top bits of h * 2^64/phi: the low bits of node hashes see only the low bits of their
-  // inputs, and round float constants differ only in their high bits.
-  MemoSlot& slot = memo_slots()[(h * 0x9e3779b97f4a7c15ULL) >> (64 - kMemoBits)];
+  MemoSlot& slot = memo_slots()[slot_index(h, kMemoBits)];
   if (slot.out && slot.op == op && slot.a == a && slot.b == b) return slot.out;
   ExprRef out = compute();
   slot = MemoSlot{op, a, b, out};
