@@ -8,6 +8,8 @@ _WARNINGS = [
     "-Werror=switch",
     "-Werror=return-type",
     "-Wno-maybe-uninitialized",
+    # Aggregates are initialized by naming the members that differ from their defaults.
+    "-Wno-missing-field-initializers",
 ]
 
 SF_COPTS = _WARNINGS + select({

@@ -379,7 +379,9 @@ TEST(OracleDeadline, AnOraclePastItsDeadlineIsUndecidedNeverAPass) {
   EXPECT_NE(r.verdict.str().find("deadline"), std::string::npos) << r.verdict.str();
   // It stopped judging, not just asked every query in vain.
   for (const OracleReport& rep : r.reports) {
-    if (rep.name == "rename") EXPECT_LT(rep.smt.queries * 4, all_queries) << rep.str();
+    if (rep.name == "rename") {
+      EXPECT_LT(rep.smt.queries * 4, all_queries) << rep.str();
+    }
   }
 }
 
