@@ -198,7 +198,6 @@ ExprRef ShapeEnv::evaluate_expr_deferring(const ExprRef& orig, const std::option
     }
   }
   if (!concrete) {
-    std::optional<int64_t> v;
     sym::Assignment values;
     for (const ExprRef& s : sym::free_symbols(expr)) {
       std::optional<int64_t> h = symbols_.hint(s);
