@@ -3,9 +3,9 @@
 # bench-shape-env exports the sequence and times it (median of RUNS), then
 # tools/bench/pytorch_shape_env.py replays it on PyTorch's ShapeEnv (median of TORCH_RUNS).
 # The two alternate ROUNDS times per seed, because a shared machine has slow spells lasting
-# seconds: one process's median can be 1.5x another's minutes later. Noise only adds time, so
-# the fastest round of each side is the estimate of a quiet machine ("min" ratio); the median
-# round is printed beside it. CLOCK is wall (elapsed, the default) or cpu (each side's own
+# seconds to minutes: one process's median can be 1.5x another's minutes later. Noise only adds
+# time, so the fastest round of each side is the estimate of a quiet machine ("min" ratio); the
+# median round is printed beside it. CLOCK is wall (elapsed, the default) or cpu (each side's own
 # thread CPU time). Needs an opt build of the CLI and a Python with torch.
 #   usage: compare_shape_env.sh PYTHON STEPS "SEEDS" [RUNS] [TORCH_RUNS] [CLOCK] [ROUNDS]
 #   e.g.   tools/bench/compare_shape_env.sh /tmp/torchvenv/bin/python 200 "1 2 3 4 5"
@@ -37,9 +37,10 @@ for seed in $seeds; do
   o_min=$(min_of <<<"$ours") o_med=$(median_of <<<"$ours")
   t_min=$(min_of <<<"$theirs") t_med=$(median_of <<<"$theirs")
   [[ -n $o_min && -n $t_min ]] || { echo "seed $seed: a side printed no median" >&2; exit 1; }
-  min_ratios+=" $(ratio "$t_min" "$o_min")" med_ratios+=" $(ratio "$t_med" "$o_med")"
+  min_ratio=$(ratio "$t_min" "$o_min") med_ratio=$(ratio "$t_med" "$o_med")
+  min_ratios+=" $min_ratio" med_ratios+=" $med_ratio"
   printf '%-5s %6s %10s/%-10s %10s/%-10s %9s %9s\n' "$seed" "$steps" "$o_min" "$o_med" \
-    "$t_min" "$t_med" "$(ratio "$t_min" "$o_min")" "$(ratio "$t_med" "$o_med")"
+    "$t_min" "$t_med" "$min_ratio" "$med_ratio"
 done
 printf 'median over the seeds: %s (min ratio), %s (median ratio)\n' \
   "$(median_of <<<"$min_ratios")" "$(median_of <<<"$med_ratios")"
