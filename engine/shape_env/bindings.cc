@@ -125,13 +125,21 @@ std::optional<ExprRef> replaced_symbol(const ShapeEnv& env, const Value& v) {
   return e;
 }
 
+// The record's copy of the old value, made only when the call is recorded.
+struct CopyIfGiven {
+  const Value* value;
+  operator std::optional<Value>() const {
+    return value ? std::optional<Value>(*value) : std::nullopt;
+  }
+};
+
 }  // namespace
 
 std::optional<Bindings> ShapeEnv::compute_unbacked_bindings(const Value& v, const Value* old,
                                                             bool peek) {
-  return recorded(
-      event::ComputeUnbackedBindings{v, old ? std::optional<Value>(*old) : std::nullopt, peek},
-      [&]() -> std::optional<Bindings> {
+  CopyIfGiven old_copy{old};
+  return recorded<event::ComputeUnbackedBindings>(
+      std::tie(v, old_copy, peek), [&]() -> std::optional<Bindings> {
         if (symbols_.pending().empty()) return std::nullopt;
         std::vector<ExprRef> pending = peek ? symbols_.pending() : symbols_.take_pending();
         Bindings result;
@@ -187,7 +195,7 @@ Bindings ShapeEnv::resolve_unbacked_bindings(const Bindings& b) const {
 
 void ShapeEnv::rebind_unbacked(const Bindings& node_bindings, const Value& result,
                                bool is_placeholder) {
-  return recorded(event::RebindUnbacked{node_bindings, result, is_placeholder}, [&]() -> void {
+  return recorded<event::RebindUnbacked>(std::tie(node_bindings, result, is_placeholder), [&] {
     if (is_placeholder || node_bindings.empty()) return;
     for (const auto& [raw_u0, path] : resolve_unbacked_bindings(node_bindings)) {
       Value u1 = key_get(result, path);

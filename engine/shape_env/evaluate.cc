@@ -137,13 +137,19 @@ inline __attribute__((always_inline)) void ShapeEnv::raise_deferred_error() {
   throw UserError(deferred_kind_, deferred_message_);
 }
 
+ExprRef ShapeEnv::evaluate_expr_recorded(const ExprRef& orig, const std::optional<ExprRef>& hint,
+                                         bool size_oblivious, std::optional<bool> fallback,
+                                         const std::string& sloc) {
+  return recorded<event::EvaluateExpr>(std::tie(orig, hint, size_oblivious, fallback, sloc), [&] {
+    return evaluate_expr_deferring(orig, hint, size_oblivious, fallback, sloc);
+  });
+}
+
 inline __attribute__((always_inline)) ExprRef ShapeEnv::evaluate_expr_inlined(
     const ExprRef& orig, const std::optional<ExprRef>& hint, bool size_oblivious,
     std::optional<bool> fallback, const std::string& sloc) {
   {
-    ExprRef out = recorded(event::EvaluateExpr{orig, hint, size_oblivious, fallback, sloc}, [&] {
-      return evaluate_expr_deferring(orig, hint, size_oblivious, fallback, sloc);
-    });
+    ExprRef out = evaluate_expr_recorded(orig, hint, size_oblivious, fallback, sloc);
     if (out) return out;
   }
   raise_deferred_error();
@@ -240,7 +246,7 @@ ExprRef ShapeEnv::evaluate_expr_deferring(const ExprRef& orig, const std::option
 }
 
 bool ShapeEnv::guard_or_defer_runtime_assert(const ExprRef& orig, const std::string& msg) {
-  return recorded(event::GuardOrDeferRuntimeAssert{orig, msg}, [&]() SF_UNWOUND_INLINE -> bool {
+  return recorded<event::GuardOrDeferRuntimeAssert>(std::tie(orig, msg), [&]() SF_UNWOUND_INLINE {
     // One static evaluation answers both questions: decided, or what is left of it (the
     // unbacked_only result, which differs from the plain one only in returning that).
     StaticEvaluation st = evaluate_statically(orig, {});
@@ -352,9 +358,17 @@ bool ShapeEnv::statically_known_false(const SymBool& b) const {
   return st && !(*st)->bool_value();
 }
 
-bool ShapeEnv::guard_bool(const SymBool& b, const std::string& sloc) {
+std::optional<bool> ShapeEnv::guard_bool_deferring(const SymBool& b, const std::string& sloc) {
   if (auto c = b.maybe_as_bool()) return *c;
-  return evaluate_expr_inlined(b.expr(), kNoHint, false, std::nullopt, sloc)->bool_value();
+  ExprRef out = evaluate_expr_recorded(b.expr(), kNoHint, false, std::nullopt, sloc);
+  if (!out) return std::nullopt;
+  return out->bool_value();
+}
+
+bool ShapeEnv::guard_bool(const SymBool& b, const std::string& sloc) {
+  std::optional<bool> r = guard_bool_deferring(b, sloc);
+  if (!r) raise_deferred_error();
+  return *r;
 }
 
 int64_t ShapeEnv::guard_int(const SymInt& i, const std::string& sloc) {
@@ -393,14 +407,20 @@ bool ShapeEnv::guard_or_true(const SymBool& b) {
 // unbacked symbol and deferring is not preferred. Our has_hint may pin an expression through
 // ranges (0 <= u0 for a size-like u0), which upstream's structural hint never does, so without
 // the unbacked test `check(n <= size(x, 0))` on an unbacked dim became a guard that raised.
-bool ShapeEnv::expect_true(const SymBool& b, const std::string& msg) {
+std::optional<bool> ShapeEnv::expect_true_deferring(const SymBool& b, const std::string& msg) {
   if (auto c = b.maybe_as_bool()) return *c;
   // The cheap tests first: has_hint substitutes and bounds the expression.
   if (!settings_.prefer_deferred_runtime_asserts_over_guards &&
       !sym::has_free_unbacked_symbols(b.expr()) && has_hint(b.expr())) {
-    return guard_bool(b, msg);
+    return guard_bool_deferring(b, msg);
   }
   return guard_or_defer_runtime_assert(b.expr(), msg);
+}
+
+bool ShapeEnv::expect_true(const SymBool& b, const std::string& msg) {
+  std::optional<bool> r = expect_true_deferring(b, msg);
+  if (!r) raise_deferred_error();
+  return *r;
 }
 
 bool ShapeEnv::expect_size(const SymInt& i, const std::string& msg) {
@@ -410,12 +430,41 @@ bool ShapeEnv::expect_size(const SymInt& i, const std::string& msg) {
   return r;
 }
 
+bool ShapeEnv::check_deferring(const SymBool& cond, const std::string& msg) {
+  std::optional<bool> ok =
+      cond.is_constant() ? cond.maybe_as_bool() : expect_true_deferring(cond, msg);
+  if (!ok) return false;  // a data-dependent guard, deferred
+  if (!*ok) defer_check_failure(cond, msg);
+  return *ok;
+}
+
 void ShapeEnv::check(const SymBool& cond, const std::string& msg) {
-  bool ok = cond.is_constant() ? *cond.maybe_as_bool() : expect_true(cond, msg);
-  if (!ok) {
-    defer_check_failure(cond, msg);
-    raise_deferred_error();
+  if (!check_deferring(cond, msg)) raise_deferred_error();
+}
+
+template <typename F>
+auto ShapeEnv::without_throwing(UserErrorInfo* error, F&& body) -> decltype(body()) {
+  try {
+    auto result = body();
+    if (error_deferred_) {
+      error_deferred_ = false;
+      if (error) *error = UserErrorInfo{deferred_kind_, std::move(deferred_message_)};
+      return {};
+    }
+    return result;
+  } catch (const UserError& e) {
+    if (error) *error = UserErrorInfo{e.kind(), e.what()};
+    return {};
   }
+}
+
+std::optional<bool> ShapeEnv::try_guard_bool(const SymBool& b, UserErrorInfo* error,
+                                             const std::string& sloc) {
+  return without_throwing(error, [&] { return guard_bool_deferring(b, sloc); });
+}
+
+bool ShapeEnv::try_check(const SymBool& cond, const std::string& msg, UserErrorInfo* error) {
+  return without_throwing(error, [&] { return check_deferring(cond, msg); });
 }
 
 void ShapeEnv::defer_check_failure(const SymBool& cond, const std::string& msg) {
@@ -461,7 +510,7 @@ int64_t ShapeEnv::size_hint(const ExprRef& e) const {
 }
 
 void ShapeEnv::set_unbacked_var_to_val(const ExprRef& s, int64_t value) {
-  return recorded(event::SetUnbackedVarToVal{s, value}, [&]() -> void {
+  return recorded<event::SetUnbackedVarToVal>(std::tie(s, value), [&]() -> void {
     SF_CHECK(s->is_unbacked_symbol()) << "set_unbacked_var_to_val on " << s->str();
     symbols_.set_real_value(s, value);
     on_state_change();

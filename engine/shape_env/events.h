@@ -124,7 +124,7 @@ using EventLog = std::vector<Event>;
 // handling another one (depth > 0) is part of that event.
 class EventRecorder {
  public:
-  void begin(EventCall call);
+  void begin(EventCall&& call);
   void end(EventOutcome outcome);
   const EventLog& log() const { return log_; }
   // True inside a recorded call: a call made now is nested in it.

@@ -6,7 +6,7 @@
 namespace sf {
 
 void ShapeEnv::push_fact_scope() {
-  return recorded(event::PushFactScope{}, [&]() -> void {
+  return recorded<event::PushFactScope>(std::tie(), [&]() -> void {
     fact_scopes_.push_back(SavedFacts{ranges_, replacements_, asserts_});
   });
 }
@@ -26,7 +26,7 @@ std::set<ExprRef, sym::ExprLess> ShapeEnv::local_to_closing_scope(const RangeTab
 }
 
 void ShapeEnv::pop_fact_scope() {
-  return recorded(event::PopFactScope{}, [&]() -> void {
+  return recorded<event::PopFactScope>(std::tie(), [&]() -> void {
     SF_CHECK(!fact_scopes_.empty()) << "pop_fact_scope without an open scope";
     SavedFacts saved = std::move(fact_scopes_.back());
     fact_scopes_.pop_back();

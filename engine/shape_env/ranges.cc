@@ -14,7 +14,7 @@ using sym::ExtInt;
 
 void ShapeEnv::constrain_range_for_size(const ExprRef& s, std::optional<int64_t> min,
                                         std::optional<int64_t> max) {
-  return recorded(event::ConstrainRangeForSize{s, min, max}, [&]() -> void {
+  return recorded<event::ConstrainRangeForSize>(std::tie(s, min, max), [&]() -> void {
     if (!s->is(sym::ExprKind::kSymbol) || !s->is_int()) {
       throw_user_error(UserErrorKind::kValue,
                        "constrain_range_for_size expects an integer symbol, got " + s->str());
@@ -44,7 +44,7 @@ bool ShapeEnv::mark_size_like(const ExprRef& s) {
 }
 
 void ShapeEnv::constrain_symbol_range(const ExprRef& s, ExtInt min, ExtInt max) {
-  return recorded(event::ConstrainSymbolRange{s, min, max}, [&]() -> void {
+  return recorded<event::ConstrainSymbolRange>(std::tie(s, min, max), [&]() -> void {
     if (!s->is(sym::ExprKind::kSymbol)) {
       throw_user_error(UserErrorKind::kValue,
                        "constrain_symbol_range expects a symbol, got " + s->str());

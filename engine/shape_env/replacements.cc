@@ -44,7 +44,7 @@ ExtInt floor_div(ExtInt a, int64_t c) {  // floor(a / c) for c > 0
 }  // namespace
 
 bool ShapeEnv::set_replacement(const ExprRef& a, const ExprRef& raw_tgt, const std::string& why) {
-  return recorded(event::SetReplacement{a, raw_tgt, why}, [&]() -> bool {
+  return recorded<event::SetReplacement>(std::tie(a, raw_tgt, why), [&]() -> bool {
     SF_CHECK(a->is(ExprKind::kSymbol)) << "replacement for non-symbol " << a->str();
     ExprRef tgt = replace(raw_tgt);
     if (std::optional<ExprRef> existing = replacements_.target(a)) {
@@ -168,7 +168,7 @@ void ShapeEnv::symbol_changed(const ExprRef& s) {
 }
 
 void ShapeEnv::rename_unbacked_to(const ExprRef& orig, const ExprRef& dest) {
-  return recorded(event::RenameUnbackedTo{orig, dest}, [&]() -> void {
+  return recorded<event::RenameUnbackedTo>(std::tie(orig, dest), [&]() -> void {
     SF_CHECK(orig->is_unbacked_symbol() && dest->is_unbacked_symbol())
         << "rename_unbacked_to(" << orig->str() << ", " << dest->str()
         << ") needs two unbacked symbols";
@@ -239,8 +239,8 @@ void ShapeEnv::unify(const ExprRef& x, const ExprRef& y, const std::string& why)
 }
 
 void ShapeEnv::eliminate_unbacked(const ExprRef& orig, const ExprRef& dest) {
-  return recorded(event::EliminateUnbacked{orig, dest},
-                  [&]() -> void { set_replacement(orig, dest, "eliminate_unbacked"); });
+  return recorded<event::EliminateUnbacked>(
+      std::tie(orig, dest), [&]() -> void { set_replacement(orig, dest, "eliminate_unbacked"); });
 }
 
 }  // namespace sf

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
@@ -43,6 +44,10 @@ struct ShapeEnvSettings {
   bool duck_shape = true;
   bool prefer_deferred_runtime_asserts_over_guards = false;
   bool backed_size_oblivious = false;
+  // Keep the event log (events()). The oracles, the shrinker and replay read it, so it is on by
+  // default; PyTorch keeps its log only under translation validation (should_record_events),
+  // and the speed comparison with it turns ours off too.
+  bool record_events = true;
 };
 
 // A per-input cache of source name -> symbol, keyed by ShapeEnv id, so that re-fakifying the
@@ -189,6 +194,13 @@ class ShapeEnv {
   void check(const SymBool& cond, const std::string& msg);
   // torch._check_is_size(i, max).
   void check_is_size(const SymInt& i, std::optional<int64_t> max = std::nullopt);
+  // guard_bool and check for callers that expect user errors (fuzz drivers, generators): the same
+  // work and the same event, but a user error is returned in *error (when given) instead of
+  // thrown. A C++ throw costs its unwinder ~16 k instructions, and a data-dependent guard or a
+  // failed check ends about one call in seven of a trace-shaped sequence.
+  std::optional<bool> try_guard_bool(const SymBool& b, UserErrorInfo* error = nullptr,
+                                     const std::string& sloc = "");
+  bool try_check(const SymBool& cond, const std::string& msg, UserErrorInfo* error = nullptr);
   // Hints: concrete values from backed hints (and real values for unbacked, if recorded).
   std::optional<int64_t> maybe_size_hint(const ExprRef& e) const;
   int64_t size_hint(const ExprRef& e) const;  // raises GuardOnDataDependentSymNode
@@ -267,7 +279,7 @@ class ShapeEnv {
 
   // A complete, deterministic text dump of the state (replay and determinism checks compare it).
   std::string state_str() const;
-  const EventLog& events() const { return events_.log(); }
+  const EventLog& events() const;  // aborts unless settings().record_events
 
   // The bounds the simplifier sees, size-oblivious or not.
   class Ranges : public sym::RangeEnv {
@@ -296,8 +308,10 @@ class ShapeEnv {
  private:
   // Runs the body of a public mutating call, recording the call (top-level calls only) and how
   // it ended: normally, by a user error of some kind, or by an engine bug.
-  template <typename F>
-  auto recorded(EventCall call, F&& body) -> decltype(body());
+  // `args` (std::tie of the call's arguments) becomes the record, a Call, only when the call is
+  // recorded: a nested call, or any call with recording off, copies nothing.
+  template <typename Call, typename Args, typename F>
+  auto recorded(const Args& args, F&& body) -> decltype(body());
   // A user error found deep inside a call is raised by the call's own frame once the work that
   // found it has returned: each frame it unwinds costs the unwinder its CFI and call-site table
   // twice, each landing pad a restart, and a data-dependent guard ends an eighth of the calls of
@@ -305,6 +319,14 @@ class ShapeEnv {
   // the outcome; the public wrapper then calls raise_deferred_error.
   ExprRef defer_user_error(UserErrorKind kind, std::string message);
   [[noreturn]] void raise_deferred_error();
+  // The try_ calls' wrapper: body's result, or its default ({} or false) with the user error,
+  // deferred or thrown, moved into *error.
+  template <typename F>
+  auto without_throwing(UserErrorInfo* error, F&& body) -> decltype(body());
+  // guard_bool, expect_true and check with a deferred user error (nullopt, or false for check).
+  std::optional<bool> guard_bool_deferring(const SymBool& b, const std::string& sloc);
+  std::optional<bool> expect_true_deferring(const SymBool& b, const std::string& msg);
+  bool check_deferring(const SymBool& cond, const std::string& msg);
 
   // internals
   ExprRef new_unbacked_symbol(sym::SymKind kind, bool is_bool);
@@ -329,6 +351,10 @@ class ShapeEnv {
   void unify(const ExprRef& x, const ExprRef& y, const std::string& why);
   std::optional<ExprRef> solve_linear(const ExprRef& rel, const ExprRef& x) const;
   std::string dde_message(const ExprRef& expr, bool is_bool) const;
+  // evaluate_expr's recorded work (a null result: a user error was deferred).
+  ExprRef evaluate_expr_recorded(const ExprRef& orig, const std::optional<ExprRef>& hint,
+                                 bool size_oblivious, std::optional<bool> fallback,
+                                 const std::string& sloc);
   // evaluate_expr, inlined into the guards of evaluate.cc (one frame fewer for a DDE to unwind).
   inline ExprRef evaluate_expr_inlined(const ExprRef& orig, const std::optional<ExprRef>& hint,
                                        bool size_oblivious, std::optional<bool> fallback,
@@ -412,16 +438,16 @@ class ShapeEnv {
 // compute_unbacked_bindings would find it (oracles use it to check INV-5, the earliest path).
 Bindings binding_paths(const ShapeEnv& env, const Value& v, const std::vector<ExprRef>& symbols);
 
-template <typename F>
-auto ShapeEnv::recorded(EventCall call, F&& body) -> decltype(body()) {
-  if (events_.in_event()) {
+template <typename Call, typename Args, typename F>
+auto ShapeEnv::recorded(const Args& args, F&& body) -> decltype(body()) {
+  if (events_.in_event() || !settings_.record_events) {
     // A call the engine makes while handling another one is part of that event: no outcome to
     // record, so no catch and rethrow (each rethrow unwinds the stack again; a user error used
     // to pass through several).
     EventRecorder::Nested nested(events_);
     return body();
   }
-  events_.begin(std::move(call));
+  events_.begin(std::apply([](const auto&... a) { return EventCall(Call{a...}); }, args));
   EventRecorder::EndOfEvent end(events_);  // records how it ended, even when it unwinds
   if constexpr (std::is_void_v<decltype(body())>) {
     body();

@@ -25,7 +25,7 @@ SymInt ShapeEnv::create_symbol(int64_t hint, const std::string& source, DimDynam
       if (hit != per_env->second.end()) return SymInt(hit->second);
     }
   }
-  return recorded(event::CreateSymbol{hint, source, dynamic, positive}, [&]() -> SymInt {
+  return recorded<event::CreateSymbol>(std::tie(hint, source, dynamic, positive), [&]() -> SymInt {
     ExprRef result;
     if (dynamic == DimDynamic::kSizeLikeUnbacked || dynamic == DimDynamic::kObliviousSize) {
       // mark_unbacked input: a size-like unbacked symbol that the placeholder binds.
@@ -68,40 +68,40 @@ ExprRef ShapeEnv::new_unbacked_symbol(sym::SymKind kind, bool is_bool) {
 }
 
 SymInt ShapeEnv::create_unbacked_symint(const std::string& source) {
-  return recorded(event::CreateUnbackedSymInt{source}, [&]() -> SymInt {
+  return recorded<event::CreateUnbackedSymInt>(std::tie(source), [&]() -> SymInt {
     return SymInt(new_unbacked_symbol(sym::SymKind::kUnbackedInt, false));
   });
 }
 
 SymFloat ShapeEnv::create_unbacked_symfloat() {
-  return recorded(event::CreateUnbackedSymFloat{}, [&]() -> SymFloat {
+  return recorded<event::CreateUnbackedSymFloat>(std::tie(), [&]() -> SymFloat {
     return SymFloat(new_unbacked_symbol(sym::SymKind::kUnbackedFloat, false));
   });
 }
 
 SymBool ShapeEnv::create_unbacked_symbool() {
-  return recorded(event::CreateUnbackedSymBool{}, [&]() -> SymBool {
+  return recorded<event::CreateUnbackedSymBool>(std::tie(), [&]() -> SymBool {
     ExprRef s = new_unbacked_symbol(sym::SymKind::kUnbackedInt, true);
     return SymBool(sym::eq(s, sym::integer(1)));
   });
 }
 
 ShapeEnv::IgnoreFreshScope::IgnoreFreshScope(ShapeEnv* env) : env_(env) {
-  env_->recorded(event::IgnoreFreshEnter{},
-                 [&]() -> void { previous_ = env_->symbols_.set_ignore_fresh(true); });
+  env_->recorded<event::IgnoreFreshEnter>(
+      std::tie(), [&]() -> void { previous_ = env_->symbols_.set_ignore_fresh(true); });
 }
 
 ShapeEnv::IgnoreFreshScope::~IgnoreFreshScope() {
-  env_->recorded(event::IgnoreFreshExit{},
-                 [&]() -> void { env_->symbols_.set_ignore_fresh(previous_); });
+  env_->recorded<event::IgnoreFreshExit>(
+      std::tie(), [&]() -> void { env_->symbols_.set_ignore_fresh(previous_); });
 }
 
 void ShapeEnv::clear_pending_fresh_unbacked_symbols() {
-  return recorded(event::ClearPending{}, [&]() -> void { symbols_.discard_pending(); });
+  return recorded<event::ClearPending>(std::tie(), [&]() -> void { symbols_.discard_pending(); });
 }
 
 void ShapeEnv::freeze_runtime_asserts() {
-  return recorded(event::FreezeRuntimeAsserts{}, [&]() -> void { asserts_.freeze(); });
+  return recorded<event::FreezeRuntimeAsserts>(std::tie(), [&]() -> void { asserts_.freeze(); });
 }
 
 bool ShapeEnv::is_unbacked_symint(const ExprRef& s) const {

@@ -136,9 +136,13 @@ class Driver {
     try {
       body();
     } catch (const UserError&) {
-      ++stats_.user_errors;
-      env_.clear_pending_fresh_unbacked_symbols();
+      count_user_error();
     }
+  }
+  // A user error, thrown or returned by a try_ call (guards and checks, the frequent ones).
+  void count_user_error() {
+    ++stats_.user_errors;
+    env_.clear_pending_fresh_unbacked_symbols();
   }
 
   __attribute__((noinline)) void input(int step) {  // an input dimension
@@ -208,7 +212,9 @@ class Driver {
         return "check (" + ref(a) + " + " + std::to_string(c) + ") " + relation_name(r) + " " +
                ref(b);
       });
-      env_.check(relation(r, ints_[a] + SymInt(c), ints_[b]), "generated check");
+      if (!env_.try_check(relation(r, ints_[a] + SymInt(c), ints_[b]), "generated check")) {
+        count_user_error();
+      }
     });
   }
 
@@ -217,7 +223,7 @@ class Driver {
       size_t a = pick(), r = src_.pick(kNumRelations);
       int64_t c = src_.range(0, 8);
       log([&] { return "guard " + ref(a) + " " + relation_name(r) + " " + std::to_string(c); });
-      env_.guard_bool(relation(r, ints_[a], SymInt(c)));
+      if (!env_.try_guard_bool(relation(r, ints_[a], SymInt(c)))) count_user_error();
     });
   }
 
@@ -258,7 +264,10 @@ class Driver {
       size_t a = pick();
       int64_t m = src_.range(2, 6);
       log([&] { return "divisible " + ref(a) + " % " + std::to_string(m) + " == 0"; });
-      env_.check(sym_eq(mod(ints_[a], SymInt(m)), SymInt(0)), "divisible");
+      if (!env_.try_check(sym_eq(mod(ints_[a], SymInt(m)), SymInt(0)), "divisible")) {
+        count_user_error();
+        return;
+      }
       if (!env_.pending_fresh_unbacked_symbols().empty()) {
         std::vector<Value> exposed;
         for (const ExprRef& s : env_.pending_fresh_unbacked_symbols()) {

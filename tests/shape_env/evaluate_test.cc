@@ -325,5 +325,87 @@ TEST(Evaluate, DataDependentErrorsNameTheExpression) {
   }
 }
 
+// The try_ calls do the same work as the throwing ones, record the same events and leave the
+// same state; the user error comes back as a value instead (deferred or thrown inside alike).
+TEST(Evaluate, TryCallsReturnTheErrorsTheThrowingCallsRaise) {
+  ShapeEnv thrown_env, returned_env;
+  std::vector<std::string> thrown, returned;
+  auto run = [](ShapeEnv& env, std::vector<std::string>& log, bool use_try) {
+    SymInt s = env.create_symbol(5, "x.size()[0]", DimDynamic::kDynamic);
+    SymInt u = env.create_unbacked_symint();
+    env.constrain_symbol_range(u.expr(), 0, 3);
+    SymInt x = env.create_symbol(7, "y.size()[0]", DimDynamic::kDynamic);
+    const SymBool guards[] = {sym_eq(u, 0), sym_gt(s, 2), sym_gt(floordiv(x, s - SymInt(5)), 0)};
+    for (const SymBool& g : guards) {
+      UserErrorInfo error{UserErrorKind::kParse, ""};
+      std::optional<bool> r;
+      if (use_try) {
+        r = env.try_guard_bool(g, &error);
+      } else {
+        try {
+          r = env.guard_bool(g);
+        } catch (const UserError& e) {
+          error = {e.kind(), e.what()};
+        }
+      }
+      log.push_back(r ? (*r ? "true" : "false") : error.str());
+    }
+    const std::pair<SymBool, const char*> checks[] = {
+        {sym_le(u, s), "u <= s"}, {sym_gt(u, 5), "u > 5"}, {sym_ge(s, 2), "s >= 2"}};
+    for (const auto& [c, msg] : checks) {
+      UserErrorInfo error{UserErrorKind::kParse, ""};
+      bool ok = true;
+      if (use_try) {
+        ok = env.try_check(c, msg, &error);
+      } else {
+        try {
+          env.check(c, msg);
+        } catch (const UserError& e) {
+          ok = false;
+          error = {e.kind(), e.what()};
+        }
+      }
+      log.push_back(ok ? "passed" : error.str());
+    }
+  };
+  run(thrown_env, thrown, false);
+  run(returned_env, returned, true);
+  EXPECT_EQ(returned, thrown);
+  EXPECT_EQ(returned_env.state_str(), thrown_env.state_str());
+  ASSERT_EQ(returned_env.events().size(), thrown_env.events().size());
+  for (size_t i = 0; i < thrown_env.events().size(); ++i) {
+    EXPECT_EQ(returned_env.events()[i].str(), thrown_env.events()[i].str()) << "event " << i;
+  }
+  // What the sequence met: a DDE, a guard, a division by zero found on the hints (thrown inside
+  // the engine, not deferred), a deferred assert, a failed check, a backed check.
+  ASSERT_EQ(thrown.size(), 6u);
+  EXPECT_EQ(thrown[0].rfind("data_dependent_guard: Could not guard", 0), 0u) << thrown[0];
+  EXPECT_EQ(thrown[1], "true");
+  EXPECT_EQ(thrown[2].rfind("zero_division: ", 0), 0u) << thrown[2];
+  EXPECT_EQ(thrown[3], "passed");
+  EXPECT_EQ(thrown[4].rfind("check_failed: check failed: u > 5", 0), 0u) << thrown[4];
+  EXPECT_EQ(thrown[5], "passed");
+  // Without a place for the error, the outcome alone comes back.
+  EXPECT_FALSE(returned_env.try_check(SymBool(false), "never"));
+}
+
+// A ShapeEnv made without its event log does the same work; reading the log it did not keep
+// aborts (an oracle would otherwise judge an empty log and pass).
+TEST(Evaluate, WithoutTheEventLogTheStateIsTheSame) {
+  ShapeEnvSettings off;
+  off.record_events = false;
+  ShapeEnv with_log, without_log(off);
+  for (ShapeEnv* env : {&with_log, &without_log}) {
+    SymInt s = env->create_symbol(5, "x.size()[0]", DimDynamic::kDynamic);
+    SymInt u = env->create_unbacked_symint();
+    env->check(sym_le(u, s), "u <= s");
+    EXPECT_TRUE(env->guard_bool(sym_gt(s, 2)));
+    EXPECT_FALSE(env->try_guard_bool(sym_eq(u, 1)).has_value());
+  }
+  EXPECT_EQ(without_log.state_str(), with_log.state_str());
+  EXPECT_EQ(with_log.events().size(), 5u);
+  EXPECT_DEATH(without_log.events(), "record_events = false");
+}
+
 }  // namespace
 }  // namespace sf

@@ -23,6 +23,7 @@ struct BenchShapeEnvFlags {
   std::string export_file;
   std::string state_file;
   std::string clock = "wall";
+  bool record_events = false;
 };
 
 // Seconds on the chosen clock: wall (steady) time, or this thread's CPU time, which leaves out
@@ -50,8 +51,12 @@ int bench_shape_env(const BenchShapeEnvFlags& f) {
   std::vector<std::string> script;
   fuzz::DriveStats stats;
   std::string state;
+  // PyTorch's ShapeEnv keeps no event log unless translation validation is on; ours keeps one
+  // only with --record-events, so both sides do the same work by default.
+  ShapeEnvSettings settings;
+  settings.record_events = f.record_events;
   {
-    ShapeEnv env;
+    ShapeEnv env(settings);
     fuzz::SeedSource src(seed);
     stats = fuzz::drive_shape_env(src, env, steps, &script);
     if (!f.state_file.empty()) state = env.state_str();
@@ -69,7 +74,7 @@ int bench_shape_env(const BenchShapeEnvFlags& f) {
   std::vector<double> seconds;
   for (int r = 0; r < runs; ++r) {
     double t0 = now_seconds(cpu);
-    ShapeEnv env;
+    ShapeEnv env(settings);
     fuzz::SeedSource src(seed);
     fuzz::drive_shape_env(src, env, steps);
     seconds.push_back(now_seconds(cpu) - t0);
@@ -78,9 +83,10 @@ int bench_shape_env(const BenchShapeEnvFlags& f) {
   double median = seconds[seconds.size() / 2];
   std::printf(
       "shapefuzz ShapeEnv: %zu operations, median %.3f ms per run (%s time, %d runs, %zu user "
-      "errors), %.0f ops/s\n",
+      "errors, event log %s), %.0f ops/s\n",
       script.size(), median * 1e3, cpu ? "cpu" : "wall", runs,
-      static_cast<size_t>(stats.user_errors), script.size() / median);
+      static_cast<size_t>(stats.user_errors), f.record_events ? "on" : "off",
+      script.size() / median);
   if (!out.empty()) std::printf("script written to %s\n", out.c_str());
   return kExitOk;
 }
@@ -104,6 +110,10 @@ void add_bench_shape_env_command(CLI::App& app, Action* action) {
                   "wall: elapsed time; cpu: this thread's CPU time (steadier on a shared machine)")
       ->capture_default_str()
       ->check(CLI::IsMember({"wall", "cpu"}));
+  cmd->add_flag(
+      "--record-events", f->record_events,
+      "keep the ShapeEnv event log, as the oracles need (PyTorch keeps its own only under "
+      "translation validation, so the comparison leaves both off)");
   cmd->add_option("--export", f->export_file, "write the operation script to FILE");
   cmd->add_option("--state", f->state_file,
                   "write the ShapeEnv's state after the sequence to FILE (ranges, replacements, "
