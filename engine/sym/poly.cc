@@ -91,7 +91,7 @@ Number Number::negated() const {
 
 ExprRef Number::to_expr() const {
   if (is_float) return Context::get().intern(ExprKind::kFloat, ExprType::kFloat, 0, f, {});
-  return Context::get().intern(ExprKind::kInteger, ExprType::kInt, i, 0.0, {});
+  return integer(i);  // the small ones are made once
 }
 
 bool Poly::has_float() const {

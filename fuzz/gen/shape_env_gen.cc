@@ -86,7 +86,8 @@ class Driver {
 
   DriveStats drive(int steps) {
     for (int step = 0; step < steps; ++step) {
-      size_t op = ints_.empty() ? 0 : src_.weighted({3, 4, 2, 5, 3, 3, 2, 2, 2});
+      static const std::vector<uint32_t> kWeights = {3, 4, 2, 5, 3, 3, 2, 2, 2};
+      size_t op = ints_.empty() ? 0 : src_.weighted(kWeights);
       ++stats_.calls;
       switch (op) {
         case 0:

@@ -6,13 +6,14 @@
 # seconds to minutes: one process's median can be 1.5x another's minutes later. Noise only adds
 # time, so the fastest round of each side is the estimate of a quiet machine ("min" ratio); the
 # median round is printed beside it. CLOCK is wall (elapsed, the default) or cpu (each side's own
-# thread CPU time). Needs an opt build of the CLI and a Python with torch.
+# thread CPU time). Needs an opt build of the CLI (or another build in SHAPEFUZZ_CLI, to compare
+# before and after) and a Python with torch.
 #   usage: compare_shape_env.sh PYTHON STEPS "SEEDS" [RUNS] [TORCH_RUNS] [CLOCK] [ROUNDS]
 #   e.g.   tools/bench/compare_shape_env.sh /tmp/torchvenv/bin/python 200 "1 2 3 4 5"
 set -euo pipefail
 python=$1 steps=$2 seeds=$3 runs=${4:-50} torch_runs=${5:-5} clock=${6:-wall} rounds=${7:-3}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-cli=$root/bazel-out/k8-opt/bin/tools/shapefuzz_cli
+cli=${SHAPEFUZZ_CLI:-$root/bazel-out/k8-opt/bin/tools/shapefuzz_cli}
 [[ -x $cli ]] || { echo "build it first: bazel build -c opt //tools:shapefuzz_cli" >&2; exit 2; }
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a positive integer" >&2; exit 2; }
 work=$(mktemp -d)
