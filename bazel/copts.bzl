@@ -18,8 +18,9 @@ SF_COPTS = _WARNINGS + select({
     # Bazel's toolchain also keeps the frame pointer and adds stack canaries, which cost the
     # ShapeEnv benchmark 3.4% and 2.7% of its instructions (a register fewer in every function;
     # a canary in every function with a local std::string). gcc's defaults have neither; memory
-    # errors are the sanitizer builds' job (--config=libfuzzer, asan, ubsan), which keep theirs.
-    # Profile an opt build with `perf record --call-graph dwarf`.
+    # errors are the sanitizer builds' job, which keep both (their stack traces walk frame
+    # pointers). Profile an opt build with `perf record --call-graph dwarf`.
+    "//bazel:opt_sanitized": ["-O2"],
     "//bazel:opt": ["-O2", "-fomit-frame-pointer", "-fno-stack-protector"],
     "//conditions:default": [],
 })

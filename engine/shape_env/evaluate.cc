@@ -444,6 +444,7 @@ void ShapeEnv::check(const SymBool& cond, const std::string& msg) {
 
 template <typename F>
 auto ShapeEnv::without_throwing(UserErrorInfo* error, F&& body) -> decltype(body()) {
+  SF_CHECK(!error_deferred_) << "a deferred user error was never raised or returned";
   try {
     auto result = body();
     if (error_deferred_) {
@@ -453,6 +454,7 @@ auto ShapeEnv::without_throwing(UserErrorInfo* error, F&& body) -> decltype(body
     }
     return result;
   } catch (const UserError& e) {
+    error_deferred_ = false;  // whatever the body deferred before this went with it
     if (error) *error = UserErrorInfo{e.kind(), e.what()};
     return {};
   }
