@@ -224,7 +224,7 @@ class Driver {
       size_t a = pick(), r = src_.pick(kNumRelations);
       int64_t c = src_.range(0, 8);
       log([&] { return "guard " + ref(a) + " " + relation_name(r) + " " + std::to_string(c); });
-      if (!env_.try_guard_bool(relation(r, ints_[a], SymInt(c)))) count_user_error();
+      if (!env_.try_guard_bool(relation(r, ints_[a], SymInt(c))).has_value()) count_user_error();
     });
   }
 
