@@ -116,16 +116,18 @@ ExprRef relation_from_difference(ExprKind kind, Poly d) {
 
 // The binary factories whose canonical form goes through polynomials (relations, add, sub,
 // mul) are called with the same operands over and over: negations, implications, rewrites
-// after a replacement, strides. A small direct-mapped memo keeps the last result per slot; it
-// holds its operands, so a slot never matches a node recycled at the same address, and only
-// small operands are kept (at most kMemoSlots x 2 x kMemoMaxOperand nodes stay alive for it).
-// A factory that raises stores nothing, so a hit never skips an operand check.
+// after a replacement, strides. A direct-mapped memo keeps the last result per slot; it holds
+// its operands, so a slot never matches a node recycled at the same address, and only small
+// operands are kept (at most kMemoSlots x 2 x kMemoMaxOperand nodes stay alive for it).
+// A factory that raises stores nothing, so a hit never skips an operand check. 2^17 slots (4 MB):
+// a 10,000-operation ShapeEnv trace asks for more distinct results than 4,096
+// slots held, and recomputing the evicted ones was 19% of its instructions (RESULTS.md).
 enum class MemoOp : uint8_t { kEq, kNe, kLt, kLe, kAdd, kSub, kMul };
 struct MemoSlot {
   MemoOp op = MemoOp::kEq;
   ExprRef a, b, out;
 };
-constexpr int kMemoBits = 12;
+constexpr int kMemoBits = 17;
 constexpr size_t kMemoSlots = size_t{1} << kMemoBits;
 constexpr uint32_t kMemoMaxOperand = 32;
 
