@@ -110,14 +110,26 @@ FactGraph::FactGraph(const std::vector<std::pair<ExprRef, bool>>& relations) {
   *this = FactGraph(relations, forms);
 }
 
-FactGraph::FactGraph(const std::vector<std::pair<ExprRef, bool>>& relations, Forms& forms) {
+FactGraph::FactGraph(const std::vector<std::pair<ExprRef, bool>>& relations, Forms& forms)
+    : FactGraph(
+          [&relations, i = size_t{0}]() mutable -> std::optional<std::pair<ExprRef, bool>> {
+            if (i == relations.size()) return std::nullopt;
+            return relations[i++];
+          },
+          forms) {}
+
+FactGraph::FactGraph(const RelationSource& next, Forms& forms) {
   // The atoms first, alone: a graph past the atom limit (most of them, late in a long trace)
   // proves nothing and is never laid out, and one within it is laid out once, at its size.
   add_zero();
   numbering_ = true;
-  for (size_t i = 0; i < relations.size() && !too_large_; ++i) {
-    add_relation(relations[i].first, relations[i].second, forms);
-    if (too_large_) stopped_at_ = i;
+  std::vector<std::pair<ExprRef, bool>> read;
+  while (!too_large_) {
+    std::optional<std::pair<ExprRef, bool>> relation = next();
+    if (!relation) break;
+    add_relation(relation->first, relation->second, forms);
+    if (too_large_) stopped_at_ = read.size();
+    read.push_back(std::move(*relation));
   }
   numbering_ = false;
   if (!has_edges_ || too_large_) {
@@ -128,7 +140,7 @@ FactGraph::FactGraph(const std::vector<std::pair<ExprRef, bool>>& relations, For
   dist_.reserve(index_.size());
   for (size_t i = 0; i < index_.size(); ++i) dist_.add_node();
   laying_out_ = true;
-  for (const auto& [rel, value] : relations) add_relation(rel, value, forms);
+  for (const auto& [rel, value] : read) add_relation(rel, value, forms);
   laying_out_ = false;
   new_edges_.clear();
   close_all();

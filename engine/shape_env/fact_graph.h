@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <tuple>
 #include <unordered_map>
@@ -58,10 +59,16 @@ class FactGraph {
         by_value_[2];
   };
 
+  // The next relation for a build to read (nullopt: no more). A build stops asking at the atom
+  // limit, so a caller can leave the relations after that point unprepared.
+  using RelationSource = std::function<std::optional<std::pair<sym::ExprRef, bool>>()>;
+
   FactGraph() = default;
   // `relations`: (relation in its current form, its known value).
   explicit FactGraph(const std::vector<std::pair<sym::ExprRef, bool>>& relations);
   FactGraph(const std::vector<std::pair<sym::ExprRef, bool>>& relations, Forms& forms);
+  // The graph of the relations `next` yields, in order; the same graph as the vector's.
+  FactGraph(const RelationSource& next, Forms& forms);
   // Adds relations to the closed graph: each difference constraint that tightens a bound updates
   // every pair of atoms through it (O(atoms^2) per new edge, where closing again costs
   // O(atoms^3) and re-reading every relation O(relations)). The same answers as building the

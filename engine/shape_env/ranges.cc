@@ -142,13 +142,7 @@ const FactGraph& ShapeEnv::facts() const {
       facts_stopped_entry_ = facts_entries_read_ + *facts_.stopped_at();
     }
   } else {
-    note_axioms_in_graph();
-    std::vector<std::pair<ExprRef, bool>> read;
-    read.reserve(axioms_in_graph_.size());
-    for (size_t i : axioms_in_graph_) read.push_back(asserts_.axiom_entry(i));
-    FactGraph now(read, fact_forms_);
-    facts_stopped_entry_.reset();
-    if (now.stopped_at()) facts_stopped_entry_ = axioms_in_graph_[*now.stopped_at()];
+    FactGraph now = rebuild_facts();
     // Most new axioms bound one symbol (its range's business) and leave the graph as it was:
     // then cached answers that read it stay valid.
     if (!now.same_facts(facts_)) {
@@ -162,35 +156,45 @@ const FactGraph& ShapeEnv::facts() const {
   return facts_;
 }
 
-void ShapeEnv::note_axioms_in_graph() const {
-  auto read = [this](size_t i) {
-    auto [rel, value] = asserts_.axiom_entry(i);
-    return FactGraph::read_by_graph(rel, value, fact_forms_);
-  };
+void ShapeEnv::note_axiom_rewrites() const {
   const auto& rewrites = asserts_.rewrites();
-  bool restored = asserts_.num_axiom_entries() < graph_entries_noted_;
+  bool restored = asserts_.num_axiom_entries() < graph_reads_.size();
   for (size_t i = graph_rewrites_noted_; !restored && i < rewrites.size(); ++i) {
     restored = !rewrites[i].old_form;  // a fact scope closed: the entries are others now
   }
   if (restored) {
-    axioms_in_graph_.clear();
-    graph_entries_noted_ = 0;
+    graph_reads_.clear();
+  } else {
+    for (size_t i = graph_rewrites_noted_; i < rewrites.size(); ++i) {
+      if (rewrites[i].entry < graph_reads_.size()) graph_reads_[rewrites[i].entry] = kUnread;
+    }
   }
-  // Rewritten entries: their current forms (the last rewrite of each is what it is now).
-  for (size_t i = graph_rewrites_noted_; !restored && i < rewrites.size(); ++i) {
-    size_t entry = rewrites[i].entry;
-    if (entry >= graph_entries_noted_) continue;  // read below, in its current form
-    auto at = std::lower_bound(axioms_in_graph_.begin(), axioms_in_graph_.end(), entry);
-    bool was = at != axioms_in_graph_.end() && *at == entry;
-    bool now = read(entry);
-    if (now && !was) axioms_in_graph_.insert(at, entry);
-    if (was && !now) axioms_in_graph_.erase(at);
-  }
-  for (size_t i = graph_entries_noted_; i < asserts_.num_axiom_entries(); ++i) {
-    if (read(i)) axioms_in_graph_.push_back(i);
-  }
-  graph_entries_noted_ = asserts_.num_axiom_entries();
   graph_rewrites_noted_ = rewrites.size();
+}
+
+FactGraph ShapeEnv::rebuild_facts() const {
+  note_axiom_rewrites();
+  graph_reads_.resize(asserts_.num_axiom_entries(), kUnread);
+  std::vector<size_t> fed;  // the entries the graph read, in order
+  size_t i = 0;
+  auto next = [&]() -> std::optional<std::pair<ExprRef, bool>> {
+    for (; i < graph_reads_.size(); ++i) {
+      if (graph_reads_[i] == kNotReadByGraph) continue;
+      std::pair<ExprRef, bool> entry = asserts_.axiom_entry(i);
+      if (graph_reads_[i] == kUnread) {
+        bool read = FactGraph::read_by_graph(entry.first, entry.second, fact_forms_);
+        graph_reads_[i] = read ? kReadByGraph : kNotReadByGraph;
+        if (!read) continue;
+      }
+      fed.push_back(i++);
+      return entry;
+    }
+    return std::nullopt;
+  };
+  FactGraph now(next, fact_forms_);
+  facts_stopped_entry_.reset();
+  if (now.stopped_at()) facts_stopped_entry_ = fed[*now.stopped_at()];
+  return now;
 }
 
 ValueRange ShapeEnv::bound(const ExprRef& e, bool size_oblivious) const {

@@ -301,9 +301,12 @@ class ShapeEnv {
   };
   // The difference-constraint closure of the current axioms (rebuilt when they change).
   const FactGraph& facts() const;
-  // Brings axioms_in_graph_ up to the axioms' revision (only a rebuild reads it: reading every
-  // new axiom's form when the graph is past its atom limit was a tenth of a long trace).
-  void note_axioms_in_graph() const;
+  // Forgets what the graph read of each axiom entry rewritten since the last rebuild (all of
+  // them when a fact scope closed), so the next rebuild reads those again.
+  void note_axiom_rewrites() const;
+  // The graph of the current axioms, built from scratch: the entries it reads, in order, are
+  // classified (read by the graph or not) as it asks for them, so none after the atom limit is.
+  FactGraph rebuild_facts() const;
 
  private:
   // Runs the body of a public mutating call, recording the call (top-level calls only) and how
@@ -400,11 +403,12 @@ class ShapeEnv {
   bool still_valid(const Simplified& entry) const;
   mutable FactGraph facts_;
   mutable FactGraph::Forms fact_forms_;  // what each axiom says to facts_, read once
-  // The axiom entries whose current forms the graph reads, in order: a rebuild reads only them
-  // (most axioms bound one symbol and are never read). Brought up to date lazily, at a rebuild:
-  // as of this many entries and rewrites.
-  mutable std::vector<size_t> axioms_in_graph_;
-  mutable size_t graph_entries_noted_ = 0;
+  // Per axiom entry, whether the graph reads its current form (most axioms bound one symbol
+  // and are never read): kUnread until a rebuild has asked (entries past this vector's end
+  // too), and again after a rewrite. Classifying every entry at each rebuild, when a long
+  // trace's graph stops at its atom limit early on, was a tenth of the trace.
+  enum GraphRead : uint8_t { kUnread, kReadByGraph, kNotReadByGraph };
+  mutable std::vector<GraphRead> graph_reads_;
   mutable size_t graph_rewrites_noted_ = 0;
   // Past the atom limit: the axiom entry at which facts_ stopped reading.
   mutable std::optional<size_t> facts_stopped_entry_;
