@@ -155,5 +155,29 @@ TEST(Facts, RebuildReadsOnlyTheRelationsTheGraphReads) {
   EXPECT_TRUE(extended.empty()) << "extending past the limit proves nothing, as building does";
 }
 
+// A rebuild past the atom limit stops reading; replacements that merge atoms bring the graph
+// back under it, and the next rebuild reads the entries after its old stopping point (never
+// classified until then) in their current forms.
+TEST(Facts, BackUnderTheAtomLimitARebuildReadsWhatItHadSkipped) {
+  ShapeEnv env;
+  std::vector<SymInt> u;
+  for (int i = 0; i < 106; ++i) u.push_back(env.create_unbacked_symint());
+  env.check(sym_le(u[103] + u[104], u[105]), "three atoms");  // no difference: not read
+  for (int i = 0; i < 50; ++i) env.check(sym_le(u[2 * i], u[2 * i + 1]), "pair");  // 100 atoms
+  env.check(sym_le(u[100], u[101]), "chain");
+  env.check(sym_le(u[101], u[102]), "chain");
+  EXPECT_FALSE(env.statically_known_true(sym_le(u[100], u[102]))) << "past the limit";
+  EXPECT_TRUE(env.facts().empty());
+  // u1 = 5, u3 = 5, ...: their pairs now bound one symbol each, which the graph does not read.
+  for (int i = 0; i < 30; ++i) env.check(sym_eq(u[2 * i + 1], SymInt(5)), "merge");
+  EXPECT_TRUE(env.statically_known_true(sym_le(u[100], u[102])))
+      << "83 atoms now: the chain after the old stopping point is read";
+  EXPECT_FALSE(env.facts().empty());
+  // A rewrite makes an entry the graph had not read a difference it reads.
+  EXPECT_FALSE(env.statically_known_true(sym_lt(u[104], u[105])));
+  env.check(sym_eq(u[103], SymInt(5)), "now u104 + 5 <= u105");
+  EXPECT_TRUE(env.statically_known_true(sym_lt(u[104], u[105])));
+}
+
 }  // namespace
 }  // namespace sf
