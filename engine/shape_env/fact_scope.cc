@@ -13,9 +13,9 @@ void ShapeEnv::push_fact_scope() {
 
 std::set<ExprRef, sym::ExprLess> ShapeEnv::local_to_closing_scope(const RangeTable& saved) const {
   std::set<ExprRef, sym::ExprLess> local;
-  for (const auto& [s, r] : ranges_.ranges()) {
+  ranges_.for_each_range([&](const ExprRef& s, const ValueRange&) {
     if (!saved.has(s)) local.insert(s);
-  }
+  });
   for (bool grew = true; grew;) {  // along chains of renamings
     grew = false;
     for (const auto& [orig, dest] : replacements_.renamings()) {

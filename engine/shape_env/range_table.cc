@@ -11,7 +11,16 @@ using sym::ExtInt;
 
 ValueRange RangeTable::get(const ExprRef& s) const {
   auto it = range_of_.find(s.get());
-  return it == range_of_.end() ? sym::unknown_range_of(s) : it->second;
+  return it == range_of_.end() ? sym::unknown_range_of(s) : it->second.range;
+}
+
+const std::map<ExprRef, ValueRange, sym::ExprLess>& RangeTable::ranges() const {
+  if (ordered_stale_) {
+    ordered_.clear();
+    for (const auto& [node, entry] : range_of_) ordered_.emplace(entry.symbol, entry.range);
+    ordered_stale_ = false;
+  }
+  return ordered_;
 }
 
 bool RangeTable::narrow(const ExprRef& s, ValueRange vr) {
@@ -26,9 +35,10 @@ bool RangeTable::narrow(const ExprRef& s, ValueRange vr) {
     init(s, vr);
     return true;
   }
-  ValueRange updated = it->second.intersect(vr);  // throws kValueRange when empty
-  if (updated == it->second) return false;
-  init(s, updated);
+  ValueRange updated = it->second.range.intersect(vr);  // throws kValueRange when empty
+  if (updated == it->second.range) return false;
+  it->second.range = updated;
+  ordered_stale_ = true;
   return true;
 }
 
@@ -44,10 +54,10 @@ ValueRange RangeTable::size_oblivious(const ExprRef& s) const {
 void RangeTable::restore_scope(const RangeTable& saved,
                                const std::function<bool(const ExprRef&)>& local) {
   RangeTable out = saved;
-  for (const auto& [s, r] : var_to_range_) {
-    if (!local(s)) continue;
-    out.init(s, r);
-    if (is_size_like(s)) out.add_size_like(s);
+  for (const auto& [node, entry] : range_of_) {  // (any order: out is keyed by symbol)
+    if (!local(entry.symbol)) continue;
+    out.init(entry.symbol, entry.range);
+    if (is_size_like(entry.symbol)) out.add_size_like(entry.symbol);
   }
   for (const auto& [i1, factor] : divisibility_factors_) {
     if (local(i1)) out.divisibility_factors_.insert_or_assign(i1, factor);

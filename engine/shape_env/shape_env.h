@@ -109,8 +109,8 @@ class ShapeEnv {
   size_t fact_scope_depth() const { return fact_scopes_.size(); }
   // What a scope saves when it opens and restores when it closes: that many facts.
   size_t fact_scope_cost() const {
-    return ranges_.ranges().size() + replacements_.entries().size() +
-           replacements_.renamings().size() + asserts_.num_axiom_entries();
+    return ranges_.size() + replacements_.entries().size() + replacements_.renamings().size() +
+           asserts_.num_axiom_entries();
   }
   class FactScope {
    public:
