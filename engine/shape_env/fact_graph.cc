@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "engine/base/check.h"
 #include "engine/sym/make.h"
 #include "engine/sym/poly.h"
 #include "engine/sym/walk.h"
@@ -80,27 +81,51 @@ const std::vector<std::optional<UnitPoly>>& FactGraph::Forms::of(const ExprRef& 
 }
 
 void DifferenceBounds::add_node() {
+  SF_CHECK(n_ < kMaxNodes) << "a difference graph of more than " << kMaxNodes << " nodes";
   if (n_ == stride_) reserve(std::max<size_t>(8, 2 * stride_));
-  at(n_, n_) = 0;
   ++n_;
+  set(n_ - 1, n_ - 1, 0);
 }
 
 void DifferenceBounds::reserve(size_t n) {
+  n = std::min(n, kMaxNodes);
   if (n <= stride_) return;
-  std::vector<std::optional<int64_t>> cells(n * n);
-  for (size_t i = 0; i < n_; ++i) {
-    std::copy_n(cells_.begin() + i * stride_, n_, cells.begin() + i * n);
-  }
-  cells_ = std::move(cells);
+  DifferenceBounds old = std::move(*this);
+  n_ = old.n_;
   stride_ = n;
+  cells_.reset(new int64_t[n * n]);  // not filled: the sets say which cells hold bounds
+  bounded_from_ = std::move(old.bounded_from_);
+  bounded_to_ = std::move(old.bounded_to_);
+  bounded_from_.resize(n, NodeSet{});
+  bounded_to_.resize(n, NodeSet{});
+  copy_bounds(old.cells_.get(), old.stride_);
+}
+
+DifferenceBounds& DifferenceBounds::operator=(const DifferenceBounds& o) {
+  if (this == &o) return *this;
+  n_ = o.n_;
+  stride_ = o.stride_;
+  cells_.reset(stride_ ? new int64_t[stride_ * stride_] : nullptr);
+  bounded_from_ = o.bounded_from_;
+  bounded_to_ = o.bounded_to_;
+  copy_bounds(o.cells_.get(), o.stride_);
+  return *this;
+}
+
+void DifferenceBounds::copy_bounds(const int64_t* cells, size_t stride) {
+  for (size_t i = 0; i < n_; ++i) {
+    for_each_node(bounded_from_[i],
+                  [&](size_t j) { cells_[i * stride_ + j] = cells[i * stride + j]; });
+  }
 }
 
 bool DifferenceBounds::operator==(const DifferenceBounds& o) const {
   if (n_ != o.n_) return false;
   for (size_t i = 0; i < n_; ++i) {
-    for (size_t j = 0; j < n_; ++j) {
-      if (at(i, j) != o.at(i, j)) return false;
-    }
+    if (bounded_from_[i] != o.bounded_from_[i]) return false;
+    bool same = true;
+    for_each_node(bounded_from_[i], [&](size_t j) { same = same && at(i, j) == o.at(i, j); });
+    if (!same) return false;
   }
   return true;
 }
@@ -118,33 +143,72 @@ FactGraph::FactGraph(const std::vector<std::pair<ExprRef, bool>>& relations, For
           },
           forms) {}
 
-FactGraph::FactGraph(const RelationSource& next, Forms& forms) {
-  // The atoms first, alone: a graph past the atom limit (most of them, late in a long trace)
-  // proves nothing and is never laid out, and one within it is laid out once, at its size.
+FactGraph::FactGraph(const RelationSource& next, Forms& forms)
+    : FactGraph(
+          [&next]() -> std::optional<Read> {
+            std::optional<std::pair<ExprRef, bool>> relation = next();
+            if (!relation) return std::nullopt;
+            return Read{std::move(relation->first), relation->second, std::nullopt};
+          },
+          forms, nullptr) {}
+
+FactGraph::FactGraph(const ReadSource& next, Forms& forms, const FactGraph* before) {
+  // The atoms first, with the edges between them kept aside: a graph past the atom limit (most
+  // of them, late in a long trace) proves nothing and is never laid out, and one within it is
+  // laid out once, at its size, from those edges (the relations are read once).
   add_zero();
   numbering_ = true;
-  std::vector<std::pair<ExprRef, bool>> read;
-  while (!too_large_) {
-    std::optional<std::pair<ExprRef, bool>> relation = next();
+  std::vector<int> nodes(before ? before->atoms_.size() : 0, -1);  // before's -> this graph's
+  if (before) {                                                    // (about its size again)
+    index_.reserve(before->index_.size());
+    symbols_.reserve(before->symbols_.size());
+    forms_read_.reserve(before->forms_read_.size());
+  }
+  for (size_t read = 0; !too_large_; ++read) {
+    std::optional<Read> relation = next();
     if (!relation) break;
-    add_relation(relation->first, relation->second, forms);
-    if (too_large_) stopped_at_ = read.size();
-    read.push_back(std::move(*relation));
+    if (relation->replay) {
+      SF_CHECK(before && before->replayable() && *relation->replay < before->num_read())
+          << "a replay of read " << *relation->replay << " that the graph did not keep";
+      replay(*before, *relation->replay, nodes);
+    } else {
+      add_relation(relation->rel, relation->value, forms);
+    }
+    if (too_large_) stopped_at_ = read;
   }
   numbering_ = false;
   if (!has_edges_ || too_large_) {
     if (!too_large_) dist_.add_node();  // zero alone, as extend() expects
     has_edges_ = false;
+    numbered_edges_.clear();
     return;
   }
   dist_.reserve(index_.size());
   for (size_t i = 0; i < index_.size(); ++i) dist_.add_node();
-  laying_out_ = true;
-  for (const auto& [rel, value] : read) add_relation(rel, value, forms);
-  laying_out_ = false;
+  for (const auto& [from, to, k] : numbered_edges_) constrain(from, to, k);
+  numbered_edges_.clear();
   new_edges_.clear();
   close_all();
   check_consistency();
+}
+
+void FactGraph::replay(const FactGraph& before, size_t read, std::vector<int>& nodes) {
+  reads_.push_back(static_cast<uint32_t>(forms_read_.size()));
+  size_t end = before.forms_end(read);
+  auto node = [&](int n) {
+    if (n == 0) return 0;  // zero is node 0 in every graph
+    if (nodes[n] < 0) nodes[n] = node_of(before.atoms_[n]);
+    return nodes[n];
+  };
+  for (size_t f = before.reads_[read]; f < end; ++f) {
+    FormRead form = before.forms_read_[f];
+    if (!within_atom_limit(form.terms)) return;
+    if (form.has_edge) {
+      form.from = node(form.from);  // (numbered from first, as reading the form numbered them)
+      form.to = node(form.to);
+    }
+    add_form(form);
+  }
 }
 
 bool FactGraph::extend(const std::vector<std::pair<ExprRef, bool>>& relations, Forms& forms) {
@@ -188,45 +252,50 @@ bool FactGraph::read_by_graph(const ExprRef& rel, bool value, Forms& forms) {
 }
 
 void FactGraph::add_relation(const ExprRef& rel, bool value, Forms& forms) {
+  reads_.push_back(static_cast<uint32_t>(forms_read_.size()));
   if (says_nothing(rel)) return;
   for (const std::optional<UnitPoly>& p : forms.of(rel, value)) add_nonnegative(p);
 }
 
 void FactGraph::close_all() {
-  size_t n = dist_.size();
-  for (size_t k = 0; k < n; ++k) {
-    for (size_t i = 0; i < n; ++i) {
-      if (!dist_.at(i, k)) continue;
-      for (size_t j = 0; j < n; ++j) {
-        std::optional<int64_t> via = checked_add(dist_.at(i, k), dist_.at(k, j));
-        if (via && (!dist_.at(i, j) || *via < *dist_.at(i, j))) dist_.at(i, j) = via;
-      }
-    }
+  // Floyd–Warshall over the bounded pairs only: i -> k -> j for i bounded to k, j from k.
+  for (size_t k = 0; k < dist_.size(); ++k) {
+    // Copies: row k changes through k only when the facts contradict each other.
+    DifferenceBounds::NodeSet into_k = dist_.bounded_to(k), out_of_k = dist_.bounded_from(k);
+    for_each_node(into_k, [&](size_t i) {
+      int64_t to_k = dist_.at(i, k);
+      for_each_node(out_of_k, [&](size_t j) {
+        int64_t via;  // an overflowing path proves no tighter bound than none
+        if (!__builtin_add_overflow(to_k, dist_.at(k, j), &via) && via < dist_.at(i, j)) {
+          dist_.set(i, j, via);
+        }
+      });
+    });
   }
 }
 
 void FactGraph::close_through(int from, int to, int64_t k) {
   // a -> from -> to -> b, with the distances as they were before this edge (copies: a path
   // through the edge twice is no shorter unless the facts contradict each other).
-  size_t n = dist_.size();
-  std::vector<std::optional<int64_t>> into_from(n), out_of_to(n);
-  for (size_t a = 0; a < n; ++a) {
-    into_from[a] = dist_.at(a, from);
-    out_of_to[a] = dist_.at(to, a);
-  }
-  for (size_t a = 0; a < n; ++a) {
-    std::optional<int64_t> head = checked_add(into_from[a], k);
-    if (!head) continue;
-    for (size_t b = 0; b < n; ++b) {
-      std::optional<int64_t> via = checked_add(head, out_of_to[b]);
-      if (via && (!dist_.at(a, b) || *via < *dist_.at(a, b))) dist_.at(a, b) = via;
+  DifferenceBounds::NodeSet into_from = dist_.bounded_to(from), out_of_to = dist_.bounded_from(to);
+  std::vector<std::pair<size_t, int64_t>> tails;
+  for_each_node(out_of_to, [&](size_t b) { tails.emplace_back(b, dist_.at(to, b)); });
+  std::vector<std::pair<size_t, int64_t>> heads;
+  for_each_node(into_from, [&](size_t a) {
+    int64_t head;
+    if (!__builtin_add_overflow(dist_.at(a, from), k, &head)) heads.emplace_back(a, head);
+  });
+  for (const auto& [a, head] : heads) {
+    for (const auto& [b, tail] : tails) {
+      int64_t via;
+      if (!__builtin_add_overflow(head, tail, &via) && via < dist_.at(a, b)) dist_.set(a, b, via);
     }
   }
 }
 
 void FactGraph::check_consistency() {
   for (size_t i = 0; i < dist_.size(); ++i) {
-    if (dist_.at(i, i) && *dist_.at(i, i) < 0) consistent_ = false;  // contradictory facts
+    if (dist_.at(i, i) < 0) consistent_ = false;  // contradictory facts
   }
 }
 
@@ -241,7 +310,11 @@ int FactGraph::node_of(const ExprRef& atom) {
   int id = static_cast<int>(index_.size());
   index_.emplace(atom, id);
   atoms_.push_back(atom);
-  for (const ExprRef& s : sym::free_symbols(atom)) symbols_.insert(s.get());
+  if (atom->is(ExprKind::kSymbol)) {
+    symbols_.insert(atom.get());  // (most atoms: no walk, no list of one)
+  } else {
+    for (const ExprRef& s : sym::free_symbols(atom)) symbols_.insert(s.get());
+  }
   if (!numbering_) dist_.add_node();
   return id;
 }
@@ -253,40 +326,48 @@ std::optional<int> FactGraph::find_node(const ExprRef& atom) const {
 }
 
 void FactGraph::constrain(int from, int to, int64_t k) {
-  if (numbering_) return;
-  std::optional<int64_t>& d = dist_.at(from, to);
-  if (d && *d <= k) return;
-  d = k;
+  if (numbering_) {
+    numbered_edges_.emplace_back(from, to, k);
+    return;
+  }
+  if (dist_.at(from, to) <= k) return;  // (a bound of kNone itself says nothing)
+  dist_.set(from, to, k);
   new_edges_.emplace_back(from, to, k);
 }
 
+bool FactGraph::within_atom_limit(size_t terms) {
+  if (index_.size() + terms > kMaxAtoms + 1) too_large_ = true;
+  return !too_large_;
+}
+
+void FactGraph::add_form(const FormRead& form) {
+  forms_read_.push_back(form);
+  if (!form.has_edge) return;
+  constrain(form.from, form.to, form.k);
+  has_edges_ = true;
+}
+
 void FactGraph::add_nonnegative(const std::optional<UnitPoly>& u) {
-  if (!u || u->terms.empty()) return;
-  // (In a build's second pass every atom is numbered already: the first pass checked this.)
-  if (!laying_out_ && index_.size() + u->terms.size() > kMaxAtoms + 1) {
-    too_large_ = true;
-    return;
-  }
-  const int64_t c = u->constant;
+  if (!u || u->terms.empty() || !within_atom_limit(u->terms.size())) return;
+  FormRead form{static_cast<uint8_t>(u->terms.size())};
+  form.k = u->constant;
   if (u->terms.size() == 1) {
     // A bound on one symbol is its range's business (the checks refine ranges), so the graph,
     // and with it the answers that read it, changes only with relations between atoms.
-    if (u->terms[0].first->is(ExprKind::kSymbol)) return;
-    int x = node_of(u->terms[0].first);
-    // x + c >= 0: 0 - x <= c;  -x + c >= 0: x - 0 <= c.
-    if (u->terms[0].second > 0) {
-      constrain(x, 0, c);
-    } else {
-      constrain(0, x, c);
+    if (!u->terms[0].first->is(ExprKind::kSymbol)) {
+      int x = node_of(u->terms[0].first);
+      // x + c >= 0: 0 - x <= c;  -x + c >= 0: x - 0 <= c.
+      form.has_edge = true;
+      form.from = u->terms[0].second > 0 ? x : 0;
+      form.to = u->terms[0].second > 0 ? 0 : x;
     }
-  } else {
-    if (u->terms[0].second == u->terms[1].second) return;  // x + y >= c: not a difference
+  } else if (u->terms[0].second != u->terms[1].second) {  // (x + y >= c: not a difference)
     bool first_positive = u->terms[0].second > 0;
-    int x = node_of(u->terms[first_positive ? 0 : 1].first);
-    int y = node_of(u->terms[first_positive ? 1 : 0].first);
-    constrain(x, y, c);  // x - y + c >= 0: y - x <= c
+    form.has_edge = true;
+    form.from = node_of(u->terms[first_positive ? 0 : 1].first);
+    form.to = node_of(u->terms[first_positive ? 1 : 0].first);  // x - y + c >= 0: y - x <= c
   }
-  has_edges_ = true;
+  add_form(form);
 }
 
 bool FactGraph::proves_nonnegative(const ExprRef& d, const sym::RangeEnv& ranges) const {
@@ -342,22 +423,20 @@ std::pair<std::optional<int64_t>, std::optional<int64_t>> FactGraph::bounds_of_t
   auto upper = [&](const ExprRef& atom, std::optional<int> n) {
     std::optional<int64_t> b = finite_hi(sym::bound_expr(atom, ranges));
     if (!n) return b;
-    for (size_t a = 0; a < dist_.size(); ++a) {
-      if (!dist_.at(a, *n)) continue;
-      tighter(b, checked_add(dist_.at(a, *n),
+    for_each_node(dist_.bounded_to(*n), [&](size_t a) {
+      tighter(b, checked_add(dist_.bound(a, *n),
                              a == 0 ? std::optional<int64_t>(0) : finite_hi(range(a))));
-    }
+    });
     return b;
   };
   // -atom <= lower_neg: likewise from below.
   auto lower_neg = [&](const ExprRef& atom, std::optional<int> n) {
     std::optional<int64_t> b = finite_neg_lo(sym::bound_expr(atom, ranges));
     if (!n) return b;
-    for (size_t a = 0; a < dist_.size(); ++a) {
-      if (!dist_.at(*n, a)) continue;
-      tighter(b, checked_add(dist_.at(*n, a),
+    for_each_node(dist_.bounded_from(*n), [&](size_t a) {
+      tighter(b, checked_add(dist_.bound(*n, a),
                              a == 0 ? std::optional<int64_t>(0) : finite_neg_lo(range(a))));
-    }
+    });
     return b;
   };
   std::vector<std::optional<int>> nodes;
@@ -371,7 +450,7 @@ std::pair<std::optional<int64_t>, std::optional<int64_t>> FactGraph::bounds_of_t
       bound = positive(0) ? lower_neg(t[0].first, nodes[0]) : upper(t[0].first, nodes[0]);
     } else if (positive(0) != positive(1)) {
       size_t xi = positive(0) ? 0 : 1, yi = 1 - xi;  // c + x - y >= 0: need y - x <= c
-      if (nodes[xi] && nodes[yi]) bound = dist_.at(*nodes[xi], *nodes[yi]);
+      if (nodes[xi] && nodes[yi]) bound = dist_.bound(*nodes[xi], *nodes[yi]);
       tighter(bound, checked_add(upper(t[yi].first, nodes[yi]), lower_neg(t[xi].first, nodes[xi])));
     } else if (positive(0)) {
       bound = checked_add(lower_neg(t[0].first, nodes[0]), lower_neg(t[1].first, nodes[1]));

@@ -3,8 +3,10 @@
 // can use facts together: 0 <= u0, u0 <= u1, u1 <= n prove u0 <= n and Max(0, u1 - u0) = u1 - u0.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <unordered_map>
@@ -19,23 +21,65 @@
 namespace sf {
 
 // The tightest proven bound of to - from for each pair of nodes, in one block: a new node
-// widens the block by doubling its stride, not by one allocation per row.
+// widens the block by doubling its stride, not by one allocation per row. Each row and column
+// keeps the set of its bounded cells, and only those are ever written or read: the graphs are
+// sparse, so a block is never filled, and closing or querying one walks the sets, not rows.
+// kNone stands for no bound (a bound of INT64_MAX says nothing about int64s anyway).
 class DifferenceBounds {
  public:
+  static constexpr int64_t kNone = INT64_MAX;
+  static constexpr size_t kMaxNodes = 128;  // the sets' width (FactGraph stops at 97)
+  using NodeSet = std::array<uint64_t, kMaxNodes / 64>;
+
+  DifferenceBounds() = default;
+  DifferenceBounds(const DifferenceBounds& o) { *this = o; }
+  DifferenceBounds& operator=(const DifferenceBounds& o);
+  DifferenceBounds(DifferenceBounds&&) = default;
+  DifferenceBounds& operator=(DifferenceBounds&&) = default;
+
   size_t size() const { return n_; }
-  std::optional<int64_t>& at(size_t from, size_t to) { return cells_[from * stride_ + to]; }
-  const std::optional<int64_t>& at(size_t from, size_t to) const {
+  bool bounded(size_t from, size_t to) const {
+    return (bounded_from_[from][to / 64] >> (to % 64)) & 1;
+  }
+  int64_t at(size_t from, size_t to) const {
+    return bounded(from, to) ? cells_[from * stride_ + to] : kNone;
+  }
+  std::optional<int64_t> bound(size_t from, size_t to) const {
+    if (!bounded(from, to)) return std::nullopt;
     return cells_[from * stride_ + to];
   }
+  // A bound (not kNone) for to - from.
+  void set(size_t from, size_t to, int64_t b) {
+    cells_[from * stride_ + to] = b;
+    bounded_from_[from][to / 64] |= uint64_t{1} << (to % 64);
+    bounded_to_[to][from / 64] |= uint64_t{1} << (from % 64);
+  }
+  // The nodes `from` has a bound to, and those with a bound to `to`.
+  const NodeSet& bounded_from(size_t from) const { return bounded_from_[from]; }
+  const NodeSet& bounded_to(size_t to) const { return bounded_to_[to]; }
   // A node bounded by nothing but itself (to - from = 0 on the diagonal).
   void add_node();
   void reserve(size_t n);  // room for n nodes without moving the block again
   bool operator==(const DifferenceBounds& o) const;
 
  private:
+  // The bounds the sets name, from a block of the given stride into this one.
+  void copy_bounds(const int64_t* cells, size_t stride);
+
   size_t n_ = 0, stride_ = 0;
-  std::vector<std::optional<int64_t>> cells_;
+  std::unique_ptr<int64_t[]> cells_;  // stride_ * stride_, written only where bounded
+  std::vector<NodeSet> bounded_from_, bounded_to_;
 };
+
+// Calls f(node) for each node of the set, in increasing order.
+template <typename F>
+void for_each_node(const DifferenceBounds::NodeSet& nodes, F&& f) {
+  for (size_t w = 0; w < nodes.size(); ++w) {
+    for (uint64_t bits = nodes[w]; bits; bits &= bits - 1) {
+      f(w * 64 + static_cast<size_t>(__builtin_ctzll(bits)));
+    }
+  }
+}
 
 class FactGraph {
  public:
@@ -62,6 +106,14 @@ class FactGraph {
   // The next relation for a build to read (nullopt: no more). A build stops asking at the atom
   // limit, so a caller can leave the relations after that point unprepared.
   using RelationSource = std::function<std::optional<std::pair<sym::ExprRef, bool>>()>;
+  // The next relation for a rebuild: one to read, or (`replay`) the position, among those a
+  // previous graph read, of one unchanged since, whose edges that graph kept.
+  struct Read {
+    sym::ExprRef rel;
+    bool value = false;
+    std::optional<size_t> replay;
+  };
+  using ReadSource = std::function<std::optional<Read>()>;
 
   FactGraph() = default;
   // `relations`: (relation in its current form, its known value).
@@ -69,6 +121,16 @@ class FactGraph {
   FactGraph(const std::vector<std::pair<sym::ExprRef, bool>>& relations, Forms& forms);
   // The graph of the relations `next` yields, in order; the same graph as the vector's.
   FactGraph(const RelationSource& next, Forms& forms);
+  // The same, with relations `before` read replayed from the edges it kept: a rebuild after a
+  // few relations were rewritten reads those alone (the same graph as reading every one).
+  FactGraph(const ReadSource& next, Forms& forms, const FactGraph* before);
+  // How many relations the builds and extend() calls of this graph read (positions to replay).
+  size_t num_read() const { return reads_.size(); }
+  // Whether every relation read so far can be replayed (not past the atom limit).
+  bool replayable() const { return !too_large_; }
+  // Whether the relation read at this position had a form with atoms (read_by_graph's answer
+  // for it): a rebuild need not replay one that had none.
+  bool read_atoms(size_t read) const { return forms_end(read) > reads_[read]; }
   // Adds relations to the closed graph: each difference constraint that tightens a bound updates
   // every pair of atoms through it (O(atoms^2) per new edge, where closing again costs
   // O(atoms^3) and re-reading every relation O(relations)). The same answers as building the
@@ -112,8 +174,25 @@ class FactGraph {
   // terms of u, from the atoms' ranges and the paths between them.
   std::pair<std::optional<int64_t>, std::optional<int64_t>> bounds_of_terms(
       const UnitPoly& u, const sym::RangeEnv& ranges, bool negated, bool plain) const;
+  // What reading one form of a relation did: its terms (the atom limit counts them) and the
+  // edge it made, if any (from, to, k over this graph's nodes).
+  struct FormRead {
+    uint8_t terms = 0;
+    bool has_edge = false;
+    int from = 0, to = 0;
+    int64_t k = 0;
+  };
   // The constraints a relation with its known value implies.
   void add_relation(const sym::ExprRef& rel, bool value, Forms& forms);
+  // The forms `before` read at position `read`, again: each passes the atom limit as it did,
+  // and its edge joins the atoms it joined there (`nodes`: before's node -> this graph's).
+  void replay(const FactGraph& before, size_t read, std::vector<int>& nodes);
+  size_t forms_end(size_t read) const {
+    return read + 1 < reads_.size() ? reads_[read + 1] : forms_read_.size();
+  }
+  // A form read: kept for replays, its edge constrained.
+  void add_form(const FormRead& form);
+  bool within_atom_limit(size_t terms);
   // Floyd–Warshall over every atom.
   void close_all();
   // Every pair through the edge from -> to of weight k, on a graph closed without it.
@@ -130,8 +209,12 @@ class FactGraph {
   bool consistent_ = true;
   bool too_large_ = false;
   std::optional<size_t> stopped_at_;
-  bool numbering_ = false;   // the first pass of a build: atoms get numbers, no bounds yet
-  bool laying_out_ = false;  // the second pass: every atom has its number
+  bool numbering_ = false;  // a build reading its relations: atoms get numbers, no bounds yet
+  // The edges a build read, to lay out once every atom has its number: (from, to, k).
+  std::vector<std::tuple<int, int, int64_t>> numbered_edges_;
+  // What each read relation did, for replays: reads_[i] is the first of its forms in forms_read_.
+  std::vector<FormRead> forms_read_;
+  std::vector<uint32_t> reads_;
 };
 
 }  // namespace sf

@@ -135,8 +135,17 @@ const FactGraph& ShapeEnv::facts() const {
            !FactGraph::contributes(asserts_.axiom_entry(r.entry).first, r.value, fact_forms_))));
   }
   if (appended) {
+    // Entries rewritten without being read again: a replay would find their old forms.
+    for (size_t i = facts_rewrites_read_; i < rewrites.size(); ++i) {
+      if (rewrites[i].entry < facts_read_at_.size()) facts_read_at_[rewrites[i].entry] = -1;
+    }
+    size_t first = facts_.num_read();
     if (facts_.extend(asserts_.current_axioms(facts_entries_read_), fact_forms_)) {
       ++facts_version_;
+    }
+    facts_read_at_.resize(asserts_.num_axiom_entries(), -1);
+    for (size_t e = facts_entries_read_; e < facts_read_at_.size(); ++e) {
+      facts_read_at_[e] = static_cast<int64_t>(first + (e - facts_entries_read_));
     }
     if (facts_.stopped_at() && !facts_stopped_entry_) {
       facts_stopped_entry_ = facts_entries_read_ + *facts_.stopped_at();
@@ -145,10 +154,8 @@ const FactGraph& ShapeEnv::facts() const {
     FactGraph now = rebuild_facts();
     // Most new axioms bound one symbol (its range's business) and leave the graph as it was:
     // then cached answers that read it stay valid.
-    if (!now.same_facts(facts_)) {
-      facts_ = std::move(now);
-      ++facts_version_;
-    }
+    if (!now.same_facts(facts_)) ++facts_version_;
+    facts_ = std::move(now);  // (with what it read, for the next rebuild to replay)
   }
   axioms_read_ = asserts_.axiom_revision();
   facts_rewrites_read_ = asserts_.rewrites().size();
@@ -156,7 +163,7 @@ const FactGraph& ShapeEnv::facts() const {
   return facts_;
 }
 
-void ShapeEnv::note_axiom_rewrites() const {
+bool ShapeEnv::note_axiom_rewrites() const {
   const auto& rewrites = asserts_.rewrites();
   bool restored = asserts_.num_axiom_entries() < graph_reads_.size();
   for (size_t i = graph_rewrites_noted_; !restored && i < rewrites.size(); ++i) {
@@ -170,28 +177,52 @@ void ShapeEnv::note_axiom_rewrites() const {
     }
   }
   graph_rewrites_noted_ = rewrites.size();
+  return restored;
 }
 
 FactGraph ShapeEnv::rebuild_facts() const {
-  note_axiom_rewrites();
+  // The entries facts_ read that are as they were then are replayed from its edges, not read
+  // again: a replacement rewrites a few axioms, and reading all of them was a rebuild's cost.
+  bool restored = note_axiom_rewrites();
+  const auto& rewrites = asserts_.rewrites();
+  for (size_t i = facts_rewrites_read_; i < rewrites.size(); ++i) {
+    if (rewrites[i].entry < facts_read_at_.size()) facts_read_at_[rewrites[i].entry] = -1;
+  }
+  bool replay = axioms_read_ && !restored && facts_.replayable();
   graph_reads_.resize(asserts_.num_axiom_entries(), kUnread);
-  std::vector<size_t> fed;  // the entries the graph read, in order
+  std::vector<int64_t> read_at(graph_reads_.size(), -1);  // the new graph's positions
+  std::vector<size_t> fed;                                // the entries the graph read, in order
   size_t i = 0;
-  auto next = [&]() -> std::optional<std::pair<ExprRef, bool>> {
+  auto next = [&]() -> std::optional<FactGraph::Read> {
     for (; i < graph_reads_.size(); ++i) {
       if (graph_reads_[i] == kNotReadByGraph) continue;
-      std::pair<ExprRef, bool> entry = asserts_.axiom_entry(i);
-      if (graph_reads_[i] == kUnread) {
-        bool read = FactGraph::read_by_graph(entry.first, entry.second, fact_forms_);
-        graph_reads_[i] = read ? kReadByGraph : kNotReadByGraph;
-        if (!read) continue;
+      int64_t before = replay && i < facts_read_at_.size() ? facts_read_at_[i] : -1;
+      std::optional<FactGraph::Read> out;
+      if (before >= 0) {
+        // (An entry the last graph took in whole, unclassified: classified by what it read.)
+        if (!facts_.read_atoms(static_cast<size_t>(before))) {
+          graph_reads_[i] = kNotReadByGraph;
+          continue;
+        }
+        graph_reads_[i] = kReadByGraph;
+        out = FactGraph::Read{ExprRef(), false, static_cast<size_t>(before)};
+      } else {
+        std::pair<ExprRef, bool> entry = asserts_.axiom_entry(i);
+        if (graph_reads_[i] == kUnread) {
+          bool read = FactGraph::read_by_graph(entry.first, entry.second, fact_forms_);
+          graph_reads_[i] = read ? kReadByGraph : kNotReadByGraph;
+          if (!read) continue;
+        }
+        out = FactGraph::Read{std::move(entry.first), entry.second, std::nullopt};
       }
+      read_at[i] = static_cast<int64_t>(fed.size());
       fed.push_back(i++);
-      return entry;
+      return out;
     }
     return std::nullopt;
   };
-  FactGraph now(next, fact_forms_);
+  FactGraph now(next, fact_forms_, replay ? &facts_ : nullptr);
+  facts_read_at_ = std::move(read_at);
   facts_stopped_entry_.reset();
   if (now.stopped_at()) facts_stopped_entry_ = fed[*now.stopped_at()];
   return now;

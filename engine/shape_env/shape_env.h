@@ -397,7 +397,8 @@ class ShapeEnv {
   bool still_valid(const Simplified& entry) const;
   // Forgets what the graph read of each axiom entry rewritten since the last rebuild (all of
   // them when a fact scope closed), so the next rebuild reads those again.
-  void note_axiom_rewrites() const;
+  // Returns whether a scope closed (no entry is what it was).
+  bool note_axiom_rewrites() const;
   // The graph of the current axioms, built from scratch: the entries it reads, in order, are
   // classified (read by the graph or not) as it asks for them, so none after the atom limit is.
   FactGraph rebuild_facts() const;
@@ -410,6 +411,9 @@ class ShapeEnv {
   // trace's instructions.
   enum GraphRead : uint8_t { kUnread, kReadByGraph, kNotReadByGraph };
   mutable std::vector<GraphRead> graph_reads_;
+  // Per axiom entry, the position among the relations facts_ read of its current form (-1:
+  // none, or rewritten since), for a rebuild to replay instead of reading it again.
+  mutable std::vector<int64_t> facts_read_at_;
   mutable size_t graph_rewrites_noted_ = 0;
   // Past the atom limit: the axiom entry at which facts_ stopped reading.
   mutable std::optional<size_t> facts_stopped_entry_;

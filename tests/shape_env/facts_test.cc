@@ -3,6 +3,8 @@
 // and Max(0, u1 - u0) equal to u1 - u0); the fact graph alone; the simplify cache under facts.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "engine/shape_env/fact_graph.h"
 #include "engine/shape_env/shape_env.h"
 #include "tests/shape_env/test_util.h"
@@ -177,6 +179,109 @@ TEST(Facts, BackUnderTheAtomLimitARebuildReadsWhatItHadSkipped) {
   EXPECT_FALSE(env.statically_known_true(sym_lt(u[104], u[105])));
   env.check(sym_eq(u[103], SymInt(5)), "now u104 + 5 <= u105");
   EXPECT_TRUE(env.statically_known_true(sym_lt(u[104], u[105])));
+}
+
+// A rebuild replays the relations a previous graph read and that are unchanged, and reads the
+// rewritten ones: the same graph (atoms numbered alike, the same stopping point) as reading
+// every relation, whether a rewrite drops an atom, brings one in before others, or joins two.
+TEST(Facts, AReplayedRebuildIsTheGraphOfReadingEveryRelation) {
+  auto link = [](int a, int b, int k) { return sym::le(U(a), sym::add(U(b), I(k))); };
+  std::vector<std::pair<ExprRef, bool>> before = {{link(0, 1, 2), true},
+                                                  {sym::le(U(9), I(4)), true},
+                                                  {link(1, 2, 0), true},
+                                                  {link(3, 2, -1), false},
+                                                  {sym::eq(U(4), sym::add(U(0), I(3))), true},
+                                                  {link(2, 5, 1), true}};
+  auto rewritten = [&](std::vector<std::pair<size_t, std::pair<ExprRef, bool>>> changes) {
+    std::vector<std::pair<ExprRef, bool>> after = before;
+    for (const auto& [i, relation] : changes) after[i] = relation;
+    return after;
+  };
+  const std::vector<std::vector<std::pair<ExprRef, bool>>> cases = {
+      rewritten({{0, {sym::le(sym::mul(I(2), U(7)), sym::add(U(1), I(2))), true}}}),  // drops u0
+      rewritten({{0, {link(6, 1, 2), true}}}),  // u6 numbered before u1
+      rewritten({{2, {link(1, 3, 0), true}}, {4, {sym::eq(U(4), U(3)), true}}}),  // joins
+      rewritten({{1, {link(8, 0, 1), true}}}),  // an entry that read nothing now reads
+      rewritten({})};
+  FactGraph::Forms forms;
+  FactGraph first(before, forms);
+  sym::MapRangeEnv ranges;
+  for (const auto& after : cases) {
+    size_t i = 0;
+    FactGraph replayed(
+        [&]() -> std::optional<FactGraph::Read> {
+          if (i == after.size()) return std::nullopt;
+          size_t at = i++;
+          if (after[at] == before[at]) return FactGraph::Read{ExprRef(), false, at};
+          return FactGraph::Read{after[at].first, after[at].second, std::nullopt};
+        },
+        forms, &first);
+    FactGraph read(after, forms);
+    EXPECT_TRUE(replayed.same_facts(read));
+    EXPECT_EQ(replayed.num_read(), after.size());
+    for (int a = 0; a < 10; ++a) {  // (same_facts compares the blocks; so do the answers)
+      for (int b = 0; b < 10; ++b) {
+        sym::FactBounds r = replayed.difference_bounds(U(a), U(b), ranges);
+        sym::FactBounds d = read.difference_bounds(U(a), U(b), ranges);
+        EXPECT_EQ(r.lo, d.lo) << a << " " << b;
+        EXPECT_EQ(r.hi, d.hi) << a << " " << b;
+      }
+    }
+  }
+  // At the atom limit a replay stops where reading does.
+  std::vector<std::pair<ExprRef, bool>> chain;
+  for (int i = 0; i < 48; ++i) chain.emplace_back(link(2 * i, 2 * i + 1, 0), true);  // 96 atoms
+  FactGraph full(chain, forms);
+  ASSERT_FALSE(full.empty());
+  chain[0] = {link(200, 201, 0), true};
+  chain.insert(chain.begin() + 1, {link(202, 203, 0), true});  // 98 atoms: one too many
+  size_t i = 0;
+  FactGraph replayed(
+      [&]() -> std::optional<FactGraph::Read> {
+        if (i == chain.size()) return std::nullopt;
+        size_t at = i++;
+        if (at >= 2) return FactGraph::Read{ExprRef(), false, at - 1};
+        return FactGraph::Read{chain[at].first, chain[at].second, std::nullopt};
+      },
+      forms, &full);
+  FactGraph read(chain, forms);
+  EXPECT_TRUE(replayed.empty());
+  EXPECT_EQ(replayed.stopped_at(), read.stopped_at());
+  ASSERT_TRUE(read.stopped_at());
+  EXPECT_EQ(*read.stopped_at(), 48u);  // the 49th relation would make 98 atoms
+}
+
+// The cells of a difference block survive its growth and copies; only bounded cells are kept.
+TEST(Facts, DifferenceBoundsKeepTheirBoundsAcrossGrowthAndCopies) {
+  DifferenceBounds d;
+  std::map<std::pair<size_t, size_t>, int64_t> expected;
+  for (size_t n = 0; n < 100; ++n) {
+    d.add_node();
+    expected[{n, n}] = 0;
+    if (n % 3 == 1) {
+      d.set(n, n / 2, -static_cast<int64_t>(n));
+      expected[{n, n / 2}] = -static_cast<int64_t>(n);
+    }
+  }
+  DifferenceBounds copy = d;
+  DifferenceBounds moved = DifferenceBounds(d);
+  EXPECT_TRUE(copy == d);
+  EXPECT_TRUE(moved == d);
+  for (size_t a = 0; a < d.size(); ++a) {
+    size_t seen = 0;
+    for_each_node(d.bounded_from(a), [&](size_t b) {
+      ++seen;
+      EXPECT_EQ(copy.at(a, b), expected.at({a, b}));
+    });
+    for (size_t b = 0; b < d.size(); ++b) {
+      EXPECT_EQ(copy.bound(a, b).has_value(), expected.count({a, b}) > 0);
+      EXPECT_EQ(copy.bounded(b, a), d.bounded(b, a));
+    }
+    EXPECT_EQ(seen, a % 3 == 1 ? 2u : 1u);
+  }
+  copy.set(5, 90, 7);
+  EXPECT_FALSE(copy == d);
+  EXPECT_EQ(d.at(5, 90), DifferenceBounds::kNone);
 }
 
 }  // namespace
