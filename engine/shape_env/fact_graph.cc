@@ -101,6 +101,18 @@ void DifferenceBounds::reserve(size_t n) {
   copy_bounds(old.cells_.get(), old.stride_);
 }
 
+DifferenceBounds& DifferenceBounds::operator=(DifferenceBounds&& o) noexcept {
+  if (this == &o) return *this;
+  n_ = std::exchange(o.n_, 0);
+  stride_ = std::exchange(o.stride_, 0);
+  cells_ = std::move(o.cells_);
+  bounded_from_ = std::move(o.bounded_from_);
+  bounded_to_ = std::move(o.bounded_to_);
+  o.bounded_from_.clear();
+  o.bounded_to_.clear();
+  return *this;
+}
+
 DifferenceBounds& DifferenceBounds::operator=(const DifferenceBounds& o) {
   if (this == &o) return *this;
   n_ = o.n_;
@@ -168,7 +180,7 @@ FactGraph::FactGraph(const ReadSource& next, Forms& forms, const FactGraph* befo
     std::optional<Read> relation = next();
     if (!relation) break;
     if (relation->replay) {
-      SF_CHECK(before && before->replayable() && *relation->replay < before->num_read())
+      SF_CHECK(before && before->can_replay(*relation->replay))
           << "a replay of read " << *relation->replay << " that the graph did not keep";
       replay(*before, *relation->replay, nodes);
     } else {
@@ -202,7 +214,7 @@ void FactGraph::replay(const FactGraph& before, size_t read, std::vector<int>& n
   };
   for (size_t f = before.reads_[read]; f < end; ++f) {
     FormRead form = before.forms_read_[f];
-    if (!within_atom_limit(form.terms)) return;
+    if (!admit_terms(form.terms)) return;
     if (form.has_edge) {
       form.from = node(form.from);  // (numbered from first, as reading the form numbered them)
       form.to = node(form.to);
@@ -266,7 +278,8 @@ void FactGraph::close_all() {
       int64_t to_k = dist_.at(i, k);
       for_each_node(out_of_k, [&](size_t j) {
         int64_t via;  // an overflowing path proves no tighter bound than none
-        if (!__builtin_add_overflow(to_k, dist_.at(k, j), &via) && via < dist_.at(i, j)) {
+        if (!__builtin_add_overflow(to_k, dist_.at(k, j), &via) &&
+            (!dist_.bounded(i, j) || via < dist_.at(i, j))) {
           dist_.set(i, j, via);
         }
       });
@@ -288,7 +301,10 @@ void FactGraph::close_through(int from, int to, int64_t k) {
   for (const auto& [a, head] : heads) {
     for (const auto& [b, tail] : tails) {
       int64_t via;
-      if (!__builtin_add_overflow(head, tail, &via) && via < dist_.at(a, b)) dist_.set(a, b, via);
+      if (!__builtin_add_overflow(head, tail, &via) &&
+          (!dist_.bounded(a, b) || via < dist_.at(a, b))) {
+        dist_.set(a, b, via);
+      }
     }
   }
 }
@@ -330,12 +346,12 @@ void FactGraph::constrain(int from, int to, int64_t k) {
     numbered_edges_.emplace_back(from, to, k);
     return;
   }
-  if (dist_.at(from, to) <= k) return;  // (a bound of kNone itself says nothing)
+  if (dist_.bounded(from, to) && dist_.at(from, to) <= k) return;
   dist_.set(from, to, k);
   new_edges_.emplace_back(from, to, k);
 }
 
-bool FactGraph::within_atom_limit(size_t terms) {
+bool FactGraph::admit_terms(size_t terms) {
   if (index_.size() + terms > kMaxAtoms + 1) too_large_ = true;
   return !too_large_;
 }
@@ -348,7 +364,7 @@ void FactGraph::add_form(const FormRead& form) {
 }
 
 void FactGraph::add_nonnegative(const std::optional<UnitPoly>& u) {
-  if (!u || u->terms.empty() || !within_atom_limit(u->terms.size())) return;
+  if (!u || u->terms.empty() || !admit_terms(u->terms.size())) return;
   FormRead form{static_cast<uint8_t>(u->terms.size())};
   form.k = u->constant;
   if (u->terms.size() == 1) {

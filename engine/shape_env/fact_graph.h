@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/base/check.h"
 #include "engine/sym/bound.h"
 #include "engine/sym/expr.h"
 #include "engine/sym/small_vector.h"
@@ -24,7 +25,7 @@ namespace sf {
 // widens the block by doubling its stride, not by one allocation per row. Each row and column
 // keeps the set of its bounded cells, and only those are ever written or read: the graphs are
 // sparse, so a block is never filled, and closing or querying one walks the sets, not rows.
-// kNone stands for no bound (a bound of INT64_MAX says nothing about int64s anyway).
+// at() answers kNone where no bound is kept (bound() tells the two apart).
 class DifferenceBounds {
  public:
   static constexpr int64_t kNone = INT64_MAX;
@@ -34,8 +35,8 @@ class DifferenceBounds {
   DifferenceBounds() = default;
   DifferenceBounds(const DifferenceBounds& o) { *this = o; }
   DifferenceBounds& operator=(const DifferenceBounds& o);
-  DifferenceBounds(DifferenceBounds&&) = default;
-  DifferenceBounds& operator=(DifferenceBounds&&) = default;
+  DifferenceBounds(DifferenceBounds&& o) noexcept { *this = std::move(o); }
+  DifferenceBounds& operator=(DifferenceBounds&& o) noexcept;  // o is left with no nodes
 
   size_t size() const { return n_; }
   bool bounded(size_t from, size_t to) const {
@@ -48,7 +49,7 @@ class DifferenceBounds {
     if (!bounded(from, to)) return std::nullopt;
     return cells_[from * stride_ + to];
   }
-  // A bound (not kNone) for to - from.
+  // A bound for to - from.
   void set(size_t from, size_t to, int64_t b) {
     cells_[from * stride_ + to] = b;
     bounded_from_[from][to / 64] |= uint64_t{1} << (to % 64);
@@ -92,8 +93,9 @@ class FactGraph {
     sym::SmallVector<std::pair<sym::ExprRef, int>, 2> terms;  // (atom, +1 or -1)
   };
   // What each relation with its value makes nonnegative (nullopt: not a unit polynomial), read
-  // once per relation: a rebuild reads every axiom again, and the polynomial arithmetic of
-  // reading one was most of a rebuild's cost. Owned by whoever rebuilds the graph.
+  // once per relation: a rebuild reads the rewritten axioms again (and all of them after a
+  // fact scope closes), and the polynomial arithmetic of reading one was most of a rebuild's
+  // cost. Owned by whoever rebuilds the graph.
   class Forms {
    public:
     const std::vector<std::optional<UnitPoly>>& of(const sym::ExprRef& rel, bool value);
@@ -126,11 +128,14 @@ class FactGraph {
   FactGraph(const ReadSource& next, Forms& forms, const FactGraph* before);
   // How many relations the builds and extend() calls of this graph read (positions to replay).
   size_t num_read() const { return reads_.size(); }
-  // Whether every relation read so far can be replayed (not past the atom limit).
-  bool replayable() const { return !too_large_; }
+  // Whether the relation read at this position can be replayed (not past the atom limit).
+  bool can_replay(size_t read) const { return !too_large_ && read < reads_.size(); }
   // Whether the relation read at this position had a form with atoms (read_by_graph's answer
   // for it): a rebuild need not replay one that had none.
-  bool read_atoms(size_t read) const { return forms_end(read) > reads_[read]; }
+  bool read_atoms(size_t read) const {
+    SF_CHECK(read < reads_.size()) << "no relation was read at " << read;
+    return forms_end(read) > reads_[read];
+  }
   // Adds relations to the closed graph: each difference constraint that tightens a bound updates
   // every pair of atoms through it (O(atoms^2) per new edge, where closing again costs
   // O(atoms^3) and re-reading every relation O(relations)). The same answers as building the
@@ -192,7 +197,8 @@ class FactGraph {
   }
   // A form read: kept for replays, its edge constrained.
   void add_form(const FormRead& form);
-  bool within_atom_limit(size_t terms);
+  // Whether a form of this many terms fits under the atom limit; past it, the graph is too large.
+  bool admit_terms(size_t terms);
   // Floyd–Warshall over every atom.
   void close_all();
   // Every pair through the edge from -> to of weight k, on a graph closed without it.

@@ -185,10 +185,13 @@ FactGraph ShapeEnv::rebuild_facts() const {
   // again: a replacement rewrites a few axioms, and reading all of them was a rebuild's cost.
   bool restored = note_axiom_rewrites();
   const auto& rewrites = asserts_.rewrites();
+  for (size_t i = facts_rewrites_read_; !restored && i < rewrites.size(); ++i) {
+    restored = !rewrites[i].old_form;  // (noted by a rebuild that threw: still not facts_'s)
+  }
+  if (restored) facts_read_at_.clear();  // a scope closed: the entries are others now
   for (size_t i = facts_rewrites_read_; i < rewrites.size(); ++i) {
     if (rewrites[i].entry < facts_read_at_.size()) facts_read_at_[rewrites[i].entry] = -1;
   }
-  bool replay = axioms_read_ && !restored && facts_.replayable();
   graph_reads_.resize(asserts_.num_axiom_entries(), kUnread);
   std::vector<int64_t> read_at(graph_reads_.size(), -1);  // the new graph's positions
   std::vector<size_t> fed;                                // the entries the graph read, in order
@@ -196,16 +199,16 @@ FactGraph ShapeEnv::rebuild_facts() const {
   auto next = [&]() -> std::optional<FactGraph::Read> {
     for (; i < graph_reads_.size(); ++i) {
       if (graph_reads_[i] == kNotReadByGraph) continue;
-      int64_t before = replay && i < facts_read_at_.size() ? facts_read_at_[i] : -1;
+      int64_t position = i < facts_read_at_.size() ? facts_read_at_[i] : -1;
       std::optional<FactGraph::Read> out;
-      if (before >= 0) {
+      if (position >= 0 && facts_.can_replay(static_cast<size_t>(position))) {
         // (An entry the last graph took in whole, unclassified: classified by what it read.)
-        if (!facts_.read_atoms(static_cast<size_t>(before))) {
+        if (!facts_.read_atoms(static_cast<size_t>(position))) {
           graph_reads_[i] = kNotReadByGraph;
           continue;
         }
         graph_reads_[i] = kReadByGraph;
-        out = FactGraph::Read{ExprRef(), false, static_cast<size_t>(before)};
+        out = FactGraph::Read{ExprRef(), false, static_cast<size_t>(position)};
       } else {
         std::pair<ExprRef, bool> entry = asserts_.axiom_entry(i);
         if (graph_reads_[i] == kUnread) {
@@ -221,7 +224,7 @@ FactGraph ShapeEnv::rebuild_facts() const {
     }
     return std::nullopt;
   };
-  FactGraph now(next, fact_forms_, replay ? &facts_ : nullptr);
+  FactGraph now(next, fact_forms_, &facts_);
   facts_read_at_ = std::move(read_at);
   facts_stopped_entry_.reset();
   if (now.stopped_at()) facts_stopped_entry_ = fed[*now.stopped_at()];

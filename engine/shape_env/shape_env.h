@@ -397,10 +397,11 @@ class ShapeEnv {
   bool still_valid(const Simplified& entry) const;
   // Forgets what the graph read of each axiom entry rewritten since the last rebuild (all of
   // them when a fact scope closed), so the next rebuild reads those again.
-  // Returns whether a scope closed (no entry is what it was).
+  // Returns whether a fact scope closed (or entries went away): no entry is what it was.
   bool note_axiom_rewrites() const;
-  // The graph of the current axioms, built from scratch: the entries it reads, in order, are
-  // classified (read by the graph or not) as it asks for them, so none after the atom limit is.
+  // The graph of the current axioms: the entries it reads, in order, are classified (read by
+  // the graph or not) as it asks for them, so none after the atom limit is, and those facts_
+  // read unchanged are replayed from it rather than read again.
   FactGraph rebuild_facts() const;
   mutable FactGraph facts_;
   mutable FactGraph::Forms fact_forms_;  // what each axiom says to facts_, read once

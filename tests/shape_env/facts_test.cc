@@ -264,9 +264,14 @@ TEST(Facts, DifferenceBoundsKeepTheirBoundsAcrossGrowthAndCopies) {
     }
   }
   DifferenceBounds copy = d;
-  DifferenceBounds moved = DifferenceBounds(d);
+  DifferenceBounds source = d;
+  DifferenceBounds moved(std::move(source));
   EXPECT_TRUE(copy == d);
   EXPECT_TRUE(moved == d);
+  EXPECT_EQ(source.size(), 0u)
+      << "a moved-from block has no nodes";  // NOLINT(bugprone-use-after-move)
+  source.add_node();                         // and can be used again
+  EXPECT_EQ(source.at(0, 0), 0);
   for (size_t a = 0; a < d.size(); ++a) {
     size_t seen = 0;
     for_each_node(d.bounded_from(a), [&](size_t b) {
@@ -282,6 +287,11 @@ TEST(Facts, DifferenceBoundsKeepTheirBoundsAcrossGrowthAndCopies) {
   copy.set(5, 90, 7);
   EXPECT_FALSE(copy == d);
   EXPECT_EQ(d.at(5, 90), DifferenceBounds::kNone);
+  // A bound of INT64_MAX is a bound, not the absence of one: paths through it count.
+  FactGraph g({{sym::le(sym::sub(U(1), U(0)), I(INT64_MAX)), true},
+               {sym::le(sym::sub(U(2), U(1)), I(-5)), true}});
+  sym::MapRangeEnv ranges;
+  EXPECT_EQ(g.difference_bounds(U(2), U(0), ranges).hi, INT64_MAX - 5);
 }
 
 }  // namespace
