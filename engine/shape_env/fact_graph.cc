@@ -164,19 +164,27 @@ FactGraph::FactGraph(const RelationSource& next, Forms& forms)
           },
           forms, nullptr) {}
 
-FactGraph::FactGraph(const ReadSource& next, Forms& forms, const FactGraph* before) {
-  // The atoms first, with the edges between them kept aside: a graph past the atom limit (most
-  // of them, late in a long trace) proves nothing and is never laid out, and one within it is
-  // laid out once, at its size, from those edges (the relations are read once).
-  add_zero();
+FactGraph::FactGraph(const ReadSource& next, Forms& forms, const FactGraph* before, size_t prefix) {
+  // The atoms first, with the edges between them kept in the log of forms read: a graph past
+  // the atom limit (most of them, late in a long trace) proves nothing and is never laid out,
+  // and one within it is laid out once, at its size, from those edges (the relations are read
+  // once).
   numbering_ = true;
   std::vector<int> nodes(before ? before->atoms_.size() : 0, -1);  // before's -> this graph's
   if (before) {                                                    // (about its size again)
-    index_.reserve(before->index_.size());
+    atoms_.reserve(before->atoms_.size());
     symbols_.reserve(before->symbols_.size());
     forms_read_.reserve(before->forms_read_.size());
+    reads_.reserve(before->reads_.size());
   }
-  for (size_t read = 0; !too_large_; ++read) {
+  if (prefix) {
+    SF_CHECK(before && before->can_replay(prefix - 1))
+        << "a prefix of " << prefix << " reads that the graph did not keep";
+    take_prefix(*before, prefix, nodes);
+  } else {
+    add_zero();
+  }
+  for (size_t read = prefix; !too_large_; ++read) {
     std::optional<Read> relation = next();
     if (!relation) break;
     if (relation->replay) {
@@ -192,16 +200,33 @@ FactGraph::FactGraph(const ReadSource& next, Forms& forms, const FactGraph* befo
   if (!has_edges_ || too_large_) {
     if (!too_large_) dist_.add_node();  // zero alone, as extend() expects
     has_edges_ = false;
-    numbered_edges_.clear();
     return;
   }
-  dist_.reserve(index_.size());
-  for (size_t i = 0; i < index_.size(); ++i) dist_.add_node();
-  for (const auto& [from, to, k] : numbered_edges_) constrain(from, to, k);
-  numbered_edges_.clear();
+  dist_.reserve(atoms_.size());
+  for (size_t i = 0; i < atoms_.size(); ++i) dist_.add_node();
+  for (const FormRead& form : forms_read_) {
+    if (form.has_edge) constrain(form.from, form.to, form.k);
+  }
   new_edges_.clear();
   close_all();
   check_consistency();
+}
+
+void FactGraph::take_prefix(const FactGraph& before, size_t prefix, std::vector<int>& nodes) {
+  reads_.assign(before.reads_.begin(), before.reads_.begin() + prefix);
+  forms_read_.assign(before.forms_read_.begin(),
+                     before.forms_read_.begin() + before.forms_end(prefix - 1));
+  // The forms number atoms as they first name them, so those named are before's first ones.
+  int named = 0;
+  for (const FormRead& form : forms_read_) {
+    if (!form.has_edge) continue;
+    has_edges_ = true;
+    named = std::max({named, form.from, form.to});
+  }
+  for (int n = 0; n <= named; ++n) {
+    SF_CHECK(node_of(before.atoms_[n]) == n) << "atom " << n << " numbered out of order";
+    nodes[n] = n;
+  }
 }
 
 void FactGraph::replay(const FactGraph& before, size_t read, std::vector<int>& nodes) {
@@ -225,7 +250,7 @@ void FactGraph::replay(const FactGraph& before, size_t read, std::vector<int>& n
 
 bool FactGraph::extend(const std::vector<std::pair<ExprRef, bool>>& relations, Forms& forms) {
   if (too_large_) return false;  // proves nothing, now as with more relations
-  if (index_.empty()) {
+  if (atoms_.empty()) {
     add_zero();
     dist_.add_node();
   }
@@ -316,43 +341,37 @@ void FactGraph::check_consistency() {
 }
 
 void FactGraph::add_zero() {
-  index_.emplace(sym::integer(0), 0);
   atoms_.push_back(sym::integer(0));
+  index_.insert(atoms_.back().get(), 0);
 }
 
 int FactGraph::node_of(const ExprRef& atom) {
-  auto it = index_.find(atom);
-  if (it != index_.end()) return it->second;
-  int id = static_cast<int>(index_.size());
-  index_.emplace(atom, id);
+  if (std::optional<int> known = index_.find(atom.get(), atoms_)) return *known;
+  int id = static_cast<int>(atoms_.size());
+  index_.insert(atom.get(), id);
   atoms_.push_back(atom);
   if (atom->is(ExprKind::kSymbol)) {
-    symbols_.insert(atom.get());  // (most atoms: no walk, no list of one)
+    symbols_.insert(atom.get());  // (most atoms: no walk)
   } else {
-    for (const ExprRef& s : sym::free_symbols(atom)) symbols_.insert(s.get());
+    sym::for_each_symbol(atom, [&](const ExprRef& s) { symbols_.insert(s.get()); });
   }
   if (!numbering_) dist_.add_node();
   return id;
 }
 
 std::optional<int> FactGraph::find_node(const ExprRef& atom) const {
-  auto it = index_.find(atom);
-  if (it == index_.end()) return std::nullopt;
-  return it->second;
+  return index_.find(atom.get(), atoms_);
 }
 
 void FactGraph::constrain(int from, int to, int64_t k) {
-  if (numbering_) {
-    numbered_edges_.emplace_back(from, to, k);
-    return;
-  }
+  if (numbering_) return;  // laid out from the forms read, once every atom has its number
   if (dist_.bounded(from, to) && dist_.at(from, to) <= k) return;
   dist_.set(from, to, k);
   new_edges_.emplace_back(from, to, k);
 }
 
 bool FactGraph::admit_terms(size_t terms) {
-  if (index_.size() + terms > kMaxAtoms + 1) too_large_ = true;
+  if (atoms_.size() + terms > kMaxAtoms + 1) too_large_ = true;
   return !too_large_;
 }
 
@@ -484,7 +503,7 @@ bool FactGraph::same_facts(const FactGraph& o) const {
     return false;  // (past the limit, a graph also ignores what extend() adds later)
   }
   if (!has_edges_) return true;
-  return index_ == o.index_ && dist_ == o.dist_;
+  return atoms_ == o.atoms_ && dist_ == o.dist_;  // (the same atoms: the same numbering)
 }
 
 }  // namespace sf

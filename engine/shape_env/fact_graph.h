@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/base/check.h"
+#include "engine/shape_env/atom_index.h"
 #include "engine/sym/bound.h"
 #include "engine/sym/expr.h"
 #include "engine/sym/small_vector.h"
@@ -124,12 +125,15 @@ class FactGraph {
   // The graph of the relations `next` yields, in order; the same graph as the vector's.
   FactGraph(const RelationSource& next, Forms& forms);
   // The same, with relations `before` read replayed from the edges it kept: a rebuild after a
-  // few relations were rewritten reads those alone (the same graph as reading every one).
-  FactGraph(const ReadSource& next, Forms& forms, const FactGraph* before);
+  // few relations were rewritten reads those alone (the same graph as reading every one). Its
+  // first `prefix` reads are before's first ones, taken as they are (`next` yields the rest):
+  // a rebuild starts where the first rewritten relation was read.
+  FactGraph(const ReadSource& next, Forms& forms, const FactGraph* before, size_t prefix = 0);
   // How many relations the builds and extend() calls of this graph read (positions to replay).
   size_t num_read() const { return reads_.size(); }
-  // Whether the relation read at this position can be replayed (not past the atom limit).
-  bool can_replay(size_t read) const { return !too_large_ && read < reads_.size(); }
+  // Whether the relation read at this position can be replayed: read in whole. A graph past the
+  // atom limit stopped in its last read (and reads no more): those before it were read in whole.
+  bool can_replay(size_t read) const { return read + (too_large_ ? 1 : 0) < reads_.size(); }
   // Whether the relation read at this position had a form with atoms (read_by_graph's answer
   // for it): a rebuild need not replay one that had none.
   bool read_atoms(size_t read) const {
@@ -163,8 +167,8 @@ class FactGraph {
   // Whether o closes the same facts (the answers of both are the same for the same ranges).
   bool same_facts(const FactGraph& o) const;
   // Whether s occurs in an atom of the graph: its range then takes part in the answers.
-  bool mentions(const sym::ExprRef& s) const { return symbols_.count(s.get()) > 0; }
-  bool mentions(const sym::Expr* s) const { return symbols_.count(s) > 0; }
+  bool mentions(const sym::ExprRef& s) const { return symbols_.contains(s.get()); }
+  bool mentions(const sym::Expr* s) const { return symbols_.contains(s); }
 
  private:
   // Node 0 is the constant zero; atoms are numbered from 1.
@@ -192,6 +196,8 @@ class FactGraph {
   // The forms `before` read at position `read`, again: each passes the atom limit as it did,
   // and its edge joins the atoms it joined there (`nodes`: before's node -> this graph's).
   void replay(const FactGraph& before, size_t read, std::vector<int>& nodes);
+  // Before's first `prefix` reads, with the atoms they numbered (`nodes` as replay's).
+  void take_prefix(const FactGraph& before, size_t prefix, std::vector<int>& nodes);
   size_t forms_end(size_t read) const {
     return read + 1 < reads_.size() ? reads_[read + 1] : forms_read_.size();
   }
@@ -205,9 +211,9 @@ class FactGraph {
   void close_through(int from, int to, int64_t k);
   void check_consistency();
 
-  std::unordered_map<sym::ExprRef, int, sym::ExprHash> index_;
-  std::vector<sym::ExprRef> atoms_;               // index_ inverted: each atom at its number
-  std::unordered_set<const sym::Expr*> symbols_;  // of the atoms (which keep them alive)
+  std::vector<sym::ExprRef> atoms_;  // each atom at its number
+  AtomIndex index_;                  // atoms_ inverted
+  ExprPtrSet symbols_;               // of the atoms (which keep them alive)
   DifferenceBounds dist_;
   // Edges constrain() tightened since the graph was last closed: (from, to, k).
   std::vector<std::tuple<int, int, int64_t>> new_edges_;
@@ -216,8 +222,6 @@ class FactGraph {
   bool too_large_ = false;
   std::optional<size_t> stopped_at_;
   bool numbering_ = false;  // a build reading its relations: atoms get numbers, no bounds yet
-  // The edges a build read, to lay out once every atom has its number: (from, to, k).
-  std::vector<std::tuple<int, int, int64_t>> numbered_edges_;
   // What each read relation did, for replays: reads_[i] is the first of its forms in forms_read_.
   std::vector<FormRead> forms_read_;
   std::vector<uint32_t> reads_;

@@ -193,9 +193,19 @@ FactGraph ShapeEnv::rebuild_facts() const {
     if (rewrites[i].entry < facts_read_at_.size()) facts_read_at_[rewrites[i].entry] = -1;
   }
   graph_reads_.resize(asserts_.num_axiom_entries(), kUnread);
+  // The entries before the first one changed since facts_ read them were read in the same order
+  // with the same forms: the new graph starts as facts_ was after reading them.
+  size_t prefix = 0, i = 0;
+  for (size_t e = 0; e < graph_reads_.size(); ++e) {
+    if (graph_reads_[e] == kNotReadByGraph) continue;
+    int64_t position = e < facts_read_at_.size() ? facts_read_at_[e] : -1;
+    if (position < 0 || !facts_.can_replay(static_cast<size_t>(position))) break;
+    prefix = static_cast<size_t>(position) + 1;
+    i = e + 1;
+  }
   std::vector<int64_t> read_at(graph_reads_.size(), -1);  // the new graph's positions
-  std::vector<size_t> fed;                                // the entries the graph read, in order
-  size_t i = 0;
+  std::copy(facts_read_at_.begin(), facts_read_at_.begin() + i, read_at.begin());
+  std::vector<size_t> fed;  // the entries the graph read after the prefix, in order
   auto next = [&]() -> std::optional<FactGraph::Read> {
     for (; i < graph_reads_.size(); ++i) {
       if (graph_reads_[i] == kNotReadByGraph) continue;
@@ -218,16 +228,16 @@ FactGraph ShapeEnv::rebuild_facts() const {
         }
         out = FactGraph::Read{std::move(entry.first), entry.second, std::nullopt};
       }
-      read_at[i] = static_cast<int64_t>(fed.size());
+      read_at[i] = static_cast<int64_t>(prefix + fed.size());
       fed.push_back(i++);
       return out;
     }
     return std::nullopt;
   };
-  FactGraph now(next, fact_forms_, &facts_);
+  FactGraph now(next, fact_forms_, &facts_, prefix);
   facts_read_at_ = std::move(read_at);
   facts_stopped_entry_.reset();
-  if (now.stopped_at()) facts_stopped_entry_ = fed[*now.stopped_at()];
+  if (now.stopped_at()) facts_stopped_entry_ = fed[*now.stopped_at() - prefix];
   return now;
 }
 

@@ -251,6 +251,71 @@ TEST(Facts, AReplayedRebuildIsTheGraphOfReadingEveryRelation) {
   EXPECT_EQ(*read.stopped_at(), 48u);  // the 49th relation would make 98 atoms
 }
 
+// A rebuild may start as the previous graph was after its unchanged leading relations, and may
+// replay what a graph past the atom limit read before the relation it stopped in: the graph is
+// the one reading every relation builds.
+TEST(Facts, ARebuildFromAPrefixOrAStoppedGraphIsTheGraphOfReadingEveryRelation) {
+  auto link = [](int a, int b, int k) { return sym::le(U(a), sym::add(U(b), I(k))); };
+  using Relations = std::vector<std::pair<ExprRef, bool>>;
+  FactGraph::Forms forms;
+  // Takes before's unchanged leading relations as they were, replays the other unchanged ones
+  // it can and reads the rest.
+  auto rebuild = [&](const Relations& was, const FactGraph& before, const Relations& now) {
+    size_t prefix = 0;
+    while (prefix < now.size() && now[prefix] == was[prefix] && before.can_replay(prefix)) {
+      ++prefix;
+    }
+    size_t i = prefix;
+    return FactGraph(
+        [&]() -> std::optional<FactGraph::Read> {
+          if (i == now.size()) return std::nullopt;
+          size_t at = i++;
+          if (at < was.size() && now[at] == was[at] && before.can_replay(at)) {
+            return FactGraph::Read{ExprRef(), false, at};
+          }
+          return FactGraph::Read{now[at].first, now[at].second, std::nullopt};
+        },
+        forms, &before, prefix);
+  };
+  sym::MapRangeEnv ranges;
+  auto expect_same = [&](const FactGraph& rebuilt, const FactGraph& read) {
+    EXPECT_TRUE(rebuilt.same_facts(read));
+    EXPECT_EQ(rebuilt.stopped_at(), read.stopped_at());
+    for (int a = 0; a < 8; ++a) {
+      for (int b = 0; b < 8; ++b) {
+        EXPECT_EQ(rebuilt.difference_bounds(U(a), U(b), ranges).hi,
+                  read.difference_bounds(U(a), U(b), ranges).hi)
+            << a << " " << b;
+      }
+    }
+  };
+  Relations was = {{link(0, 1, 2), true},   {sym::le(U(9), I(4)), true}, {link(1, 2, 0), true},
+                   {link(3, 2, -1), false}, {link(4, 0, -3), true},      {link(2, 5, 1), true}};
+  FactGraph first(was, forms);
+  for (size_t at = 0; at <= was.size(); ++at) {  // each relation in turn rewritten (or none)
+    Relations now = was;
+    if (at < now.size()) now[at] = {link(6, 1, at % 2 ? -1 : 3), true};
+    FactGraph rebuilt = rebuild(was, first, now);
+    expect_same(rebuilt, FactGraph(now, forms));
+    EXPECT_EQ(rebuilt.num_read(), now.size());
+  }
+  // 49 links of two new atoms each: 98 atoms, so the graph stops in the last one.
+  Relations chain;
+  for (int i = 0; i < 49; ++i) chain.emplace_back(link(2 * i, 2 * i + 1, 0), true);
+  FactGraph stopped(chain, forms);
+  ASSERT_EQ(stopped.stopped_at(), std::optional<size_t>(48));
+  EXPECT_TRUE(stopped.can_replay(47));
+  EXPECT_FALSE(stopped.can_replay(48));  // read in part
+  Relations fits = chain;
+  fits[40] = {link(0, 1, -1), true};  // two atoms fewer: 96, under the limit again
+  FactGraph rebuilt = rebuild(chain, stopped, fits);
+  ASSERT_FALSE(rebuilt.empty());
+  expect_same(rebuilt, FactGraph(fits, forms));
+  Relations still_over = chain;
+  still_over[10] = {link(300, 301, 0), true};
+  expect_same(rebuild(chain, stopped, still_over), FactGraph(still_over, forms));
+}
+
 // The cells of a difference block survive its growth and copies; only bounded cells are kept.
 TEST(Facts, DifferenceBoundsKeepTheirBoundsAcrossGrowthAndCopies) {
   DifferenceBounds d;
