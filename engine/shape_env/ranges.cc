@@ -134,11 +134,11 @@ const FactGraph& ShapeEnv::facts() const {
           (r.entry >= facts_entries_read_ ||
            !FactGraph::contributes(asserts_.axiom_entry(r.entry).first, r.value, fact_forms_))));
   }
+  // Entries rewritten since facts_ read them: a replay would find their old forms.
+  for (size_t i = facts_rewrites_read_; i < rewrites.size(); ++i) {
+    if (rewrites[i].entry < facts_read_at_.size()) facts_read_at_[rewrites[i].entry] = -1;
+  }
   if (appended) {
-    // Entries rewritten without being read again: a replay would find their old forms.
-    for (size_t i = facts_rewrites_read_; i < rewrites.size(); ++i) {
-      if (rewrites[i].entry < facts_read_at_.size()) facts_read_at_[rewrites[i].entry] = -1;
-    }
     size_t first = facts_.num_read();
     if (facts_.extend(asserts_.current_axioms(facts_entries_read_), fact_forms_)) {
       ++facts_version_;
@@ -163,12 +163,18 @@ const FactGraph& ShapeEnv::facts() const {
   return facts_;
 }
 
+bool ShapeEnv::scope_closed_since(size_t rewrite) const {
+  const auto& rewrites = asserts_.rewrites();
+  for (size_t i = rewrite; i < rewrites.size(); ++i) {
+    if (!rewrites[i].old_form) return true;  // (a closed scope's entries are others now)
+  }
+  return false;
+}
+
 bool ShapeEnv::note_axiom_rewrites() const {
   const auto& rewrites = asserts_.rewrites();
-  bool restored = asserts_.num_axiom_entries() < graph_reads_.size();
-  for (size_t i = graph_rewrites_noted_; !restored && i < rewrites.size(); ++i) {
-    restored = !rewrites[i].old_form;  // a fact scope closed: the entries are others now
-  }
+  bool restored = asserts_.num_axiom_entries() < graph_reads_.size() ||
+                  scope_closed_since(graph_rewrites_noted_);
   if (restored) {
     graph_reads_.clear();
   } else {
@@ -183,15 +189,9 @@ bool ShapeEnv::note_axiom_rewrites() const {
 FactGraph ShapeEnv::rebuild_facts() const {
   // The entries facts_ read that are as they were then are replayed from its edges, not read
   // again: a replacement rewrites a few axioms, and reading all of them was a rebuild's cost.
-  bool restored = note_axiom_rewrites();
-  const auto& rewrites = asserts_.rewrites();
-  for (size_t i = facts_rewrites_read_; !restored && i < rewrites.size(); ++i) {
-    restored = !rewrites[i].old_form;  // (noted by a rebuild that threw: still not facts_'s)
-  }
+  // (A close noted by a rebuild that threw is still one facts_ did not see.)
+  bool restored = note_axiom_rewrites() || scope_closed_since(facts_rewrites_read_);
   if (restored) facts_read_at_.clear();  // a scope closed: the entries are others now
-  for (size_t i = facts_rewrites_read_; i < rewrites.size(); ++i) {
-    if (rewrites[i].entry < facts_read_at_.size()) facts_read_at_[rewrites[i].entry] = -1;
-  }
   graph_reads_.resize(asserts_.num_axiom_entries(), kUnread);
   // The entries before the first one changed since facts_ read them were read in the same order
   // with the same forms: the new graph starts as facts_ was after reading them.

@@ -399,6 +399,8 @@ class ShapeEnv {
   // them when a fact scope closed), so the next rebuild reads those again.
   // Returns whether a fact scope closed (or entries went away): no entry is what it was.
   bool note_axiom_rewrites() const;
+  // Whether a fact scope closed since this position in the axiom rewrites.
+  bool scope_closed_since(size_t rewrite) const;
   // The graph of the current axioms: the entries it reads, in order, are classified (read by
   // the graph or not) as it asks for them, so none after the atom limit is, and those facts_
   // read unchanged are replayed from it rather than read again.
