@@ -224,7 +224,8 @@ void FactGraph::take_prefix(const FactGraph& before, size_t prefix, std::vector<
     named = std::max({named, form.from, form.to});
   }
   for (int n = 0; n <= named; ++n) {
-    SF_CHECK(node_of(before.atoms_[n]) == n) << "atom " << n << " numbered out of order";
+    int numbered = node_of(before.atoms_[n]);
+    SF_CHECK(numbered == n) << "atom " << n << " numbered out of order";
     nodes[n] = n;
   }
 }

@@ -195,12 +195,18 @@ FactGraph ShapeEnv::rebuild_facts() const {
   graph_reads_.resize(asserts_.num_axiom_entries(), kUnread);
   // The entries before the first one changed since facts_ read them were read in the same order
   // with the same forms: the new graph starts as facts_ was after reading them.
+  // Where facts_ read entry e as it is now, if it can be replayed from there.
+  auto replayable_at = [&](size_t e) -> std::optional<size_t> {
+    int64_t position = e < facts_read_at_.size() ? facts_read_at_[e] : -1;
+    if (position < 0 || !facts_.can_replay(static_cast<size_t>(position))) return std::nullopt;
+    return static_cast<size_t>(position);
+  };
   size_t prefix = 0, i = 0;
   for (size_t e = 0; e < graph_reads_.size(); ++e) {
     if (graph_reads_[e] == kNotReadByGraph) continue;
-    int64_t position = e < facts_read_at_.size() ? facts_read_at_[e] : -1;
-    if (position < 0 || !facts_.can_replay(static_cast<size_t>(position))) break;
-    prefix = static_cast<size_t>(position) + 1;
+    std::optional<size_t> position = replayable_at(e);
+    if (!position) break;
+    prefix = *position + 1;
     i = e + 1;
   }
   std::vector<int64_t> read_at(graph_reads_.size(), -1);  // the new graph's positions
@@ -209,16 +215,15 @@ FactGraph ShapeEnv::rebuild_facts() const {
   auto next = [&]() -> std::optional<FactGraph::Read> {
     for (; i < graph_reads_.size(); ++i) {
       if (graph_reads_[i] == kNotReadByGraph) continue;
-      int64_t position = i < facts_read_at_.size() ? facts_read_at_[i] : -1;
       std::optional<FactGraph::Read> out;
-      if (position >= 0 && facts_.can_replay(static_cast<size_t>(position))) {
+      if (std::optional<size_t> position = replayable_at(i)) {
         // (An entry the last graph took in whole, unclassified: classified by what it read.)
-        if (!facts_.read_atoms(static_cast<size_t>(position))) {
+        if (!facts_.read_atoms(*position)) {
           graph_reads_[i] = kNotReadByGraph;
           continue;
         }
         graph_reads_[i] = kReadByGraph;
-        out = FactGraph::Read{ExprRef(), false, static_cast<size_t>(position)};
+        out = FactGraph::Read{ExprRef(), false, *position};
       } else {
         std::pair<ExprRef, bool> entry = asserts_.axiom_entry(i);
         if (graph_reads_[i] == kUnread) {
