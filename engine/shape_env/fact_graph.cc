@@ -131,6 +131,46 @@ void DifferenceBounds::copy_bounds(const int64_t* cells, size_t stride) {
   }
 }
 
+void DifferenceBounds::relax_through(size_t k) {
+  // Row k's bounds copied once (j, k -> j), so the inner loop reads one cell and one bit per
+  // pair: this loop is most of a rebuild's closing.
+  const NodeSet into_k = bounded_to_[k];
+  NodeSet only_k{};
+  only_k[k / 64] = uint64_t{1} << (k % 64);
+  // k -> k -> j and i -> k -> k are the bounds themselves (a zero diagonal: a negative one
+  // already shows the contradiction).
+  if (into_k == only_k || bounded_from_[k] == only_k) return;
+  struct Tail {
+    uint32_t j;
+    int64_t from_k;
+  };
+  Tail tails[kMaxNodes];  // (left unfilled: only the first num_tails are read)
+  size_t num_tails = 0;
+  for_each_node(bounded_from_[k], [&](size_t j) {
+    tails[num_tails++] = {static_cast<uint32_t>(j), cells_[k * stride_ + j]};
+  });
+  for_each_node(into_k, [&](size_t i) {
+    int64_t* row = &cells_[i * stride_];
+    const int64_t to_k = row[k];
+    NodeSet& from_i = bounded_from_[i];
+    const uint64_t i_bit = uint64_t{1} << (i % 64);
+    for (size_t t = 0; t < num_tails; ++t) {
+      const auto [j, from_k] = tails[t];
+      int64_t via;  // an overflowing path proves no tighter bound than none
+      if (__builtin_add_overflow(to_k, from_k, &via)) continue;
+      uint64_t& word = from_i[j / 64];
+      const uint64_t j_bit = uint64_t{1} << (j % 64);
+      if (!(word & j_bit)) {
+        word |= j_bit;
+        bounded_to_[j][i / 64] |= i_bit;
+        row[j] = via;
+      } else if (via < row[j]) {
+        row[j] = via;
+      }
+    }
+  });
+}
+
 bool DifferenceBounds::operator==(const DifferenceBounds& o) const {
   if (n_ != o.n_) return false;
   for (size_t i = 0; i < n_; ++i) {
@@ -274,11 +314,10 @@ bool FactGraph::extend(const std::vector<std::pair<ExprRef, bool>>& relations, F
 
 bool FactGraph::contributes(const ExprRef& rel, bool value, Forms& forms) {
   if (says_nothing(rel)) return false;
-  FactGraph probe;
-  probe.add_zero();
-  probe.dist_.add_node();
-  probe.add_relation(rel, value, forms);
-  return probe.has_edges_;
+  for (const std::optional<UnitPoly>& p : forms.of(rel, value)) {
+    if (p && makes_edge(*p)) return true;  // (a graph of zero alone admits any form)
+  }
+  return false;
 }
 
 bool FactGraph::read_by_graph(const ExprRef& rel, bool value, Forms& forms) {
@@ -296,21 +335,7 @@ void FactGraph::add_relation(const ExprRef& rel, bool value, Forms& forms) {
 }
 
 void FactGraph::close_all() {
-  // Floyd–Warshall over the bounded pairs only: i -> k -> j for i bounded to k, j from k.
-  for (size_t k = 0; k < dist_.size(); ++k) {
-    // Copies: row k changes through k only when the facts contradict each other.
-    DifferenceBounds::NodeSet into_k = dist_.bounded_to(k), out_of_k = dist_.bounded_from(k);
-    for_each_node(into_k, [&](size_t i) {
-      int64_t to_k = dist_.at(i, k);
-      for_each_node(out_of_k, [&](size_t j) {
-        int64_t via;  // an overflowing path proves no tighter bound than none
-        if (!__builtin_add_overflow(to_k, dist_.at(k, j), &via) &&
-            (!dist_.bounded(i, j) || via < dist_.at(i, j))) {
-          dist_.set(i, j, via);
-        }
-      });
-    });
-  }
+  for (size_t k = 0; k < dist_.size(); ++k) dist_.relax_through(k);
 }
 
 void FactGraph::close_through(int from, int to, int64_t k) {
@@ -383,23 +408,27 @@ void FactGraph::add_form(const FormRead& form) {
   has_edges_ = true;
 }
 
-void FactGraph::add_nonnegative(const std::optional<UnitPoly>& u) {
-  if (!u || u->terms.empty() || !admit_terms(u->terms.size())) return;
-  FormRead form{static_cast<uint8_t>(u->terms.size())};
-  form.k = u->constant;
-  if (u->terms.size() == 1) {
+bool FactGraph::makes_edge(const UnitPoly& u) {
+  if (u.terms.size() == 1) {
     // A bound on one symbol is its range's business (the checks refine ranges), so the graph,
     // and with it the answers that read it, changes only with relations between atoms.
-    if (!u->terms[0].first->is(ExprKind::kSymbol)) {
-      int x = node_of(u->terms[0].first);
-      // x + c >= 0: 0 - x <= c;  -x + c >= 0: x - 0 <= c.
-      form.has_edge = true;
-      form.from = u->terms[0].second > 0 ? x : 0;
-      form.to = u->terms[0].second > 0 ? 0 : x;
-    }
-  } else if (u->terms[0].second != u->terms[1].second) {  // (x + y >= c: not a difference)
+    return !u.terms[0].first->is(ExprKind::kSymbol);
+  }
+  return u.terms.size() == 2 && u.terms[0].second != u.terms[1].second;  // (x + y >= c: no)
+}
+
+void FactGraph::add_nonnegative(const std::optional<UnitPoly>& u) {
+  if (!u || u->terms.empty() || !admit_terms(u->terms.size())) return;
+  FormRead form{static_cast<uint8_t>(u->terms.size())};  // (its terms count towards the limit)
+  form.k = u->constant;
+  form.has_edge = makes_edge(*u);
+  if (form.has_edge && u->terms.size() == 1) {
+    int x = node_of(u->terms[0].first);
+    // x + c >= 0: 0 - x <= c;  -x + c >= 0: x - 0 <= c.
+    form.from = u->terms[0].second > 0 ? x : 0;
+    form.to = u->terms[0].second > 0 ? 0 : x;
+  } else if (form.has_edge) {
     bool first_positive = u->terms[0].second > 0;
-    form.has_edge = true;
     form.from = node_of(u->terms[first_positive ? 0 : 1].first);
     form.to = node_of(u->terms[first_positive ? 1 : 0].first);  // x - y + c >= 0: y - x <= c
   }
@@ -455,9 +484,20 @@ std::pair<std::optional<int64_t>, std::optional<int64_t>> FactGraph::bounds_of_t
   auto tighter = [](std::optional<int64_t>& best, std::optional<int64_t> b) {
     if (b && (!best || *b < *best)) best = b;
   };
-  // atom <= upper: its own range, or a fact path from another atom a plus a's upper bound.
-  auto upper = [&](const ExprRef& atom, std::optional<int> n) {
-    std::optional<int64_t> b = finite_hi(sym::bound_expr(atom, ranges));
+  std::optional<int> nodes[2];
+  for (size_t i = 0; i < u.terms.size(); ++i) nodes[i] = find_node(u.terms[i].first);
+  // The range of term i's atom, bounded once (both signs of a query ask for it).
+  std::optional<sym::ValueRange> term_ranges[2];
+  auto term_range = [&](size_t i) -> const sym::ValueRange& {
+    if (nodes[i]) return range(*nodes[i]);
+    if (!term_ranges[i]) term_ranges[i] = sym::bound_expr(u.terms[i].first, ranges);
+    return *term_ranges[i];
+  };
+  // Term i's atom <= upper: its own range, or a fact path from another atom a plus a's upper
+  // bound.
+  auto upper = [&](size_t i) {
+    std::optional<int64_t> b = finite_hi(term_range(i));
+    const std::optional<int>& n = nodes[i];
     if (!n) return b;
     for_each_node(dist_.bounded_to(*n), [&](size_t a) {
       tighter(b, checked_add(dist_.bound(a, *n),
@@ -466,8 +506,9 @@ std::pair<std::optional<int64_t>, std::optional<int64_t>> FactGraph::bounds_of_t
     return b;
   };
   // -atom <= lower_neg: likewise from below.
-  auto lower_neg = [&](const ExprRef& atom, std::optional<int> n) {
-    std::optional<int64_t> b = finite_neg_lo(sym::bound_expr(atom, ranges));
+  auto lower_neg = [&](size_t i) {
+    std::optional<int64_t> b = finite_neg_lo(term_range(i));
+    const std::optional<int>& n = nodes[i];
     if (!n) return b;
     for_each_node(dist_.bounded_from(*n), [&](size_t a) {
       tighter(b, checked_add(dist_.bound(*n, a),
@@ -475,23 +516,21 @@ std::pair<std::optional<int64_t>, std::optional<int64_t>> FactGraph::bounds_of_t
     });
     return b;
   };
-  std::vector<std::optional<int>> nodes;
-  for (const auto& term : u.terms) nodes.push_back(find_node(term.first));
   // The best proven bound of -(sign * terms), each term's sign flipped by `sign`.
   auto bound_of_negated = [&](int sign) {
     std::optional<int64_t> bound;
     const auto& t = u.terms;
     auto positive = [&](size_t i) { return t[i].second * sign > 0; };
     if (t.size() == 1) {
-      bound = positive(0) ? lower_neg(t[0].first, nodes[0]) : upper(t[0].first, nodes[0]);
+      bound = positive(0) ? lower_neg(0) : upper(0);
     } else if (positive(0) != positive(1)) {
       size_t xi = positive(0) ? 0 : 1, yi = 1 - xi;  // c + x - y >= 0: need y - x <= c
       if (nodes[xi] && nodes[yi]) bound = dist_.bound(*nodes[xi], *nodes[yi]);
-      tighter(bound, checked_add(upper(t[yi].first, nodes[yi]), lower_neg(t[xi].first, nodes[xi])));
+      tighter(bound, checked_add(upper(yi), lower_neg(xi)));
     } else if (positive(0)) {
-      bound = checked_add(lower_neg(t[0].first, nodes[0]), lower_neg(t[1].first, nodes[1]));
+      bound = checked_add(lower_neg(0), lower_neg(1));
     } else {
-      bound = checked_add(upper(t[0].first, nodes[0]), upper(t[1].first, nodes[1]));
+      bound = checked_add(upper(0), upper(1));
     }
     return bound;
   };

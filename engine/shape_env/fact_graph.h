@@ -59,6 +59,10 @@ class DifferenceBounds {
   // The nodes `from` has a bound to, and those with a bound to `to`.
   const NodeSet& bounded_from(size_t from) const { return bounded_from_[from]; }
   const NodeSet& bounded_to(size_t to) const { return bounded_to_[to]; }
+  // One Floyd–Warshall step: every bounded pair i -> k -> j tightened through node k, with row
+  // k as it was before the step (it changes in the step only when the bounds contradict
+  // each other, which a negative diagonal then shows either way).
+  void relax_through(size_t k);
   // A node bounded by nothing but itself (to - from = 0 on the diagonal).
   void add_node();
   void reserve(size_t n);  // room for n nodes without moving the block again
@@ -177,6 +181,9 @@ class FactGraph {
   std::optional<int> find_node(const sym::ExprRef& atom) const;
   // to - from <= k.
   void constrain(int from, int to, int64_t k);
+  // Whether u >= 0 is a difference constraint the graph keeps: between two atoms, or between
+  // an atom that is not a symbol and zero.
+  static bool makes_edge(const UnitPoly& u);
   // p >= 0 for a unit polynomial p: its difference constraint.
   void add_nonnegative(const std::optional<UnitPoly>& p);
   // The best proven bounds of -(terms) (when `negated`) and of +(terms) (when `plain`) for the

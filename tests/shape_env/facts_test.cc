@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
+#include <vector>
 
 #include "engine/shape_env/fact_graph.h"
 #include "engine/shape_env/shape_env.h"
@@ -317,6 +319,79 @@ TEST(Facts, ARebuildFromAPrefixOrAStoppedGraphIsTheGraphOfReadingEveryRelation) 
 }
 
 // The cells of a difference block survive its growth and copies; only bounded cells are kept.
+TEST(Facts, RelaxingThroughEveryNodeGivesTheShortestPaths) {
+  // A sparse graph over more than one word of nodes, with negative edges but no negative
+  // cycle (each weight is a potential difference plus a nonnegative slack), against
+  // Floyd-Warshall over a dense matrix.
+  constexpr size_t kNodes = 100;
+  uint64_t state = 12345;
+  auto next = [&](uint64_t bound) {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    return (state >> 33) % bound;
+  };
+  std::vector<int64_t> potential(kNodes);
+  for (int64_t& p : potential) p = static_cast<int64_t>(next(1000));
+  std::vector<std::vector<std::optional<int64_t>>> dense(
+      kNodes, std::vector<std::optional<int64_t>>(kNodes));
+  DifferenceBounds d;
+  for (size_t n = 0; n < kNodes; ++n) {
+    d.add_node();
+    dense[n][n] = 0;
+  }
+  for (int e = 0; e < 300; ++e) {
+    size_t from = next(kNodes), to = next(kNodes);
+    int64_t w = potential[to] - potential[from] + static_cast<int64_t>(next(50));
+    if (dense[from][to] && *dense[from][to] <= w) continue;
+    dense[from][to] = w;
+    d.set(from, to, w);
+  }
+  for (size_t k = 0; k < kNodes; ++k) {
+    d.relax_through(k);
+    for (size_t i = 0; i < kNodes; ++i) {
+      for (size_t j = 0; j < kNodes; ++j) {
+        if (dense[i][k] && dense[k][j] &&
+            (!dense[i][j] || *dense[i][k] + *dense[k][j] < *dense[i][j])) {
+          dense[i][j] = *dense[i][k] + *dense[k][j];
+        }
+      }
+    }
+  }
+  size_t bounded = 0;
+  for (size_t i = 0; i < kNodes; ++i) {
+    for (size_t j = 0; j < kNodes; ++j) {
+      ASSERT_EQ(d.bound(i, j), dense[i][j]) << i << " -> " << j;
+      ASSERT_EQ(d.bounded(i, j), ((d.bounded_to(j)[i / 64] >> (i % 64)) & 1) != 0)
+          << i << " -> " << j;
+      bounded += dense[i][j].has_value();
+    }
+  }
+  EXPECT_GT(bounded, 2 * kNodes) << "the paths should join more than the edges' ends";
+}
+
+TEST(Facts, ARelationContributesWhenItMakesADifferenceBetweenAtoms) {
+  struct Case {
+    ExprRef rel;
+    bool value, contributes;
+  };
+  const Case cases[] = {
+      {sym::le(U(0), I(5)), true, false},                      // a symbol by a number
+      {sym::le(sym::add(U(0), I(1)), I(7)), true, false},      // ... in any form
+      {sym::le(U(0), U(1)), true, true},                       // u1 - u0 >= 0
+      {sym::le(U(0), U(1)), false, true},                      // u0 - u1 - 1 >= 0
+      {sym::lt(U(0), U(1)), true, true},                       //
+      {sym::le(sym::add(U(0), U(1)), I(5)), true, false},      // a sum, not a difference
+      {sym::le(sym::mul(I(2), U(0)), U(1)), true, false},      // not unit coefficients
+      {sym::le(sym::floordiv(U(0), I(2)), I(3)), true, true},  // an atom that is no symbol
+      {sym::eq(U(0), U(1)), true, true},                       // two differences
+      {sym::eq(U(0), U(1)), false, false},                     // a != says nothing here
+  };
+  for (const Case& c : cases) {
+    FactGraph::Forms forms;
+    EXPECT_EQ(FactGraph::contributes(c.rel, c.value, forms), c.contributes)
+        << c.rel->str() << " = " << c.value;
+  }
+}
+
 TEST(Facts, DifferenceBoundsKeepTheirBoundsAcrossGrowthAndCopies) {
   DifferenceBounds d;
   std::map<std::pair<size_t, size_t>, int64_t> expected;
