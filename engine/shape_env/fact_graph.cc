@@ -245,9 +245,8 @@ FactGraph::FactGraph(const ReadSource& next, Forms& forms, const FactGraph* befo
   dist_.reserve(atoms_.size());
   for (size_t i = 0; i < atoms_.size(); ++i) dist_.add_node();
   for (const FormRead& form : forms_read_) {
-    if (form.has_edge) constrain(form.from, form.to, form.k);
+    if (form.has_edge) dist_.tighten(form.from, form.to, form.k);  // (closed next, in whole)
   }
-  new_edges_.clear();
   close_all();
   check_consistency();
 }
@@ -278,14 +277,16 @@ void FactGraph::replay(const FactGraph& before, size_t read, std::vector<int>& n
     if (nodes[n] < 0) nodes[n] = node_of(before.atoms_[n]);
     return nodes[n];
   };
+  SF_CHECK(numbering_) << "a replay outside a build";
   for (size_t f = before.reads_[read]; f < end; ++f) {
     FormRead form = before.forms_read_[f];
     if (!admit_terms(form.terms)) return;
     if (form.has_edge) {
       form.from = node(form.from);  // (numbered from first, as reading the form numbered them)
       form.to = node(form.to);
+      has_edges_ = true;
     }
-    add_form(form);
+    forms_read_.push_back(form);  // (add_form's part while numbering: no bounds yet)
   }
 }
 
@@ -391,9 +392,7 @@ std::optional<int> FactGraph::find_node(const ExprRef& atom) const {
 
 void FactGraph::constrain(int from, int to, int64_t k) {
   if (numbering_) return;  // laid out from the forms read, once every atom has its number
-  if (dist_.bounded(from, to) && dist_.at(from, to) <= k) return;
-  dist_.set(from, to, k);
-  new_edges_.emplace_back(from, to, k);
+  if (dist_.tighten(from, to, k)) new_edges_.emplace_back(from, to, k);
 }
 
 bool FactGraph::admit_terms(size_t terms) {

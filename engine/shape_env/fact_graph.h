@@ -56,6 +56,13 @@ class DifferenceBounds {
     bounded_from_[from][to / 64] |= uint64_t{1} << (to % 64);
     bounded_to_[to][from / 64] |= uint64_t{1} << (from % 64);
   }
+  // b as the bound for to - from where it is tighter than the one kept (or none is): whether
+  // it was.
+  bool tighten(size_t from, size_t to, int64_t b) {
+    if (bounded(from, to) && cells_[from * stride_ + to] <= b) return false;
+    set(from, to, b);
+    return true;
+  }
   // The nodes `from` has a bound to, and those with a bound to `to`.
   const NodeSet& bounded_from(size_t from) const { return bounded_from_[from]; }
   const NodeSet& bounded_to(size_t to) const { return bounded_to_[to]; }
