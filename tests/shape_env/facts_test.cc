@@ -318,7 +318,6 @@ TEST(Facts, ARebuildFromAPrefixOrAStoppedGraphIsTheGraphOfReadingEveryRelation) 
   expect_same(rebuild(chain, stopped, still_over), FactGraph(still_over, forms));
 }
 
-// The cells of a difference block survive its growth and copies; only bounded cells are kept.
 TEST(Facts, RelaxingThroughEveryNodeGivesTheShortestPaths) {
   // A sparse graph over more than one word of nodes, with negative edges but no negative
   // cycle (each weight is a potential difference plus a nonnegative slack), against
@@ -378,7 +377,7 @@ TEST(Facts, ARelationContributesWhenItMakesADifferenceBetweenAtoms) {
       {sym::le(sym::add(U(0), I(1)), I(7)), true, false},      // ... in any form
       {sym::le(U(0), U(1)), true, true},                       // u1 - u0 >= 0
       {sym::le(U(0), U(1)), false, true},                      // u0 - u1 - 1 >= 0
-      {sym::lt(U(0), U(1)), true, true},                       //
+      {sym::lt(U(0), U(1)), true, true},                       // u1 - u0 - 1 >= 0
       {sym::le(sym::add(U(0), U(1)), I(5)), true, false},      // a sum, not a difference
       {sym::le(sym::mul(I(2), U(0)), U(1)), true, false},      // not unit coefficients
       {sym::le(sym::floordiv(U(0), I(2)), I(3)), true, true},  // an atom that is no symbol
@@ -392,6 +391,7 @@ TEST(Facts, ARelationContributesWhenItMakesADifferenceBetweenAtoms) {
   }
 }
 
+// The cells of a difference block survive its growth and copies; only bounded cells are kept.
 TEST(Facts, DifferenceBoundsKeepTheirBoundsAcrossGrowthAndCopies) {
   DifferenceBounds d;
   std::map<std::pair<size_t, size_t>, int64_t> expected;
